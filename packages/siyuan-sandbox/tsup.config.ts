@@ -1,0 +1,10 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/bin.ts"],
+  format: ["esm"],
+  target: "es2022",
+  dts: { entry: "src/index.ts" },
+  clean: true,
+  sourcemap: true,
+});
