@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "./config.js";
+import { isNodeServerError } from "./errors.js";
+
+const TOKEN = "0123456789abcdef0123";
+
+function settingOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (isNodeServerError(e) && e.code === "config_invalid") return e.details.setting;
+    throw e;
+  }
+  return undefined;
+}
+
+describe("parseConfig", () => {
+  it("defaults to HTTP on loopback port 36806, strict, demo mode without a SiYuan URL", () => {
+    const c = parseConfig([], {});
+    expect(c.transport).toBe("http");
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.port).toBe(36806);
+    expect(c.strict).toBe(true);
+    expect(c.siyuanUrl).toBeUndefined();
+    expect(c.authToken).toBeUndefined();
+  });
+
+  it("prefers flags over environment fallbacks", () => {
+    const c = parseConfig(
+      ["--port", "4000", "--siyuan-url", "http://127.0.0.1:6806/", "--auth-token", TOKEN],
+      {
+        SISYPHUS_HTTP_PORT: "5000",
+        SIYUAN_URL: "http://other:1",
+        SIYUAN_TOKEN: "kt",
+      },
+    );
+    expect(c.port).toBe(4000);
+    expect(c.siyuanUrl).toBe("http://127.0.0.1:6806");
+    expect(c.siyuanToken).toBe("kt");
+    expect(c.authToken).toBe(TOKEN);
+  });
+
+  it("reads environment fallbacks", () => {
+    const c = parseConfig(["--stdio", "--no-strict"], {
+      SIYUAN_URL: "http://127.0.0.1:6806",
+      SISYPHUS_AUTH_TOKEN: TOKEN,
+      SISYPHUS_DATA_DIR: "/tmp/x",
+      SISYPHUS_HTTP_PORT: "0",
+    });
+    expect(c.transport).toBe("stdio");
+    expect(c.strict).toBe(false);
+    expect(c.authToken).toBe(TOKEN);
+    expect(c.dataDir).toBe("/tmp/x");
+    expect(c.port).toBe(0);
+  });
+
+  it("names the setting of every invalid value", () => {
+    expect(settingOf(() => parseConfig(["--port", "70000"], {}))).toBe(
+      "--port (SISYPHUS_HTTP_PORT)",
+    );
+    expect(settingOf(() => parseConfig([], { SISYPHUS_HTTP_PORT: "abc" }))).toBe(
+      "--port (SISYPHUS_HTTP_PORT)",
+    );
+    expect(settingOf(() => parseConfig(["--siyuan-url", "ftp://x"], {}))).toBe(
+      "--siyuan-url (SIYUAN_URL)",
+    );
+    expect(settingOf(() => parseConfig(["--siyuan-url", "not a url"], {}))).toBe(
+      "--siyuan-url (SIYUAN_URL)",
+    );
+    expect(settingOf(() => parseConfig(["--stdio", "--http"], {}))).toBe("--stdio/--http");
+    expect(settingOf(() => parseConfig(["--auth-token", "short"], {}))).toBe(
+      "--auth-token (SISYPHUS_AUTH_TOKEN)",
+    );
+    expect(settingOf(() => parseConfig(["--siyuan-url", "http://127.0.0.1:6806"], {}))).toBe(
+      "--auth-token (SISYPHUS_AUTH_TOKEN)",
+    );
+    expect(settingOf(() => parseConfig(["--stdio"], {}))).toBe("--siyuan-url (SIYUAN_URL)");
+    expect(settingOf(() => parseConfig(["--allowed-origins", "http://a.test/path"], {}))).toBe(
+      "--allowed-origins",
+    );
+    expect(settingOf(() => parseConfig(["--bogus"], {}))).toBe("--bogus");
+    expect(settingOf(() => parseConfig(["extra"], {}))).toBe("arguments");
+  });
+
+  it("accepts an origin list", () => {
+    const c = parseConfig(["--allowed-origins", "http://app.test:3000, https://b.test"], {});
+    expect(c.allowedOrigins).toEqual(["http://app.test:3000", "https://b.test"]);
+  });
+});

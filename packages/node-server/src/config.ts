@@ -1,0 +1,184 @@
+/**
+ * Command-line and environment configuration of `sisyphus-server`. Flags win over environment
+ * variables; every invalid value stops the start with a message naming the setting.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./constants.js";
+import { NodeServerError } from "./errors.js";
+
+/** The resolved configuration of one server process. */
+export interface ServerConfig {
+  /** `http`: the Streamable HTTP server (and the Node write authority); `stdio`: a delegating stdio server. */
+  readonly transport: "http" | "stdio";
+  /** SiYuan kernel base URL; absent in HTTP mode means "start the embedded demo sandbox". */
+  readonly siyuanUrl?: string;
+  /** SiYuan API token (secret; never logged). */
+  readonly siyuanToken?: string;
+  /** HTTP bind address. */
+  readonly host: string;
+  /** HTTP port; 0 picks a free one. */
+  readonly port: number;
+  /** Bearer token of the HTTP endpoint (secret). Absent in HTTP mode only with the embedded demo, which generates one. */
+  readonly authToken?: string;
+  /** Exact browser origins allowed besides loopback ones (`scheme://host[:port]`). */
+  readonly allowedOrigins: readonly string[];
+  /** Directory of the ledger, reservations, lock and `authority.json`. */
+  readonly dataDir: string;
+  /** Strict Safe Writes (default on; `--no-strict` turns it off). */
+  readonly strict: boolean;
+  /** Optional explicit authority URL for a delegating stdio process (`--authority-url`, `SISYPHUS_AUTHORITY_URL`). */
+  readonly authorityUrl?: string;
+}
+
+/** Thrown shape: `NodeServerError` with code `config_invalid` and `details.setting`. */
+function invalid(setting: string, message: string): NodeServerError {
+  return new NodeServerError("config_invalid", `Invalid configuration: ${setting}: ${message}`, {
+    setting,
+  });
+}
+
+function pick(flag: string | undefined, env: string | undefined): string | undefined {
+  if (flag !== undefined) return flag;
+  if (env !== undefined && env !== "") return env;
+  return undefined;
+}
+
+function httpUrl(setting: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(setting, `"${raw}" is not a URL (expected http://host:port)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalid(setting, `"${raw}" must use http or https`);
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+/**
+ * Parses flags (`argv` without node and script) with environment fallbacks.
+ * @throws NodeServerError `config_invalid` naming the setting, for unknown flags, bad URLs, ports
+ *   outside 0–65535, both `--stdio` and `--http`, empty tokens, malformed origins, or HTTP mode
+ *   with a configured SiYuan URL but no auth token.
+ */
+export function parseConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServerConfig {
+  let parsed: ReturnType<typeof parseArgsStrict>;
+  try {
+    parsed = parseArgsStrict(argv);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const flag = /'(--?[\w-]+)/.exec(message)?.[1] ?? "arguments";
+    throw invalid(flag, message);
+  }
+  const v = parsed.values;
+  if (parsed.positionals.length > 0) {
+    throw invalid("arguments", `unexpected argument "${parsed.positionals[0]}"`);
+  }
+  if (v.stdio && v.http) throw invalid("--stdio/--http", "choose one transport, not both");
+  const transport = v.stdio ? "stdio" : "http";
+
+  const rawUrl = pick(v["siyuan-url"], env["SIYUAN_URL"]);
+  const siyuanUrl = rawUrl === undefined ? undefined : httpUrl("--siyuan-url (SIYUAN_URL)", rawUrl);
+  const siyuanToken = pick(v["siyuan-token"], env["SIYUAN_TOKEN"]);
+
+  const host = v.host ?? DEFAULT_HTTP_HOST;
+  if (!/^[\w.:[\]-]+$/.test(host))
+    throw invalid("--host", `"${host}" is not a host name or address`);
+
+  const rawPort = pick(v.port, env["SISYPHUS_HTTP_PORT"]);
+  let port = DEFAULT_HTTP_PORT;
+  if (rawPort !== undefined) {
+    if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) {
+      throw invalid("--port (SISYPHUS_HTTP_PORT)", `"${rawPort}" is not a port number 0-65535`);
+    }
+    port = Number(rawPort);
+  }
+
+  const authToken = pick(v["auth-token"], env["SISYPHUS_AUTH_TOKEN"]);
+  if (authToken !== undefined && authToken.trim().length < 16) {
+    throw invalid("--auth-token (SISYPHUS_AUTH_TOKEN)", "must be at least 16 characters");
+  }
+  if (transport === "http" && siyuanUrl !== undefined && authToken === undefined) {
+    throw invalid(
+      "--auth-token (SISYPHUS_AUTH_TOKEN)",
+      "required for the HTTP server when a SiYuan URL is configured",
+    );
+  }
+  if (transport === "stdio" && siyuanUrl === undefined) {
+    throw invalid("--siyuan-url (SIYUAN_URL)", "required for --stdio");
+  }
+
+  const rawOrigins = pick(v["allowed-origins"], env["SISYPHUS_ALLOWED_ORIGINS"]);
+  const allowedOrigins: string[] = [];
+  for (const item of (rawOrigins ?? "").split(",")) {
+    const o = item.trim();
+    if (o === "") continue;
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      throw invalid("--allowed-origins", `"${o}" is not an origin like http://localhost:3000`);
+    }
+    if (url.origin === "null" || url.origin !== o.replace(/\/$/, "")) {
+      throw invalid("--allowed-origins", `"${o}" is not an origin like http://localhost:3000`);
+    }
+    allowedOrigins.push(url.origin);
+  }
+
+  const rawDir = pick(v["data-dir"], env["SISYPHUS_DATA_DIR"]);
+  if (rawDir !== undefined && rawDir.trim() === "")
+    throw invalid("--data-dir (SISYPHUS_DATA_DIR)", "empty path");
+  const dataDir = resolve(rawDir ?? join(homedir(), ".sisyphus"));
+
+  const rawAuthority = pick(v["authority-url"], env["SISYPHUS_AUTHORITY_URL"]);
+  const authorityUrl =
+    rawAuthority === undefined
+      ? undefined
+      : httpUrl("--authority-url (SISYPHUS_AUTHORITY_URL)", rawAuthority);
+
+  return {
+    transport,
+    ...(siyuanUrl === undefined ? {} : { siyuanUrl }),
+    ...(siyuanToken === undefined ? {} : { siyuanToken }),
+    host,
+    port,
+    ...(authToken === undefined ? {} : { authToken }),
+    allowedOrigins,
+    dataDir,
+    strict: v["no-strict"] !== true,
+    ...(authorityUrl === undefined ? {} : { authorityUrl }),
+  };
+}
+
+function parseArgsStrict(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      "siyuan-url": { type: "string" },
+      "siyuan-token": { type: "string" },
+      stdio: { type: "boolean" },
+      http: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      "auth-token": { type: "string" },
+      "allowed-origins": { type: "string" },
+      "data-dir": { type: "string" },
+      "no-strict": { type: "boolean" },
+      "authority-url": { type: "string" },
+    },
+  });
+}
+
+/** True when `host` is a loopback address or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}

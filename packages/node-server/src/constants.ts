@@ -1,0 +1,43 @@
+/** Every limit and default of the Node server, with units in the names; the README quotes these. */
+
+/** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */
+export const DEFAULT_HTTP_PORT = 36806;
+/** Default bind address: loopback only. */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+/** The MCP endpoint path. */
+export const MCP_PATH = "/mcp";
+/** The authenticated aggregate health path. */
+export const HEALTH_PATH = "/health";
+/** Largest accepted request body, in bytes (413 above it). */
+export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+/** Idle time after which a legacy (2025) session is closed, in milliseconds. */
+export const LEGACY_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How often idle legacy sessions are swept, in milliseconds. */
+export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
+/** Most legacy sessions kept at once; the oldest idle one is closed to admit a new one. */
+export const MAX_LEGACY_SESSIONS = 256;
+/** Read actions running at once. */
+export const READ_CONCURRENCY = 4;
+/** Mutations and external effects running at once (one FIFO lane). */
+export const WRITE_LANE_CONCURRENCY = 1;
+/** Calls admitted at once, including preparation, before `queue_full`. */
+export const ADMISSION_CAP = 128;
+/** Lifetime of an issued confirmation `requestState`, in milliseconds. */
+export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
+/** Most confirmations retained at once (oldest evicted). */
+export const MAX_CONFIRMATIONS = 128;
+/** Timeout of one delegated call to the HTTP authority, in milliseconds. */
+export const DELEGATION_TIMEOUT_MS = 120_000;
+/** Timeout of one kernel HTTP request, in milliseconds. */
+export const KERNEL_TIMEOUT_MS = 30_000;
+/** Write-ahead log size at which a store compacts, in bytes. */
+export const WAL_COMPACT_BYTES = 1024 * 1024;
+/** File names inside the data directory. */
+export const DATA_FILES = {
+  lock: "authority.lock",
+  authority: "authority.json",
+  ledger: "ledger.wal",
+  reservations: "reservations.wal",
+} as const;
+/** Server name and version announced to clients. */
+export const SERVER_INFO = { name: "sisyphus", version: "0.1.0" } as const;
