@@ -1,2 +1,104 @@
-/** @sisyphus/write-safety: Strict Safe Writes: action policy, leases, request-ID reservations, idempotency ledger and the serial write coordinator. Pure. */
-export const PACKAGE_NAME = "@sisyphus/write-safety";
+/**
+ * @sisyphus/write-safety: Strict Safe Writes as a pure package. Action policy, lease scope, the
+ * in-memory lease pool, durable request-ID reservations, the idempotency ledger and the serial
+ * write coordinator (FIFO lane, admission cap, cancellation barrier, replay/conflict, readback
+ * verdicts), with in-memory stores. No I/O: clock, randomness and stores are injected.
+ * Store contract suites live in `@sisyphus/write-safety/testing`.
+ */
+export { type CancellationState, WriteCancellation } from "./cancellation.js";
+export { type Clock, systemClock } from "./clock.js";
+export {
+  LEASE_TOMBSTONES_MAX,
+  LEASE_TTL_MS,
+  LEASES_GLOBAL_MAX,
+  LEASES_PER_SCOPE_MAX,
+  LEDGER_RECEIPT_MAX_CHARS,
+  LEDGER_RETENTION_MS,
+  REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+  WRITE_ADMISSION_MAX_IN_FLIGHT,
+} from "./constants.js";
+export {
+  type AdditivePreflightAnswer,
+  type CancelledAnswer,
+  type CommitAnswer,
+  type CommitHooks,
+  createWriteCoordinator,
+  type Execute,
+  type ExecuteContext,
+  type ExecuteOutput,
+  type PreflightAnswer,
+  type Probe,
+  type ProbeResult,
+  type Readback,
+  type ReadbackContext,
+  type ReadbackResult,
+  type StrictCommitReceipt,
+  type StrictPreflightAnswer,
+  type UnguardedReceipt,
+  type WriteCall,
+  WriteCoordinator,
+  type WriteCoordinatorHealth,
+  type WriteCoordinatorLimits,
+  type WriteCoordinatorOptions,
+} from "./coordinator.js";
+export {
+  isNotDispatched,
+  isWriteSafetyError,
+  type NotDispatchedMarker,
+  WRITE_SAFETY_HINTS,
+  type WriteExecuted,
+  WriteSafetyError,
+  type WriteSafetyErrorCode,
+  type WriteSafetyErrorDetails,
+  type WriteSafetyErrorOptions,
+} from "./errors.js";
+export {
+  type Lease,
+  type LeaseLimits,
+  LeasePool,
+  type LeasePoolOptions,
+  type LeaseResolution,
+} from "./lease-pool.js";
+export {
+  type CreationProgress,
+  type IssuedRecord,
+  Ledger,
+  type LedgerEntry,
+  type LedgerOptions,
+  type LedgerState,
+  type LedgerStore,
+  type MemoryLedgerBacking,
+  MemoryLedgerStore,
+  type StoredResult,
+  type ToolReceipt,
+} from "./ledger.js";
+export {
+  type ActionPolicy,
+  EXTERNAL_POLICY,
+  isActionPolicy,
+  missingPolicies,
+  mutationPolicy,
+  type PolicyRegistry,
+  type PreconditionField,
+  type PreconditionKind,
+  policyFor,
+  preconditionField,
+  READ_POLICY,
+} from "./policy.js";
+export {
+  decodeReservationLog,
+  encodeReservationRecord,
+  type MemoryReservationBacking,
+  MemoryReservationStore,
+  RequestIdRegistry,
+  type RequestIdRegistryOptions,
+  type ReservationStore,
+} from "./reservations.js";
+export {
+  businessArguments,
+  isSafetyArgumentField,
+  type LeaseScope,
+  type LeaseScopeInput,
+  leaseScope,
+  SAFETY_ARGUMENT_FIELDS,
+} from "./scope.js";

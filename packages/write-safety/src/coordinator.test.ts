@@ -1,0 +1,491 @@
+import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
+import { describe, expect, it } from "vitest";
+import { WriteCancellation } from "./cancellation.js";
+import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./constants.js";
+import { createWriteCoordinator, type StrictPreflightAnswer } from "./coordinator.js";
+import { isWriteSafetyError, type WriteSafetyError } from "./errors.js";
+import { MemoryLedgerStore } from "./ledger.js";
+import { EXTERNAL_POLICY, mutationPolicy } from "./policy.js";
+import { MemoryReservationStore } from "./reservations.js";
+import { FakeClock, FakeKernel, makeCoordinator, setCall, setHooks } from "./test-support.js";
+
+async function rejection(p: Promise<unknown>): Promise<WriteSafetyError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isWriteSafetyError(e)) return e;
+    throw e;
+  }
+  throw new Error("expected a rejection");
+}
+
+async function preflightSet(
+  c: Awaited<ReturnType<typeof makeCoordinator>>["coordinator"],
+  k: FakeKernel,
+  id: string,
+  value: string,
+) {
+  return (await c.preflight(
+    setCall(id, value),
+    setHooks(k, id, value).probe,
+  )) as StrictPreflightAnswer;
+}
+
+describe("WriteCoordinator strict flow", () => {
+  it("preflight answers the spec shape and leases the complete digest", async () => {
+    const { coordinator, clock } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    expect(pre.validateOnly).toBe(true);
+    expect(pre.writeAttempted).toBe(false);
+    expect(pre.preconditionField).toBe("expectedStateHash");
+    expect(pre.requestId).toMatch(/^[0-9a-f]{4,}$/);
+    expect(pre.expectedStateHash).toMatch(/^[0-9a-f]{4,}$/);
+    expect(pre.hashPrefixLength).toBe(pre.expectedStateHash!.length);
+    expect(pre.leaseExpiresAt).toBe(clock.now() + 600_000);
+    expect(pre.requestIdExpiresAt).toBe(clock.now() + REQUEST_ID_FIRST_EXECUTION_TTL_MS);
+    expect(k.writes).toBe(0);
+  });
+
+  it("commits once, then replays the stored receipt without executing", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const first = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(first).toMatchObject({
+      status: "committed",
+      requestId: pre.requestId,
+      writeAttempted: true,
+      writeSafetyGuaranteed: true,
+      previousHash: pre.expectedStateHash,
+      id: "b1",
+    });
+    expect(first).not.toHaveProperty("replayed");
+    expect(k.writes).toBe(1);
+    const again = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(k.writes).toBe(1);
+  });
+
+  it("same request ID with other arguments is idempotency_conflict, nothing runs", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const e = await rejection(coordinator.commit(setCall("b1", "y", args), setHooks(k, "b1", "y")));
+    expect(e.code).toBe("idempotency_conflict");
+    expect(e.writeAttempted).toBe(false);
+    expect(k.writes).toBe(0);
+  });
+
+  it("state changed after preflight: state_changed with both aliases, no write, lease consumed", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    k.values.set("b1", "edited elsewhere");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    expect(e.code).toBe("state_changed");
+    expect(e.details.expectedHash).toBe(pre.expectedStateHash);
+    expect(e.details.currentHash).toBe(coordinator.aliases.aliasFor(k.digest("b1")));
+    expect(k.writes).toBe(0);
+    k.values.delete("b1");
+    const again = await rejection(
+      coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
+    );
+    expect(again.code).toBe("preflight_lease_invalid");
+    expect(k.writes).toBe(0);
+  });
+
+  it("absent request ID or credential is precondition_required; invented ones are preflight_lease_invalid", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const h = setHooks(k, "b1", "x");
+    expect((await rejection(coordinator.commit(setCall("b1", "x"), h))).code).toBe(
+      "precondition_required",
+    );
+    expect(
+      (await rejection(coordinator.commit(setCall("b1", "x", { requestId: pre.requestId }), h)))
+        .code,
+    ).toBe("precondition_required");
+    const invented = await rejection(
+      coordinator.commit(
+        setCall("b1", "x", { requestId: "ffff0", expectedStateHash: pre.expectedStateHash }),
+        h,
+      ),
+    );
+    expect(invented.code).toBe("preflight_lease_invalid");
+    const fullDigest = k.digest("b1");
+    const otherCredential = await rejection(
+      coordinator.commit(
+        setCall("b1", "x", {
+          requestId: pre.requestId,
+          expectedStateHash: stateHash("not leased").slice(10),
+        }),
+        h,
+      ),
+    );
+    expect(otherCredential.code).toBe("preflight_lease_invalid");
+    // the complete 64-digit digest is only a lookup key: it works because a lease holds it
+    const ok = await coordinator.commit(
+      setCall("b1", "x", { requestId: pre.requestId, expectedStateHash: fullDigest }),
+      h,
+    );
+    expect(ok.status).toBe("committed");
+    expect(k.writes).toBe(1);
+  });
+
+  it("no_change when the readback equals the before-state", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    k.values.set("b1", "x");
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const r = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(r).toMatchObject({ status: "no_change" });
+    expect(k.writes).toBe(1);
+  });
+
+  it("silent no-op is readback_mismatch and a replay is outcome_unknown without executing", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    k.silentNoop = true;
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    expect(e.code).toBe("readback_mismatch");
+    expect(e.writeAttempted).toBe(true);
+    expect(e.writeExecuted).toBe("unknown");
+    expect(e.details.ledgerState).toBe("unknown");
+    const r = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    expect(r.code).toBe("outcome_unknown");
+    expect(r.details.ledgerState).toBe("unknown");
+    expect(k.writes).toBe(1);
+  });
+
+  it("a failure after dispatch is outcome_unknown and is never executed again", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const hooks = setHooks(k, "b1", "x");
+    const e = await rejection(
+      coordinator.commit(setCall("b1", "x", args), {
+        ...hooks,
+        execute: async () => {
+          k.writes++;
+          throw new Error("socket reset");
+        },
+      }),
+    );
+    expect(e.code).toBe("outcome_unknown");
+    expect(e.details.ledgerState).toBe("unknown");
+    const r = await rejection(coordinator.commit(setCall("b1", "x", args), hooks));
+    expect(r.code).toBe("outcome_unknown");
+    expect(k.writes).toBe(1);
+  });
+
+  it("a provably undispatched failure keeps the ID usable within its window", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const refused = Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
+    const thrown = await coordinator
+      .commit(setCall("b1", "x", args), {
+        ...setHooks(k, "b1", "x"),
+        execute: async () => {
+          throw refused;
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(thrown).toBe(refused);
+    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(ok.status).toBe("committed");
+    expect(k.writes).toBe(1);
+  });
+
+  it("additive actions need the preflight-issued request ID but no hash", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const call = (extra: Record<string, unknown>) =>
+      setCall("new", "n", extra, mutationPolicy("none"));
+    const pre = await coordinator.preflight(call({}));
+    expect(pre).toMatchObject({ preconditionField: null, writeAttempted: false });
+    expect(pre).not.toHaveProperty("expectedStateHash");
+    const hooks = setHooks(k, "new", "n");
+    const { probe: _unused, ...noProbe } = hooks;
+    expect((await rejection(coordinator.commit(call({}), noProbe))).code).toBe(
+      "precondition_required",
+    );
+    const r = await coordinator.commit(
+      call({ requestId: (pre as { requestId: string }).requestId }),
+      noProbe,
+    );
+    expect(r).toMatchObject({ status: "committed", writeSafetyGuaranteed: true });
+    expect(r).not.toHaveProperty("previousHash");
+    expect(k.writes).toBe(1);
+  });
+
+  it("external actions refuse validateOnly and run once without a guarantee", async () => {
+    const { coordinator } = await makeCoordinator();
+    let runs = 0;
+    const call = setCall("x", "y", {}, EXTERNAL_POLICY);
+    const e = await rejection(coordinator.preflight(call));
+    expect(e.code).toBe("preflight_unavailable");
+    expect(e.writeAttempted).toBe(false);
+    expect(runs).toBe(0);
+    const r = await coordinator.commit(call, {
+      execute: async () => {
+        runs++;
+        return { receipt: { sent: true } };
+      },
+    });
+    expect(r).toEqual({
+      sent: true,
+      status: "executed",
+      writeAttempted: true,
+      writeExecuted: true,
+      writeSafetyGuaranteed: false,
+      reason: "external_side_effect",
+    });
+    expect(runs).toBe(1);
+  });
+
+  it("an action without a policy is refused, never run as a read", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const call = { ...setCall("b1", "x"), policy: undefined };
+    const e = await rejection(coordinator.commit(call, setHooks(k, "b1", "x")));
+    expect(e.code).toBe("preflight_unavailable");
+    expect(e.details.reason).toBe("no_policy");
+    expect(k.writes).toBe(0);
+  });
+
+  it("strict mode off: no preflight, one attempt, writeSafetyGuaranteed false", async () => {
+    const { coordinator } = await makeCoordinator({ strict: false });
+    const k = new FakeKernel();
+    expect(
+      (
+        await rejection(
+          coordinator.preflight(setCall("b1", "x"), async () => ({ digest: k.digest("b1") })),
+        )
+      ).code,
+    ).toBe("preflight_unavailable");
+    const r = await coordinator.commit(setCall("b1", "x"), setHooks(k, "b1", "x"));
+    expect(r).toMatchObject({
+      status: "executed",
+      writeSafetyGuaranteed: false,
+      reason: "strict_mode_disabled",
+    });
+    expect(k.writes).toBe(1);
+  });
+});
+
+describe("WriteCoordinator restarts and deadlines", () => {
+  it("a committed receipt replays after a restart; an issued ID of the old process is invalid", async () => {
+    const clock = new FakeClock();
+    const ledgerStore = new MemoryLedgerStore();
+    const reservationStore = new MemoryReservationStore();
+    const open = (epoch: string) =>
+      createWriteCoordinator({
+        clock,
+        random: seededRandomSource(1),
+        epoch,
+        ledgerStore: ledgerStore.reopen(),
+        reservationStore: reservationStore.reopen(),
+      });
+    const c1 = await open("e1");
+    const k = new FakeKernel();
+    const done = await preflightSet(c1, k, "b1", "x");
+    const doneArgs = { requestId: done.requestId, expectedStateHash: done.expectedStateHash };
+    await c1.commit(setCall("b1", "x", doneArgs), setHooks(k, "b1", "x"));
+    const pending = await preflightSet(c1, k, "b2", "y");
+    const c2 = await open("e2");
+    const replay = await c2.commit(setCall("b1", "x", doneArgs), setHooks(k, "b1", "x"));
+    expect(replay).toMatchObject({ status: "committed", replayed: true });
+    const e = await rejection(
+      c2.commit(
+        setCall("b2", "y", {
+          requestId: pending.requestId,
+          expectedStateHash: pending.expectedStateHash,
+        }),
+        setHooks(k, "b2", "y"),
+      ),
+    );
+    expect(e.code).toBe("preflight_lease_invalid");
+    expect(e.details.reason).toBe("other_epoch");
+    // the same seeded random source must not hand out an ID the old process issued
+    const fresh = await preflightSet(c2, k, "b3", "z");
+    expect([done.requestId, pending.requestId]).not.toContain(fresh.requestId);
+    expect(k.writes).toBe(1);
+  });
+
+  it("retention: a receipt replays until 7 days after execution, then the ID is dead", async () => {
+    const { coordinator, clock } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const executedAt = clock.now();
+    await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    clock.t = executedAt + LEDGER_RETENTION_MS - 1;
+    expect(
+      await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
+    ).toMatchObject({
+      replayed: true,
+    });
+    clock.t = executedAt + LEDGER_RETENTION_MS + 1;
+    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    expect(e.code).toBe("preflight_lease_invalid");
+    expect(e.details.reason).toBe("request_id_expired");
+    expect(k.writes).toBe(1);
+  });
+
+  it("request ID first-execution deadline: -1 ms executes, +1 ms never does", async () => {
+    const { coordinator, clock } = await makeCoordinator();
+    const k = new FakeKernel();
+    const additive = (extra: Record<string, unknown>) =>
+      setCall("n", "v", extra, mutationPolicy("none"));
+    const a = (await coordinator.preflight(additive({}))) as {
+      requestId: string;
+      requestIdExpiresAt: number;
+    };
+    const b = (await coordinator.preflight(additive({}))) as {
+      requestId: string;
+      requestIdExpiresAt: number;
+    };
+    const { probe: _p, ...hooks } = setHooks(k, "n", "v");
+    clock.t = a.requestIdExpiresAt - 1;
+    expect((await coordinator.commit(additive({ requestId: a.requestId }), hooks)).status).toBe(
+      "committed",
+    );
+    clock.t = b.requestIdExpiresAt + 1;
+    const e = await rejection(coordinator.commit(additive({ requestId: b.requestId }), hooks));
+    expect(e.code).toBe("preflight_lease_invalid");
+    expect(k.writes).toBe(1);
+  });
+
+  it("lease TTL: -1 ms commits, +1 ms is preflight_lease_invalid (expired)", async () => {
+    const { coordinator, clock } = await makeCoordinator();
+    const k = new FakeKernel();
+    const p1 = await preflightSet(coordinator, k, "b1", "x");
+    const p2 = await preflightSet(coordinator, k, "b2", "x");
+    clock.t = p1.leaseExpiresAt - 1;
+    const ok = await coordinator.commit(
+      setCall("b1", "x", { requestId: p1.requestId, expectedStateHash: p1.expectedStateHash }),
+      setHooks(k, "b1", "x"),
+    );
+    expect(ok.status).toBe("committed");
+    clock.t = p2.leaseExpiresAt + 1;
+    const e = await rejection(
+      coordinator.commit(
+        setCall("b2", "x", { requestId: p2.requestId, expectedStateHash: p2.expectedStateHash }),
+        setHooks(k, "b2", "x"),
+      ),
+    );
+    expect(e.code).toBe("preflight_lease_invalid");
+    expect(k.writes).toBe(1);
+  });
+});
+
+describe("WriteCoordinator lane, admission and cancellation", () => {
+  it("runs calls one at a time in FIFO order", async () => {
+    const { coordinator } = await makeCoordinator();
+    const order: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    const call = setCall("x", "y", {}, EXTERNAL_POLICY);
+    const run = (name: string) =>
+      coordinator.commit(call, {
+        execute: async () => {
+          active++;
+          maxActive = Math.max(maxActive, active);
+          await Promise.resolve();
+          await Promise.resolve();
+          order.push(name);
+          active--;
+          return undefined;
+        },
+      });
+    await Promise.all(["a", "b", "c", "d"].map(run));
+    expect(order).toEqual(["a", "b", "c", "d"]);
+    expect(maxActive).toBe(1);
+  });
+
+  it("refuses the call beyond the admission cap with queue_full and runs nothing", async () => {
+    const { coordinator } = await makeCoordinator({ limits: { admission: 3 } });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let runs = 0;
+    const call = setCall("x", "y", {}, EXTERNAL_POLICY);
+    const hooks = {
+      execute: async () => {
+        runs++;
+        await gate;
+        return undefined;
+      },
+    };
+    const admitted = [
+      coordinator.commit(call, hooks),
+      coordinator.commit(call, hooks),
+      coordinator.commit(call, hooks),
+    ];
+    expect(coordinator.health()).toMatchObject({ inFlight: 3 });
+    const e = await rejection(coordinator.commit(call, hooks));
+    expect(e.code).toBe("queue_full");
+    expect(e.writeAttempted).toBe(false);
+    release();
+    await Promise.all(admitted);
+    expect(runs).toBe(3);
+    expect(coordinator.health()).toMatchObject({ inFlight: 0, queued: 0, running: 0 });
+  });
+
+  it("a queued call can be cancelled; a committing one cannot", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = new WriteCancellation();
+    const hooks = setHooks(k, "b1", "x");
+    const running = coordinator.commit(
+      {
+        ...setCall("b1", "x", {
+          requestId: pre.requestId,
+          expectedStateHash: pre.expectedStateHash,
+        }),
+        cancellation: first,
+      },
+      {
+        ...hooks,
+        execute: async (ctx) => {
+          await gate;
+          return hooks.execute(ctx);
+        },
+      },
+    );
+    const queued = new WriteCancellation();
+    const second = coordinator.commit(
+      { ...setCall("x", "y", {}, EXTERNAL_POLICY), cancellation: queued },
+      { execute: async () => ({ receipt: { ran: true } }) },
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    expect(first.state).toBe("committing");
+    expect(first.cancel()).toBe(false);
+    expect(queued.cancel()).toBe(true);
+    expect(await second).toEqual({
+      status: "cancelled",
+      writeAttempted: false,
+      writeExecuted: false,
+    });
+    release();
+    expect((await running).status).toBe("committed");
+    expect(k.writes).toBe(1);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * The one error class of `@sisyphus/write-safety` and its code table. The codes are exactly the
+ * spec's failure codes; each carries whether a write was attempted, whether it executed, and a
+ * one-line hint telling the caller its next step.
+ */
+
+/** The failure codes of Strict Safe Writes (spec "Failure semantics" plus the coordinator's own). */
+export type WriteSafetyErrorCode =
+  | "precondition_required"
+  | "preflight_lease_invalid"
+  | "state_changed"
+  | "outcome_unknown"
+  | "readback_mismatch"
+  | "idempotency_conflict"
+  | "write_coordinator_unavailable"
+  | "write_coordinator_changed"
+  | "preflight_unavailable"
+  | "queue_full";
+
+/** Whether the kernel write executed: `true`, `false`, or `"unknown"` (it may have reached the kernel). */
+export type WriteExecuted = boolean | "unknown";
+
+/** Machine-readable details; every field is optional and small (aliases, states, reasons, never note content). */
+export interface WriteSafetyErrorDetails {
+  /** Why this code was chosen, e.g. `"expired"`, `"other_epoch"`, `"ledger_write_failed"`, `"no_policy"`. */
+  reason?: string;
+  /** The request ID the call carried. */
+  requestId?: string;
+  /** The credential field the action expects (`expectedStateHash`, ...). */
+  preconditionField?: string;
+  /** `state_changed`: alias of the digest the lease holds. */
+  expectedHash?: string;
+  /** `state_changed`: alias of the digest just probed. */
+  currentHash?: string;
+  /** `outcome_unknown` / `readback_mismatch`: the ledger state of the request ID after this call. */
+  ledgerState?: string;
+  /** `outcome_unknown` after a ledger failure: the verdict observed before the ledger write failed. */
+  observedVerdict?: string;
+  /** Alias of the digest read back, when one was read. */
+  resultHash?: string;
+  /** Alias of the before-state digest, when one was probed. */
+  previousHash?: string;
+  /** Multi-stage creations: reserved IDs and confirmed stages recorded before the failure. */
+  creation?: { reservedIds: string[]; confirmedStages: string[] };
+  /** Admission: the cap that was hit. */
+  limit?: number;
+  /** Anything else a caller may show; small values only. */
+  [key: string]: unknown;
+}
+
+/** One-line next step per code, as the spec's table states it. */
+export const WRITE_SAFETY_HINTS: Readonly<Record<WriteSafetyErrorCode, string>> = {
+  precondition_required:
+    "Run the same call with validateOnly: true, then copy requestId and the returned hash field; never invent a hash.",
+  preflight_lease_invalid:
+    "Run the same validateOnly call again, then retry with the new requestId and credential.",
+  state_changed: "Stop and reread the target before deciding whether to write.",
+  outcome_unknown:
+    "Do not retry with a new requestId; inspect the target, then reconcile with the original requestId at the same authority.",
+  readback_mismatch: "Treat the outcome as unknown: inspect the target before acting again.",
+  idempotency_conflict:
+    "This requestId belongs to other arguments: run preflight again to get a new requestId.",
+  write_coordinator_unavailable:
+    "Check the kernel / Node HTTP settings, then run preflight again; nothing was written.",
+  write_coordinator_changed:
+    "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
+  preflight_unavailable:
+    "Preflight does not execute this action; call it without validateOnly (it carries no strict guarantee).",
+  queue_full: "Too many writes in flight and nothing ran: retry the same call shortly.",
+};
+
+/** Default message per code. */
+const MESSAGES: Readonly<Record<WriteSafetyErrorCode, string>> = {
+  precondition_required: "A request ID or the required hash credential is absent.",
+  preflight_lease_invalid:
+    "The preflight lease or request ID is missing, expired, evicted, or belonged to a previous process.",
+  state_changed: "The target changed after preflight; nothing was written.",
+  outcome_unknown:
+    "The write may have reached the kernel, but its outcome could not be established.",
+  readback_mismatch: "The write was sent but the readback does not show the requested result.",
+  idempotency_conflict: "The request ID was already used with different arguments.",
+  write_coordinator_unavailable: "The write coordinator or its durable stores cannot be reached.",
+  write_coordinator_changed:
+    "The write coordinator authority changed while this process was running.",
+  preflight_unavailable: "This action cannot be preflighted; nothing was executed.",
+  queue_full: "The write lane is at its admission cap; nothing ran.",
+};
+
+/** Default `writeAttempted` / `writeExecuted` per code; the constructor can narrow them. */
+const DEFAULT_EXECUTION: Readonly<
+  Record<WriteSafetyErrorCode, { attempted: boolean; executed: WriteExecuted }>
+> = {
+  precondition_required: { attempted: false, executed: false },
+  preflight_lease_invalid: { attempted: false, executed: false },
+  state_changed: { attempted: false, executed: false },
+  outcome_unknown: { attempted: true, executed: "unknown" },
+  readback_mismatch: { attempted: true, executed: "unknown" },
+  idempotency_conflict: { attempted: false, executed: false },
+  write_coordinator_unavailable: { attempted: false, executed: false },
+  write_coordinator_changed: { attempted: false, executed: false },
+  preflight_unavailable: { attempted: false, executed: false },
+  queue_full: { attempted: false, executed: false },
+};
+
+const BRAND = Symbol.for("@sisyphus/write-safety/WriteSafetyError");
+
+/** Options of {@link WriteSafetyError}. */
+export interface WriteSafetyErrorOptions {
+  message?: string;
+  details?: WriteSafetyErrorDetails;
+  cause?: unknown;
+  /** Overrides the code's default (`outcome_unknown` after a verified write sets `true`). */
+  writeExecuted?: WriteExecuted;
+  /** Overrides the code's default. */
+  writeAttempted?: boolean;
+}
+
+/**
+ * A Strict Safe Writes failure. `code` is one of {@link WriteSafetyErrorCode}; `hint` is the
+ * caller's next step; `writeAttempted` says whether a kernel write was started in this call;
+ * `writeExecuted` whether it executed (`"unknown"` when it may have). Use
+ * {@link isWriteSafetyError} rather than `instanceof` (the kernel bundle and Node may each carry a copy).
+ */
+export class WriteSafetyError extends Error {
+  override readonly name = "WriteSafetyError";
+  readonly code: WriteSafetyErrorCode;
+  readonly hint: string;
+  readonly writeAttempted: boolean;
+  readonly writeExecuted: WriteExecuted;
+  readonly details: WriteSafetyErrorDetails;
+  readonly [BRAND] = true;
+
+  constructor(code: WriteSafetyErrorCode, options: WriteSafetyErrorOptions = {}) {
+    super(
+      options.message ?? MESSAGES[code],
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.hint = WRITE_SAFETY_HINTS[code];
+    this.writeAttempted = options.writeAttempted ?? DEFAULT_EXECUTION[code].attempted;
+    this.writeExecuted = options.writeExecuted ?? DEFAULT_EXECUTION[code].executed;
+    this.details = options.details ?? {};
+  }
+
+  /** A plain JSON view for tool answers: `{code, message, hint, writeAttempted, writeExecuted, details}`. */
+  toJSON(): {
+    code: WriteSafetyErrorCode;
+    message: string;
+    hint: string;
+    writeAttempted: boolean;
+    writeExecuted: WriteExecuted;
+    details: WriteSafetyErrorDetails;
+  } {
+    return {
+      code: this.code,
+      message: this.message,
+      hint: this.hint,
+      writeAttempted: this.writeAttempted,
+      writeExecuted: this.writeExecuted,
+      details: this.details,
+    };
+  }
+}
+
+/** Brand check for {@link WriteSafetyError} that works across bundle copies. */
+export function isWriteSafetyError(e: unknown): e is WriteSafetyError {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/**
+ * The structural contract for "this failure provably happened before the write was dispatched".
+ * An error thrown by `execute` whose `writeDispatched` property is exactly `false` means the kernel
+ * never received the write (e.g. connection refused, request not serialisable); anything else thrown
+ * after dispatch began is treated as `outcome_unknown`.
+ */
+export interface NotDispatchedMarker {
+  readonly writeDispatched: false;
+}
+
+/** True when `e` carries `writeDispatched === false` (see {@link NotDispatchedMarker}). */
+export function isNotDispatched(e: unknown): boolean {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    (e as { writeDispatched?: unknown }).writeDispatched === false
+  );
+}
