@@ -1,0 +1,255 @@
+/**
+ * Zod schemas of the kernel's answers (contract Part 1, SiYuan 3.7.3). Objects are "loose": fields the
+ * contract lists and callers rely on are required, the rest optional, and unknown extra fields pass
+ * through (newer kernels add fields). Go `nil` slices arrive as JSON `null`; where the contract says
+ * "array", `null` is read as an empty array.
+ */
+import { z } from "zod";
+
+/** SiYuan node ID: 14-digit timestamp, `-`, 7 lowercase letters or digits (contract §2.1). */
+export const NODE_ID_PATTERN = /^\d{14}-[a-z0-9]{7}$/;
+
+/** The kernel envelope `{code, msg, data}` (contract §1.1). */
+export const envelopeSchema = z.object({
+  code: z.number(),
+  msg: z.string().nullish(),
+  data: z.unknown(),
+});
+
+const nullableArray = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullable()
+    .transform((v) => v ?? []);
+
+/** `Box` (contract §4.1). */
+export const boxSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  icon: z.string().optional(),
+  sort: z.number().optional(),
+  sortMode: z.number().optional(),
+  closed: z.boolean(),
+  subFileCount: z.number().optional(),
+  newFlashcardCount: z.number().optional(),
+  dueFlashcardCount: z.number().optional(),
+  flashcardCount: z.number().optional(),
+  encrypted: z.boolean().optional(),
+  unlocked: z.boolean().optional(),
+});
+/** A notebook as `lsNotebooks`/`createNotebook` return it. */
+export type Box = z.infer<typeof boxSchema>;
+
+export const lsNotebooksSchema = z.looseObject({
+  notebooks: nullableArray(boxSchema),
+  boxDocEnabled: z.boolean().optional(),
+});
+
+/** `BoxConf` (contract §4.1, `.siyuan/conf.json`). */
+export const boxConfSchema = z.looseObject({
+  name: z.string().optional(),
+  sort: z.number().optional(),
+  icon: z.string().optional(),
+  closed: z.boolean().optional(),
+  refCreateSaveBox: z.string().optional(),
+  refCreateSavePath: z.string().optional(),
+  docCreateSaveBox: z.string().optional(),
+  docCreateSavePath: z.string().optional(),
+  dailyNoteSavePath: z.string().optional(),
+  dailyNoteTemplatePath: z.string().optional(),
+  sortMode: z.number().optional(),
+  encrypted: z.boolean().optional(),
+  boxCrypt: z.unknown().optional(),
+});
+/** A notebook's configuration. */
+export type BoxConf = z.infer<typeof boxConfSchema>;
+
+export const createNotebookSchema = z.looseObject({ notebook: boxSchema });
+export const notebookConfSchema = z.looseObject({
+  box: z.string(),
+  name: z.string(),
+  conf: boxConfSchema,
+});
+
+export const nodeIdSchema = z.string().regex(NODE_ID_PATTERN, "not a SiYuan node ID");
+export const stringSchema = z.string();
+export const stringArraySchema = nullableArray(z.string());
+export const booleanSchema = z.boolean();
+export const numberSchema = z.number();
+/** For endpoints whose `data` is `null` on success; anything is accepted and ignored. */
+export const ignoredSchema = z.unknown();
+
+export const pathByIdSchema = z
+  .looseObject({ path: z.string(), notebook: z.string().optional(), box: z.string().optional() })
+  .refine((v) => v.notebook !== undefined || v.box !== undefined, {
+    message: "notebook (or box) is required",
+  })
+  .transform((v) => ({ path: v.path, notebook: (v.notebook ?? v.box) as string }));
+
+/** `File` of `listDocsByPath` (contract §4.3). */
+export const docFileSchema = z.looseObject({
+  id: z.string(),
+  path: z.string(),
+  name: z.string(),
+  titleEmpty: z.boolean().optional(),
+  icon: z.string().optional(),
+  name1: z.string().optional(),
+  alias: z.string().optional(),
+  memo: z.string().optional(),
+  bookmark: z.string().optional(),
+  count: z.number().optional(),
+  size: z.number().optional(),
+  hSize: z.string().optional(),
+  mtime: z.number().optional(),
+  ctime: z.number().optional(),
+  hMtime: z.string().optional(),
+  hCtime: z.string().optional(),
+  sort: z.number().optional(),
+  subFileCount: z.number().optional(),
+  newFlashcardCount: z.number().optional(),
+  dueFlashcardCount: z.number().optional(),
+  flashcardCount: z.number().optional(),
+});
+/** One document of a `listDocsByPath` listing. */
+export type DocFile = z.infer<typeof docFileSchema>;
+export const listDocsSchema = z.looseObject({
+  box: z.string(),
+  path: z.string(),
+  files: nullableArray(docFileSchema),
+});
+
+/** `getDoc` data (contract §4.3); `content` is block DOM HTML. */
+export const getDocSchema = z.looseObject({
+  id: z.string(),
+  rootID: z.string(),
+  content: z.string(),
+  mode: z.number().optional(),
+  parentID: z.string().optional(),
+  parent2ID: z.string().optional(),
+  type: z.string().optional(),
+  blockCount: z.number().optional(),
+  eof: z.boolean().optional(),
+  box: z.string().optional(),
+  path: z.string().optional(),
+  isSyncing: z.boolean().optional(),
+});
+
+/** A transaction operation (contract §4.4); `id`/`parentID` are filled in after the flush. */
+export const operationSchema = z.looseObject({
+  action: z.string(),
+  id: z.string(),
+  data: z.unknown().optional(),
+  rootID: z.string().optional(),
+  parentID: z.string().optional(),
+  previousID: z.string().optional(),
+  nextID: z.string().optional(),
+  retData: z.unknown().optional(),
+});
+/** One operation of a write transaction. */
+export type Operation = z.infer<typeof operationSchema>;
+export const transactionSchema = z.looseObject({
+  timestamp: z.number().optional(),
+  doOperations: nullableArray(operationSchema),
+  undoOperations: z.array(operationSchema).nullable().optional(),
+});
+/** A transaction as block write endpoints return it. */
+export type Transaction = z.infer<typeof transactionSchema>;
+export const transactionsSchema = z.array(transactionSchema).min(1);
+
+export const kramdownSchema = z.looseObject({ id: z.string(), kramdown: z.string() });
+export const domSchema = z.looseObject({ id: z.string(), dom: z.string() });
+export const stringMapSchema = z.record(z.string(), z.string());
+export const childBlockSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  subType: z.string().optional(),
+  content: z.string().optional(),
+  markdown: z.string().optional(),
+});
+/** A child as `getChildBlocks` returns it. */
+export type ChildBlock = z.infer<typeof childBlockSchema>;
+export const childBlocksSchema = nullableArray(childBlockSchema);
+export const blockInfoSchema = z.looseObject({
+  box: z.string(),
+  path: z.string(),
+  rootID: z.string(),
+  rootTitle: z.string().optional(),
+  rootTitleEmpty: z.boolean().optional(),
+  rootChildID: z.string().optional(),
+  rootIcon: z.string().optional(),
+});
+/** Where a block lives (`getBlockInfo`). */
+export type BlockInfo = z.infer<typeof blockInfoSchema>;
+
+export const attrsSchema = z.record(z.string(), z.string());
+export const batchAttrsSchema = z.record(z.string(), attrsSchema);
+
+export const sqlRowsSchema = nullableArray(z.record(z.string(), z.unknown()));
+
+/** A search hit (contract §4.6). */
+export const searchBlockSchema = z.looseObject({
+  id: z.string(),
+  box: z.string().optional(),
+  path: z.string().optional(),
+  hPath: z.string().optional(),
+  rootID: z.string().optional(),
+  parentID: z.string().optional(),
+  content: z.string().optional(),
+  fcontent: z.string().optional(),
+  markdown: z.string().optional(),
+  type: z.string().optional(),
+  subType: z.string().optional(),
+  ial: z.record(z.string(), z.string()).nullable().optional(),
+  created: z.string().optional(),
+  updated: z.string().optional(),
+});
+/** One block of a full-text search result. */
+export type SearchBlock = z.infer<typeof searchBlockSchema>;
+export const fullTextSearchSchema = z.looseObject({
+  blocks: nullableArray(searchBlockSchema),
+  matchedBlockCount: z.number(),
+  matchedRootCount: z.number(),
+  pageCount: z.number(),
+  docMode: z.boolean().optional(),
+});
+
+export const bootProgressSchema = z.looseObject({ progress: z.number(), details: z.string() });
+export const pushMsgSchema = z.looseObject({ id: z.string() });
+export const exportMdSchema = z.looseObject({ hPath: z.string(), content: z.string() });
+
+export const dirEntrySchema = z.looseObject({
+  name: z.string(),
+  isDir: z.boolean(),
+  isSymlink: z.boolean().optional(),
+  updated: z.number().optional(),
+});
+/** One entry of `readDir` (`updated` in Unix seconds). */
+export type DirEntry = z.infer<typeof dirEntrySchema>;
+export const readDirSchema = nullableArray(dirEntrySchema);
+
+export const uploadSchema = z.looseObject({
+  errFiles: z.array(z.string()).nullable(),
+  succMap: z.record(z.string(), z.string()),
+});
+
+/** Attribute view file JSON (contract §4.7), loosely: only `id` and `views` are required. */
+export const attributeViewSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  spec: z.number().optional(),
+  keyValues: z.array(z.unknown()).nullable().optional(),
+  viewID: z.string().optional(),
+  views: z.array(z.unknown()).nullable().optional(),
+});
+export const getAttributeViewSchema = z.looseObject({ av: attributeViewSchema.nullable() });
+export const renderAttributeViewSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  viewType: z.string().optional(),
+  viewID: z.string().optional(),
+  views: z.array(z.unknown()).nullable().optional(),
+  view: z.unknown().optional(),
+});
+export const avKeySchema = z.looseObject({ id: z.string(), name: z.string(), type: z.string() });
+export const avKeysSchema = nullableArray(avKeySchema);
+export const avValueResultSchema = z.looseObject({ value: z.unknown() });
