@@ -1,0 +1,259 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "./canonical-json.js";
+import { CANONICAL_MAX_DEPTH } from "./constants.js";
+import { type CoreHashErrorCode, isCoreHashError } from "./errors.js";
+import { stateHash } from "./state-hash.js";
+
+/** Rebuilds every object of `value` with its keys in a random order. */
+function shuffleKeys(value: unknown, random: () => number): unknown {
+  if (Array.isArray(value)) return value.map((v) => shuffleKeys(v, random));
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [entries[i], entries[j]] = [entries[j]!, entries[i]!];
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, shuffleKeys(v, random)]));
+  }
+  return value;
+}
+
+/** JSON data with awkward keys (astral, empty, numeric-looking, "__proto__"-free) and values. */
+const jsonValue = fc
+  .jsonValue({ maxDepth: 4 })
+  .filter((v) => !JSON.stringify(v).includes("__proto__"));
+
+describe("canonicalJson format", () => {
+  it("sorts keys by UTF-16 code unit order at every depth and keeps array order", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, 1, 2], c: null }, B: true })).toBe(
+      '{"B":true,"a":{"c":null,"d":[3,1,2]},"b":1}',
+    );
+    // U+FF61 sorts after U+1F600's high surrogate (0xD83D) by code unit, not by code point.
+    expect(canonicalJson({ "\uff61": 1, "\u{1f600}": 2, "": 3, "10": 4, "9": 5 })).toBe(
+      '{"":3,"10":4,"9":5,"\u{1f600}":2,"\uff61":1}',
+    );
+  });
+  it("writes numbers in shortest form and -0 as 0", () => {
+    expect(canonicalJson([-0, 0, 1.5, 1e21, 1e-7, 0.1 + 0.2, -1e308, 5e-324])).toBe(
+      "[0,0,1.5,1e+21,1e-7,0.30000000000000004,-1e+308,5e-324]",
+    );
+    expect(JSON.stringify(-0)).toBe("0");
+  });
+  it("keeps strings exactly (no normalisation) and escapes like JSON.stringify", () => {
+    const composed = "\u00e9";
+    const decomposed = "e\u0301";
+    expect(canonicalJson(composed)).not.toBe(canonicalJson(decomposed));
+    expect(canonicalJson('a"\\\n\u2028\u0000\ud800')).toBe(
+      JSON.stringify('a"\\\n\u2028\u0000\ud800'),
+    );
+    expect(JSON.parse(canonicalJson("\ud83d"))).toBe("\ud83d");
+  });
+  it("omits undefined properties but not null ones", () => {
+    expect(canonicalJson({ a: undefined, b: null, c: [null] })).toBe('{"b":null,"c":[null]}');
+    expect(canonicalJson({ a: undefined })).toBe("{}");
+  });
+  it("accepts null-prototype objects and equals JSON.parse(JSON.stringify) data", () => {
+    const o = Object.create(null) as Record<string, unknown>;
+    o["z"] = 1;
+    o["a"] = [true, false];
+    expect(canonicalJson(o)).toBe('{"a":[true,false],"z":1}');
+  });
+  it("round-trips: parsing the canonical text and canonicalising again is a fixed point", () => {
+    fc.assert(
+      fc.property(jsonValue, (v) => {
+        const text = canonicalJson(v);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("stateHash properties", () => {
+  it("is invariant under random key permutations at every depth", () => {
+    fc.assert(
+      fc.property(jsonValue, fc.integer(), (v, seed) => {
+        let x = seed | 0 || 1;
+        const random = () => {
+          x ^= x << 13;
+          x ^= x >>> 17;
+          x ^= x << 5;
+          return (x >>> 0) / 0x100000000;
+        };
+        expect(stateHash(shuffleKeys(v, random))).toBe(stateHash(v));
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("is sensitive to array order", () => {
+    fc.assert(
+      fc.property(fc.array(jsonValue, { minLength: 2, maxLength: 6 }), (arr) => {
+        const reversed = [...arr].reverse();
+        const same = canonicalJson(arr) === canonicalJson(reversed);
+        expect(stateHash(arr) === stateHash(reversed)).toBe(same);
+      }),
+      { numRuns: 300 },
+    );
+    expect(stateHash([1, 2])).not.toBe(stateHash([2, 1]));
+  });
+  it("changes when any single leaf changes", () => {
+    const doc = {
+      id: "20240101120000-abcdefg",
+      attrs: { "custom-a": "1", updated: "20240101" },
+      children: [
+        { id: "c1", text: "hello", n: 1, ok: true },
+        { id: "c2", text: "", n: 0, none: null },
+      ],
+    };
+    const base = stateHash(doc);
+    const leaves: { path: (string | number)[]; value: unknown }[] = [];
+    const walk = (v: unknown, path: (string | number)[]) => {
+      if (Array.isArray(v)) {
+        for (const [i, x] of v.entries()) walk(x, [...path, i]);
+      } else if (v !== null && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+      else leaves.push({ path, value: v });
+    };
+    walk(doc, []);
+    expect(leaves.length).toBe(11);
+    const variants = (v: unknown): unknown[] => {
+      if (typeof v === "string")
+        return [v + "x", v.toUpperCase() === v ? v + " " : v.toUpperCase(), 0];
+      if (typeof v === "number") return [v + 1, -v - 1, String(v)];
+      if (typeof v === "boolean") return [!v, null];
+      return [false, 0, ""];
+    };
+    for (const leaf of leaves) {
+      for (const replacement of variants(leaf.value)) {
+        const copy = structuredClone(doc) as Record<string | number, unknown>;
+        let target = copy;
+        for (const key of leaf.path.slice(0, -1)) target = target[key] as typeof copy;
+        target[leaf.path.at(-1)!] = replacement;
+        expect(stateHash(copy), JSON.stringify(leaf.path)).not.toBe(base);
+      }
+    }
+  });
+  it("changes when any leaf of random data changes (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.integer(), fc.boolean()), { minLength: 1 }),
+        fc.nat(),
+        (leaves, pick) => {
+          const i = pick % leaves.length;
+          const changed = [...leaves];
+          const old = changed[i];
+          changed[i] =
+            typeof old === "string" ? old + "!" : typeof old === "number" ? old + 1 : !old;
+          expect(stateHash({ leaves: changed })).not.toBe(stateHash({ leaves }));
+        },
+      ),
+    );
+  });
+  it("has the versioned form and a pinned value", () => {
+    expect(stateHash({})).toBe(
+      "sha256:v1:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+    );
+  });
+});
+
+function failure(value: unknown): { code: CoreHashErrorCode; path: string | undefined } {
+  try {
+    canonicalJson(value);
+  } catch (e) {
+    if (isCoreHashError(e)) return { code: e.code, path: e.details.path };
+    throw e;
+  }
+  throw new Error("expected canonicalJson to throw");
+}
+
+class Point {
+  constructor(readonly x: number) {}
+}
+
+describe("canonicalJson rejects what is not JSON data, naming the code and the path", () => {
+  const cyclic: Record<string, unknown> = { a: [] };
+  (cyclic["a"] as unknown[]).push({ back: cyclic });
+  const cyclicArray: unknown[] = [1];
+  cyclicArray.push(cyclicArray);
+  const symbolKeyed = { ok: 1, [Symbol("s")]: 2 };
+  const cases: [string, unknown, CoreHashErrorCode, string][] = [
+    ["top-level undefined", undefined, "canonical_undefined", "$"],
+    ["undefined in an array", { a: [1, undefined] }, "canonical_undefined", "$.a[1]"],
+    // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
+    ["a hole in a sparse array", [1, , 3], "canonical_undefined", "$[1]"],
+    ["NaN", { n: Number.NaN }, "canonical_non_finite_number", "$.n"],
+    ["Infinity", [Infinity], "canonical_non_finite_number", "$[0]"],
+    ["-Infinity", { "a b": -Infinity }, "canonical_non_finite_number", '$["a b"]'],
+    ["bigint", { big: 1n }, "canonical_bigint", "$.big"],
+    ["function", { f: () => 1 }, "canonical_function", "$.f"],
+    ["symbol value", [Symbol("x")], "canonical_symbol", "$[0]"],
+    ["symbol key", { inner: symbolKeyed }, "canonical_symbol", "$.inner"],
+    ["Date", { when: new Date(0) }, "canonical_date", "$.when"],
+    ["Uint8Array", { bytes: new Uint8Array(2) }, "canonical_typed_array", "$.bytes"],
+    ["Float64Array", [new Float64Array(1)], "canonical_typed_array", "$[0]"],
+    ["DataView", new DataView(new ArrayBuffer(1)), "canonical_typed_array", "$"],
+    ["ArrayBuffer", { b: new ArrayBuffer(4) }, "canonical_typed_array", "$.b"],
+    ["object cycle", cyclic, "canonical_cycle", "$.a[0].back"],
+    ["array cycle", cyclicArray, "canonical_cycle", "$[1]"],
+    ["Map", { m: new Map() }, "canonical_non_plain_object", "$.m"],
+    ["Set", [new Set()], "canonical_non_plain_object", "$[0]"],
+    ["RegExp", { r: /x/ }, "canonical_non_plain_object", "$.r"],
+    ["class instance", { p: new Point(1) }, "canonical_non_plain_object", "$.p"],
+    ["boxed string", { s: new String("x") }, "canonical_non_plain_object", "$.s"],
+    ["Error", { e: new Error("x") }, "canonical_non_plain_object", "$.e"],
+    ["Promise", { p: Promise.resolve() }, "canonical_non_plain_object", "$.p"],
+    [
+      "deep key with quotes",
+      { 'k"1': { "0": [null, { x: 1n }] } },
+      "canonical_bigint",
+      '$["k\\"1"]["0"][1].x',
+    ],
+  ];
+  it.each(cases)("%s", (_label, value, code, path) => {
+    expect(failure(value)).toEqual({ code, path });
+  });
+
+  it("accepts a shared (non-cyclic) object referenced twice", () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: [shared] })).toBe('{"a":{"x":1},"b":[{"x":1}]}');
+  });
+
+  it(`accepts nesting to depth ${CANONICAL_MAX_DEPTH} and rejects deeper with canonical_too_deep`, () => {
+    const nest = (depth: number): unknown => {
+      let v: unknown = 0;
+      for (let i = 0; i < depth; i++) v = i % 2 ? { k: v } : [v];
+      return v;
+    };
+    expect(() => canonicalJson(nest(CANONICAL_MAX_DEPTH))).not.toThrow();
+    const deep = failure(nest(CANONICAL_MAX_DEPTH + 1));
+    expect(deep.code).toBe("canonical_too_deep");
+    expect(deep.path?.length).toBeGreaterThan(CANONICAL_MAX_DEPTH * 2);
+    expect(failure(nest(100_000)).code).toBe("canonical_too_deep");
+  });
+
+  it("passes through an exception thrown by a getter, untouched", () => {
+    const boom = new Error("getter");
+    const v = {
+      get x() {
+        throw boom;
+      },
+    };
+    expect(() => canonicalJson(v)).toThrow(boom);
+  });
+
+  it("puts no note content in the error message or details", () => {
+    let caught: unknown;
+    try {
+      canonicalJson({ secret: "do not leak me", bad: Number.NaN });
+    } catch (e) {
+      caught = e;
+    }
+    expect(isCoreHashError(caught)).toBe(true);
+    expect(
+      JSON.stringify((caught as Error).message) +
+        JSON.stringify((caught as { details: unknown }).details),
+    ).not.toContain("leak");
+  });
+});
