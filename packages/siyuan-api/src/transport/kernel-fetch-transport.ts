@@ -51,6 +51,9 @@ export interface KernelFetchTransportOptions {
 const NOT_DISPATCHED_PATTERN =
   /connection refused|no such host|dial tcp|connect: |network is unreachable/i;
 
+/** Go errors after the connection was made that are worth retrying for a read. */
+const TRANSIENT_PATTERN = /\bEOF\b|connection reset|broken pipe|timeout|deadline exceeded/i;
+
 function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
   if (
     bytes.byteOffset === 0 &&
@@ -113,7 +116,9 @@ export function kernelFetchTransport(
       throw new SiyuanApiError(
         "outcome_unknown",
         `${req.endpoint}: outcome unknown (${message})`,
-        { endpoint: req.endpoint, reason: "unknown", transient: false },
+        TRANSIENT_PATTERN.test(message)
+          ? { endpoint: req.endpoint, reason: "connection_reset", transient: true }
+          : { endpoint: req.endpoint, reason: "unknown", transient: false },
         { cause: err },
       );
     }
