@@ -1,2 +1,35 @@
-/** @sisyphus/mcp-tools: The SiYuan note tools (block, document, fs, notebook, search, tag, system) under Strict Safe Writes. */
-export const PACKAGE_NAME = "@sisyphus/mcp-tools";
+/**
+ * @sisyphus/mcp-tools: the SiYuan note tools (block, document, fs, notebook, search, tag, system)
+ * under Strict Safe Writes. A runtime validates and classifies each call by one policy table, runs
+ * reads against the kernel and sends every mutation through the write coordinator. No transport,
+ * no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
+ */
+export { NODE_ID_PATTERN, SAFETY_FIELDS } from "./args.js";
+export {
+  ACTIONS,
+  type ActionPolicy,
+  type ActionSurface,
+  findAction,
+  type PreconditionKind,
+  policyOf,
+  TOOL_NAMES,
+  type ToolName,
+} from "./catalog.js";
+export { isToolError, ToolError } from "./handler.js";
+export type { Kernel } from "./kernel.js";
+export { kernelFromClient } from "./kernel-client.js";
+export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
+export { type CallRoute, registerTools } from "./register.js";
+export {
+  type AuthorityInfo,
+  type CallClass,
+  type CallContext,
+  createToolRuntime,
+  errorResult,
+  type ToolResult,
+  type ToolRuntime,
+  type ToolRuntimeConfig,
+  type ToolRuntimeOptions,
+} from "./runtime.js";
+export { describeTools, type ToolDescriptor } from "./surface.js";
+export { bootstrapText, SISYPHUS_VERSION } from "./tools/system.js";

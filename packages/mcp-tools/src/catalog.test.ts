@@ -1,0 +1,113 @@
+import { missingPolicies, type PolicyRegistry } from "@sisyphus/write-safety";
+import { describe, expect, it } from "vitest";
+import { ACTIONS, TOOL_NAMES } from "./catalog.js";
+import { handlerOf } from "./runtime.js";
+import { describeTool, describeTools } from "./surface.js";
+
+describe("the policy table", () => {
+  it("classifies every action the handlers implement, and nothing else", () => {
+    const registry: Record<string, Record<string, unknown>> = {};
+    for (const a of ACTIONS) {
+      registry[a.tool] ??= {};
+      (registry[a.tool] as Record<string, unknown>)[a.action] = a.policy;
+    }
+    expect(missingPolicies(registry as PolicyRegistry, ACTIONS)).toEqual([]);
+    for (const a of ACTIONS) {
+      const entry = handlerOf(a);
+      expect(entry, `${a.tool}.${a.action}`).toBeDefined();
+      const kind = a.policy.kind;
+      expect(Boolean(entry?.read), `${a.tool}.${a.action} read`).toBe(kind === "read");
+      expect(Boolean(entry?.external), `${a.tool}.${a.action} external`).toBe(kind === "external");
+      expect(Boolean(entry?.mutation), `${a.tool}.${a.action} mutation`).toBe(kind === "mutation");
+    }
+  });
+
+  it("has the actions the issue lists, with their precondition kinds", () => {
+    const table = Object.fromEntries(
+      ACTIONS.map((a) => [
+        `${a.tool}.${a.action}`,
+        a.policy.kind === "mutation" ? a.policy.precondition : a.policy.kind,
+      ]),
+    );
+    expect(table).toMatchObject({
+      "block.update": "state",
+      "block.set_attrs": "state",
+      "block.delete": "state",
+      "block.move": "structure",
+      "block.insert": "none",
+      "document.reorder": "structure",
+      "document.create": "none",
+      "fs.write": "state",
+      "fs.mv": "structure",
+      "notebook.create": "none",
+      "notebook.set_open_state": "state",
+      "tag.rename": "manifest",
+      "search.sql": "read",
+      "system.notify": "external",
+    });
+  });
+
+  it("marks delete, remove, move, rm and mv dangerous and nothing that only reads", () => {
+    const dangerous = ACTIONS.filter((a) => a.dangerous).map((a) => `${a.tool}.${a.action}`);
+    expect(dangerous).toEqual(
+      expect.arrayContaining([
+        "block.delete",
+        "block.move",
+        "document.remove",
+        "document.move",
+        "fs.rm",
+        "fs.mv",
+        "notebook.remove",
+      ]),
+    );
+    expect(ACTIONS.filter((a) => a.dangerous && a.policy.kind === "read")).toEqual([]);
+  });
+});
+
+describe("the advertised surface", () => {
+  it("advertises preflight fields only on tools with strict mutations, and only the fields used", () => {
+    const byName = Object.fromEntries(describeTools(true).map((t) => [t.name, t]));
+    const props = (name: string) =>
+      Object.keys((byName[name]?.inputSchema["properties"] ?? {}) as object);
+    expect(props("search")).not.toContain("validateOnly");
+    expect(props("search")).not.toContain("requestId");
+    expect(props("system")).not.toContain("validateOnly");
+    expect(props("block")).toEqual(
+      expect.arrayContaining([
+        "validateOnly",
+        "requestId",
+        "expectedStateHash",
+        "expectedStructureHash",
+      ]),
+    );
+    expect(props("block")).not.toContain("expectedManifestHash");
+    expect(props("tag")).toContain("expectedManifestHash");
+    expect(props("tag")).not.toContain("expectedStateHash");
+  });
+
+  it("names, in a mixed tool's description, which actions need which field", () => {
+    const block = describeTool("block", true).description;
+    expect(block).toMatch(/update,set_attrs,delete: expectedStateHash/);
+    expect(block).toMatch(/move: expectedStructureHash/);
+    expect(block).toMatch(/insert,prepend,append: requestId only/);
+  });
+
+  it("advertises the legacy surface with strict mode off", () => {
+    for (const t of describeTools(false)) {
+      const props = Object.keys(t.inputSchema["properties"] as object);
+      expect(
+        props.some((p) => p === "validateOnly" || p === "requestId" || p.startsWith("expected")),
+      ).toBe(false);
+    }
+    expect(describeTool("block", false).description).toMatch(/unguarded/);
+  });
+
+  it("lists every tool once with an action enum covering its actions", () => {
+    const tools = describeTools(true);
+    expect(tools.map((t) => t.name)).toEqual([...TOOL_NAMES]);
+    for (const t of tools) {
+      const action = (t.inputSchema["properties"] as Record<string, { enum: string[] }>)["action"];
+      expect(action?.enum).toEqual(ACTIONS.filter((a) => a.tool === t.name).map((a) => a.action));
+    }
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Adapts `@sisyphus/siyuan-api`'s client to the tools' {@link Kernel} port: one client call per
+ * port method, and the kernel's "unknown ID" answers (code -1 "tree not found" / "not found") on
+ * reads turned into `null`. Writes pass the client's errors through unchanged, so the coordinator
+ * can tell "not dispatched" from "outcome unknown".
+ */
+import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api";
+import type { BlockInfo, DocList, Kernel, NotebookRow } from "./kernel.js";
+
+/** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isSiyuanApiError(e) && e.code === "kernel_rejected" && e.details.kernelCode === -1)
+      return null;
+    throw e;
+  }
+}
+
+function firstNewId(
+  transactions: ReadonlyArray<{ doOperations: ReadonlyArray<{ id: string }> | null }>,
+): string | null {
+  return transactions[0]?.doOperations?.[0]?.id ?? null;
+}
+
+function row(b: {
+  id: string;
+  name: string;
+  icon?: string | undefined;
+  sort?: number | undefined;
+  sortMode?: number | undefined;
+  closed: boolean;
+}): NotebookRow {
+  return {
+    id: b.id,
+    name: b.name,
+    icon: b.icon ?? "",
+    sort: b.sort ?? 0,
+    sortMode: b.sortMode ?? 15,
+    closed: b.closed,
+  };
+}
+
+/** The tools' kernel port over a siyuan-api client. */
+export function kernelFromClient(client: SiyuanClient): Kernel {
+  const c = client;
+  return {
+    getBlockKramdown: async (id) => (await c.block.getBlockKramdown({ id }))?.kramdown ?? null,
+    getBlockDOM: async (id) => (await c.block.getBlockDOM({ id }))?.dom ?? null,
+    getBlockAttrs: (id) => c.attr.getBlockAttrs({ id }),
+    getChildBlocks: async (id) =>
+      (await c.block.getChildBlocks({ id })).map((b) => ({
+        id: b.id,
+        type: b.type,
+        subType: b.subType,
+      })),
+    getBlockInfo: (id) =>
+      orNull(async (): Promise<BlockInfo> => {
+        const i = await c.block.getBlockInfo({ id });
+        return { box: i.box, path: i.path, rootID: i.rootID, rootTitle: i.rootTitle ?? "" };
+      }),
+    checkBlockExist: (id) => c.block.checkBlockExist({ id }),
+    lsNotebooks: async () => (await c.notebook.lsNotebooks()).notebooks.map(row),
+    getNotebookConf: (notebook) =>
+      orNull(async () => ({ ...(await c.notebook.getNotebookConf({ notebook })).conf })),
+    getHPathByID: (id) => orNull(() => c.filetree.getHPathByID({ id })),
+    getPathByID: (id) =>
+      orNull(async () => {
+        const r = await c.filetree.getPathByID({ id });
+        return { path: r.path, notebook: r.notebook };
+      }),
+    getIDsByHPath: async (notebook, path) =>
+      (await c.filetree.getIDsByHPath({ notebook, path })) ?? [],
+    listDocsByPath: (notebook, path, sort) =>
+      orNull(async (): Promise<DocList> => {
+        const r = await c.filetree.listDocsByPath({
+          notebook,
+          path,
+          maxListCount: 0,
+          ignoreMaxListHint: true,
+          ...(sort === undefined ? {} : { sort }),
+        });
+        return {
+          box: r.box,
+          path: r.path,
+          files: r.files.map((f) => ({
+            id: f.id,
+            path: f.path,
+            name: f.name,
+            sort: f.sort ?? 0,
+            subFileCount: f.subFileCount ?? 0,
+          })),
+        };
+      }),
+    sql: (stmt) => c.query.sql({ stmt }),
+    fullTextSearch: (query, page, pageSize) =>
+      c.search.fullTextSearchBlock({ query, page, pageSize }),
+    version: () => c.system.version(),
+    flush: () => c.flush(),
+    insertBlock: async (dataType, data, a) =>
+      firstNewId(
+        await c.block.insertBlock({
+          dataType: dataType as "markdown" | "dom",
+          data,
+          ...(a.nextID ? { nextID: a.nextID } : {}),
+          ...(a.previousID ? { previousID: a.previousID } : {}),
+          ...(a.parentID ? { parentID: a.parentID } : {}),
+        }),
+      ),
+    prependBlock: async (dataType, data, parentID) =>
+      firstNewId(await c.block.prependBlock({ dataType: dataType as "markdown", data, parentID })),
+    appendBlock: async (dataType, data, parentID) =>
+      firstNewId(await c.block.appendBlock({ dataType: dataType as "markdown", data, parentID })),
+    updateBlock: async (id, dataType, data) => {
+      await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
+    },
+    deleteBlock: async (id) => {
+      await c.block.deleteBlock({ id });
+    },
+    moveBlock: (id, a) =>
+      c.block.moveBlock({
+        id,
+        ...(a.previousID ? { previousID: a.previousID } : {}),
+        ...(a.parentID ? { parentID: a.parentID } : {}),
+      }),
+    setBlockAttrs: (id, attrs) => c.attr.setBlockAttrs({ id, attrs }),
+    createNotebook: async (name) => row(await c.notebook.createNotebook({ name })),
+    renameNotebook: (notebook, name) => c.notebook.renameNotebook({ notebook, name }),
+    setNotebookConf: async (notebook, conf) => {
+      await c.notebook.setNotebookConf({ notebook, conf });
+    },
+    openNotebook: (notebook) => c.notebook.openNotebook({ notebook }),
+    closeNotebook: (notebook) => c.notebook.closeNotebook({ notebook }),
+    removeNotebook: (notebook) => c.notebook.removeNotebook({ notebook }),
+    createDocWithMd: (notebook, path, markdown) =>
+      c.filetree.createDocWithMd({ notebook, path, markdown }),
+    renameDocByID: (id, title) => c.filetree.renameDocByID({ id, title }),
+    removeDocByID: (id) => c.filetree.removeDocByID({ id }),
+    moveDocsByID: (ids, toID) => c.filetree.moveDocsByID({ fromIDs: ids, toID }),
+    changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
+    pushMsg: async (msg, timeout) => {
+      await c.notification.pushMsg({ msg, ...(timeout === undefined ? {} : { timeout }) });
+    },
+  };
+}

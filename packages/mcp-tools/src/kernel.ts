@@ -1,0 +1,102 @@
+/**
+ * The kernel operations the tools use, as one narrow port.
+ *
+ * Handlers depend on this port, not on the whole client, so the kernel calls an action makes are
+ * visible in one place (and countable). `kernelFromClient` adapts `@sisyphus/siyuan-api`.
+ * Every method makes exactly one kernel call. Reads answer `null` for an unknown ID; writes throw
+ * the client's `SiyuanApiError`, whose `writeDispatched` tells the coordinator whether the write
+ * may have happened.
+ */
+
+/** A notebook row of `lsNotebooks`. */
+export interface NotebookRow {
+  readonly id: string;
+  readonly name: string;
+  readonly icon: string;
+  readonly sort: number;
+  readonly sortMode: number;
+  readonly closed: boolean;
+}
+
+/** `getBlockInfo` data. */
+export interface BlockInfo {
+  readonly box: string;
+  readonly path: string;
+  readonly rootID: string;
+  readonly rootTitle: string;
+}
+
+/** One child of `getChildBlocks`. */
+export interface ChildBlock {
+  readonly id: string;
+  readonly type: string;
+  readonly subType?: string | undefined;
+}
+
+/** One document row of `listDocsByPath`. */
+export interface DocFile {
+  readonly id: string;
+  readonly path: string;
+  readonly name: string;
+  readonly sort: number;
+  readonly subFileCount: number;
+}
+
+/** Data of `listDocsByPath`. */
+export interface DocList {
+  readonly box: string;
+  readonly path: string;
+  readonly files: readonly DocFile[];
+}
+
+/** Where a new block goes. */
+export interface InsertAnchor {
+  readonly nextID?: string | undefined;
+  readonly previousID?: string | undefined;
+  readonly parentID?: string | undefined;
+}
+
+/** The kernel port of the tools. */
+export interface Kernel {
+  // reads
+  getBlockKramdown(id: string): Promise<string | null>;
+  getBlockDOM(id: string): Promise<string | null>;
+  getBlockAttrs(id: string): Promise<Record<string, string> | null>;
+  getChildBlocks(id: string): Promise<ChildBlock[]>;
+  getBlockInfo(id: string): Promise<BlockInfo | null>;
+  checkBlockExist(id: string): Promise<boolean>;
+  lsNotebooks(): Promise<NotebookRow[]>;
+  getNotebookConf(notebook: string): Promise<Record<string, unknown> | null>;
+  getHPathByID(id: string): Promise<string | null>;
+  getPathByID(id: string): Promise<{ path: string; notebook: string } | null>;
+  getIDsByHPath(notebook: string, hpath: string): Promise<string[]>;
+  listDocsByPath(notebook: string, path: string, sort?: number): Promise<DocList | null>;
+  sql(stmt: string): Promise<Record<string, unknown>[]>;
+  fullTextSearch(query: string, page: number, pageSize: number): Promise<unknown>;
+  version(): Promise<string>;
+  /** Waits until the kernel applied every queued write (`/api/sqlite/flushTransaction`). */
+  flush(): Promise<void>;
+  // writes (each attempted exactly once)
+  insertBlock(dataType: string, data: string, anchor: InsertAnchor): Promise<string | null>;
+  prependBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
+  appendBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
+  updateBlock(id: string, dataType: string, data: string): Promise<void>;
+  deleteBlock(id: string): Promise<void>;
+  moveBlock(
+    id: string,
+    anchor: { previousID?: string | undefined; parentID?: string | undefined },
+  ): Promise<void>;
+  setBlockAttrs(id: string, attrs: Record<string, string | null>): Promise<void>;
+  createNotebook(name: string): Promise<NotebookRow>;
+  renameNotebook(notebook: string, name: string): Promise<void>;
+  setNotebookConf(notebook: string, conf: Record<string, unknown>): Promise<void>;
+  openNotebook(notebook: string): Promise<void>;
+  closeNotebook(notebook: string): Promise<void>;
+  removeNotebook(notebook: string): Promise<void>;
+  createDocWithMd(notebook: string, hpath: string, markdown: string): Promise<string>;
+  renameDocByID(id: string, title: string): Promise<void>;
+  removeDocByID(id: string): Promise<void>;
+  moveDocsByID(ids: readonly string[], toID: string): Promise<void>;
+  changeSort(notebook: string, paths: readonly string[]): Promise<void>;
+  pushMsg(msg: string, timeout?: number): Promise<void>;
+}

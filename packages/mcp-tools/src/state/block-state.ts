@@ -1,0 +1,64 @@
+/**
+ * The live state of one block: Kramdown, attributes and DOM, canonicalised.
+ *
+ * Two kernel reads, in parallel: `getBlockKramdown` and `getBlockDOM`. The attributes are the
+ * block's own IAL, which ends its kramdown (the same pairs `getBlockAttrs` returns), so they cost
+ * no third call. Timestamps and DOM attribute order do not count; inline marks and block-reference
+ * subtypes do.
+ */
+import type { Kernel } from "../kernel.js";
+import { splitOwnIal } from "./ial.js";
+import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./normalize.js";
+
+/** What a block probe returns. `state` is hashed; the rest is for executors and readback. */
+export interface BlockSnapshot {
+  readonly id: string;
+  readonly exists: boolean;
+  /** The canonical state (hashed). */
+  readonly state: BlockState;
+  /** The block's kramdown without its own IAL line, as the kernel returned it. */
+  readonly body: string;
+  /** The block's own attributes (unescaped), timestamps included. */
+  readonly attrs: Readonly<Record<string, string>>;
+}
+
+/** The hashed state of a block. */
+export type BlockState =
+  | { readonly id: string; readonly missing: true }
+  | {
+      readonly id: string;
+      readonly kramdown: string;
+      readonly attrs: Readonly<Record<string, string>>;
+      readonly dom: string;
+    };
+
+/** Reads one block's state (2 kernel calls, in parallel). */
+export async function readBlockState(kernel: Kernel, id: string): Promise<BlockSnapshot> {
+  const [kramdown, dom] = await Promise.all([kernel.getBlockKramdown(id), kernel.getBlockDOM(id)]);
+  if (kramdown === null || dom === null) {
+    return { id, exists: false, state: { id, missing: true }, body: "", attrs: {} };
+  }
+  const { body, attrs } = splitOwnIal(kramdown);
+  return {
+    id,
+    exists: true,
+    state: {
+      id,
+      kramdown: normalizeKramdown(kramdown),
+      attrs: normalizeAttrs(attrs),
+      dom: normalizeDom(dom),
+    },
+    body,
+    attrs,
+  };
+}
+
+/** Attributes the kernel manages itself; never written back by an update. */
+export const KERNEL_MANAGED_ATTRIBUTES: ReadonlySet<string> = new Set(["id", "updated"]);
+
+/** The attributes an update must carry over so the kernel's `updateBlock` does not drop them. */
+export function attributesToKeep(attrs: Readonly<Record<string, string>>): Record<string, string> {
+  const keep: Record<string, string> = {};
+  for (const [k, v] of Object.entries(attrs)) if (!KERNEL_MANAGED_ATTRIBUTES.has(k)) keep[k] = v;
+  return keep;
+}

@@ -1,0 +1,84 @@
+/**
+ * Kramdown inline attribute lists (IALs): `{: name="value" …}`.
+ *
+ * The kernel stores attribute values HTML-escaped and writes newlines as `_esc_newline_`; these
+ * helpers parse a block's own IAL (the last IAL line of its kramdown) back into the values
+ * `getBlockAttrs` would return, and render attribute maps back into an IAL line.
+ */
+
+const IAL_LINE = /^\{:((?:\s+[A-Za-z_][\w-]*="(?:[^"\\]|\\.)*")*)\s*\}$/;
+const PAIR = /([A-Za-z_][\w-]*)="((?:[^"\\]|\\.)*)"/g;
+
+const ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  "#39": "'",
+};
+
+function unescapeValue(v: string): string {
+  return v
+    .replace(/&(amp|lt|gt|quot|apos|#39);/g, (_m, e: string) => ENTITIES[e] ?? _m)
+    .replaceAll("_esc_newline_", "\n");
+}
+
+function escapeValue(v: string): string {
+  return v
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("\n", "_esc_newline_");
+}
+
+/** Parses one IAL line into its attribute map, or `undefined` when the line is not an IAL. */
+export function parseIalLine(line: string): Record<string, string> | undefined {
+  const m = IAL_LINE.exec(line.trim());
+  if (!m) return undefined;
+  const attrs: Record<string, string> = {};
+  for (const pair of (m[1] ?? "").matchAll(PAIR))
+    attrs[pair[1] as string] = unescapeValue(pair[2] as string);
+  return attrs;
+}
+
+/** Renders an attribute map as an IAL line (`{: a="1" b="2"}`), names sorted. */
+export function renderIalLine(attrs: Readonly<Record<string, string>>): string {
+  const names = Object.keys(attrs).sort();
+  return `{: ${names.map((n) => `${n}="${escapeValue(attrs[n] as string)}"`).join(" ")}}`;
+}
+
+/**
+ * Splits a block's kramdown into its body and its own attributes: the kernel ends a block's
+ * kramdown with the block's IAL line (for a document, the document's IAL).
+ */
+export function splitOwnIal(kramdown: string): { body: string; attrs: Record<string, string> } {
+  const trimmed = kramdown.replace(/\s+$/, "");
+  const cut = trimmed.lastIndexOf("\n");
+  const last = cut < 0 ? trimmed : trimmed.slice(cut + 1);
+  const attrs = parseIalLine(last);
+  if (!attrs) return { body: trimmed, attrs: {} };
+  return { body: cut < 0 ? "" : trimmed.slice(0, cut), attrs };
+}
+
+/** Removes every IAL (line or inline) from kramdown, leaving the text an author wrote. */
+export function stripIals(kramdown: string): string {
+  return kramdown.replace(/\{:(?:\s+[A-Za-z_][\w-]*="(?:[^"\\]|\\.)*")*\s*\}/g, "");
+}
+
+/**
+ * A comparison key for written content: IALs removed, Markdown punctuation and whitespace dropped.
+ * The kernel re-renders Markdown (`__x__` becomes `**x**`, list markers change), so readback compares
+ * the words the author asked for, not the exact bytes.
+ */
+export function contentKey(markdownOrDom: string, dataType: "markdown" | "dom"): string {
+  const text =
+    dataType === "dom"
+      ? markdownOrDom
+          .replace(/<[^>]*>/g, "")
+          .replace(/&[a-z#0-9]+;/g, "")
+          .replace(/\u200b/g, "")
+      : stripIals(markdownOrDom).replace(/\(\(\d{14}-[a-z0-9]{7}\s+(["'])(.*?)\1\)\)/g, "$2");
+  return text.replace(/[\s*_~=`#>|\\-]+/g, "").replace(/^\d+\./gm, "");
+}

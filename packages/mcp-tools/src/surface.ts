@@ -1,0 +1,138 @@
+/**
+ * What agents see in `tools/list`: one tool per area with an `action` argument, a compact input
+ * schema (the union of the area's fields; per-action rules are enforced on the server with clear
+ * errors), and a description that lists each action's signature and which ones need preflight.
+ *
+ * The tool surface is an agent's context budget, so nothing here repeats what `system.bootstrap`
+ * explains once.
+ */
+import { z } from "zod";
+import {
+  ACTIONS,
+  type ActionSurface,
+  type PreconditionKind,
+  preconditionFieldName,
+  TOOL_NAMES,
+  type ToolName,
+} from "./catalog.js";
+
+/** One advertised tool. */
+export interface ToolDescriptor {
+  readonly name: ToolName;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
+}
+
+const PURPOSE: Record<ToolName, string> = {
+  block: "SiYuan blocks by ID",
+  document: "SiYuan documents by ID",
+  fs: "SiYuan documents by path /<notebook>/<title>/…",
+  notebook: "SiYuan notebooks",
+  search: "Search SiYuan (read-only)",
+  tag: "SiYuan tags",
+  system: "Sisyphus and kernel info; call bootstrap first",
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/** Reduces a zod-generated property schema to what an agent needs: type, enum, item type. */
+function compactProperty(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema["anyOf"])) {
+    const variants = (schema["anyOf"] as JsonSchema[]).filter((v) => v["type"] !== "null");
+    if (variants.length === 1) return compactProperty(variants[0] as JsonSchema);
+    return {};
+  }
+  const out: JsonSchema = {};
+  if (schema["enum"]) out["enum"] = schema["enum"];
+  else if (schema["type"]) out["type"] = schema["type"];
+  if (schema["type"] === "array" && schema["items"]) {
+    const items = compactProperty(schema["items"] as JsonSchema);
+    if (items["type"] === "object") out["items"] = { type: "object" };
+    else if (Object.keys(items).length > 0) out["items"] = items;
+  }
+  return out;
+}
+
+function propertiesOf(surface: ActionSurface): Record<string, JsonSchema> {
+  const json = z.toJSONSchema(surface.args, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  const props = (json["properties"] ?? {}) as Record<string, JsonSchema>;
+  const out: Record<string, JsonSchema> = {};
+  for (const [key, value] of Object.entries(props)) out[key] = compactProperty(value);
+  return out;
+}
+
+function strictKinds(actions: readonly ActionSurface[]): Map<PreconditionKind, string[]> {
+  const kinds = new Map<PreconditionKind, string[]>();
+  for (const a of actions) {
+    if (a.policy.kind !== "mutation") continue;
+    const list = kinds.get(a.policy.precondition) ?? [];
+    list.push(a.action);
+    kinds.set(a.policy.precondition, list);
+  }
+  // fs.write is additive unless overwrite: name it under "none" too.
+  for (const a of actions) {
+    if (a.policyFor && a.policy.kind === "mutation") {
+      const list = kinds.get("none") ?? [];
+      list.push(`${a.action}(new)`);
+      kinds.set("none", list);
+    }
+  }
+  return kinds;
+}
+
+/**
+ * The descriptor of one tool. With `strict` false the legacy surface is returned: no preflight
+ * fields, and a description that says writes carry no safety guarantee.
+ */
+export function describeTool(tool: ToolName, strict: boolean): ToolDescriptor {
+  const actions = ACTIONS.filter((a) => a.tool === tool);
+  const properties: Record<string, JsonSchema> = {
+    action: { enum: actions.map((a) => a.action) },
+  };
+  for (const a of actions) {
+    for (const [key, value] of Object.entries(propertiesOf(a))) {
+      if (!(key in properties)) properties[key] = value;
+    }
+  }
+  const parts = [`${PURPOSE[tool]}. Actions: ${actions.map((a) => a.signature).join("; ")}.`];
+  const kinds = strictKinds(actions);
+  if (strict && kinds.size > 0) {
+    properties["validateOnly"] = { type: "boolean" };
+    properties["requestId"] = { type: "string" };
+    const rules: string[] = [];
+    for (const [kind, names] of kinds) {
+      if (kind === "none") {
+        rules.push(`${names.join(",")}: requestId only`);
+      } else {
+        const field = preconditionFieldName(kind);
+        properties[field] = { type: "string" };
+        rules.push(`${names.join(",")}: ${field}`);
+      }
+    }
+    parts.push(
+      `Writes need preflight (validateOnly:true, then resend with requestId + preconditionField). ${rules.join("; ")}.`,
+    );
+  } else if (kinds.size > 0) {
+    parts.push("Strict Safe Writes off: writes are unguarded.");
+  }
+  const dangerous = actions.filter((a) => a.dangerous).map((a) => a.action);
+  if (dangerous.length > 0) parts.push(`Confirm first: ${dangerous.join(",")}.`);
+  if (tool === "system" && actions.some((a) => a.policy.kind === "external")) {
+    parts.push("notify is external: no validateOnly.");
+  }
+  return {
+    name: tool,
+    description: parts.join(" "),
+    inputSchema: { type: "object", properties, required: ["action"] },
+    annotations: {
+      readOnlyHint: actions.every((a) => a.policy.kind === "read"),
+      destructiveHint: dangerous.length > 0,
+    },
+  };
+}
+
+/** Every tool's descriptor, in catalog order. */
+export function describeTools(strict: boolean): ToolDescriptor[] {
+  return TOOL_NAMES.map((t) => describeTool(t, strict));
+}

@@ -1,0 +1,460 @@
+/**
+ * block: reads by ID; additive insert/prepend/append; update, set_attrs, delete (state); move (structure).
+ */
+import type {
+  MutationHandler,
+  Probed,
+  ReadbackResult,
+  RunHandler,
+  ToolContext,
+  ToolHandlers,
+} from "../handler.js";
+import { notFound, ToolError } from "../handler.js";
+import type { InsertAnchor } from "../kernel.js";
+import { notebooksOfBlocks } from "../permissions.js";
+import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
+import { contentKey, parseIalLine, renderIalLine } from "../state/ial.js";
+import { normalizeKramdown } from "../state/normalize.js";
+
+type DataType = "markdown" | "dom";
+interface IdArgs {
+  readonly id: string;
+}
+interface InsertArgs extends InsertAnchor {
+  readonly data: string;
+  readonly dataType: DataType;
+}
+interface ParentArgs {
+  readonly parentID: string;
+  readonly data: string;
+  readonly dataType: DataType;
+}
+interface UpdateItem {
+  readonly id: string;
+  readonly data: string;
+  readonly dataType: DataType;
+}
+interface UpdateArgs {
+  readonly id?: string;
+  readonly data?: string;
+  readonly dataType: DataType;
+  readonly items?: readonly UpdateItem[];
+}
+interface SetAttrsArgs {
+  readonly id: string;
+  readonly attrs: Readonly<Record<string, string | null>>;
+}
+interface MoveArgs {
+  readonly id: string;
+  readonly previousID?: string;
+  readonly parentID?: string;
+}
+
+function read<A>(
+  run: (ctx: ToolContext, args: A) => Promise<unknown>,
+  ids: (a: A) => string[],
+): RunHandler<A> {
+  return { run, notebooks: (ctx, args) => notebooksOfBlocks(ctx, ids(args)) };
+}
+
+async function requireBlock(ctx: ToolContext, id: string): Promise<BlockSnapshot> {
+  const snap = await readBlockState(ctx.kernel, id);
+  if (!snap.exists) throw notFound("block", id);
+  return snap;
+}
+
+// ---------------------------------------------------------------- additive inserts
+
+/** Where the new block will land, checked before anything is issued. */
+async function probeAnchor(ctx: ToolContext, anchorId: string): Promise<Probed<null>> {
+  if (!(await ctx.kernel.checkBlockExist(anchorId))) throw notFound("anchor block", anchorId);
+  return {
+    state: { anchor: anchorId },
+    notebooks: await notebooksOfBlocks(ctx, [anchorId]),
+    snapshot: null,
+  };
+}
+
+/** Readback of a created block: it must exist after the kernel applied the queue. */
+async function createdBlockReadback(
+  ctx: ToolContext,
+  newId: string | null,
+): Promise<ReadbackResult> {
+  if (newId === null) {
+    return {
+      state: { created: null },
+      verdict: "mismatch",
+      reason: "the kernel returned no new block ID",
+    };
+  }
+  await ctx.kernel.flush();
+  const after = await readBlockState(ctx.kernel, newId);
+  if (!after.exists) {
+    return {
+      state: after.state,
+      verdict: "mismatch",
+      reason: `block ${newId} does not exist after the write`,
+      receipt: { id: newId },
+    };
+  }
+  return { state: after.state, verdict: "applied", receipt: { id: newId } };
+}
+
+const insert: MutationHandler<InsertArgs, null, string | null> = {
+  targets: (a) => [a.nextID ?? a.previousID ?? a.parentID ?? ""],
+  probe: (ctx, a) => probeAnchor(ctx, a.nextID ?? a.previousID ?? (a.parentID as string)),
+  execute: (ctx, a) => ctx.kernel.insertBlock(a.dataType, a.data, a),
+  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+};
+
+const prepend: MutationHandler<ParentArgs, null, string | null> = {
+  targets: (a) => [a.parentID],
+  probe: (ctx, a) => probeAnchor(ctx, a.parentID),
+  execute: (ctx, a) => ctx.kernel.prependBlock(a.dataType, a.data, a.parentID),
+  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+};
+
+const append: MutationHandler<ParentArgs, null, string | null> = {
+  targets: (a) => [a.parentID],
+  probe: (ctx, a) => probeAnchor(ctx, a.parentID),
+  execute: (ctx, a) => ctx.kernel.appendBlock(a.dataType, a.data, a.parentID),
+  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+};
+
+// ---------------------------------------------------------------- update
+
+function itemsOf(a: UpdateArgs): UpdateItem[] {
+  if (a.items) return [...a.items];
+  return [{ id: a.id as string, data: a.data as string, dataType: a.dataType }];
+}
+
+/** Distinct target IDs, first occurrence order; a repeated ID counts once (last write wins). */
+function distinctItems(a: UpdateArgs): UpdateItem[] {
+  const byId = new Map<string, UpdateItem>();
+  for (const item of itemsOf(a)) {
+    byId.delete(item.id);
+    byId.set(item.id, item);
+  }
+  return [...byId.values()];
+}
+
+/**
+ * The markdown sent to `updateBlock`: the new content, followed by one IAL line that carries the
+ * block's existing attributes (overlaid by any IAL the caller wrote), because the kernel replaces a
+ * block's IAL with what the new data carries. Returns `undefined` when one IAL line cannot carry
+ * them (several blocks in the data, or DOM data); then the attributes are restored by a second call.
+ */
+function markdownWithAttributes(
+  data: string,
+  keep: Record<string, string>,
+): { data: string; attrs: Record<string, string> } | undefined {
+  const trimmed = data.replace(/\s+$/, "");
+  const lines = trimmed.split("\n");
+  const last = lines.at(-1) ?? "";
+  const own = parseIalLine(last);
+  const body = own ? lines.slice(0, -1).join("\n") : trimmed;
+  if (/\n\s*\n/.test(body) || body.trim() === "") return undefined;
+  const attrs = { ...keep, ...(own ?? {}) };
+  if (Object.keys(attrs).length === 0) return { data: body, attrs };
+  return { data: `${body}\n${renderIalLine(attrs)}`, attrs };
+}
+
+interface UpdatePlan {
+  readonly item: UpdateItem;
+  readonly send: string;
+  /** Attributes to restore with a second call, when the data could not carry them. */
+  readonly restore: Record<string, string> | undefined;
+  /** Attributes that must be present afterwards. */
+  readonly expectAttrs: Record<string, string>;
+}
+
+function planUpdate(item: UpdateItem, before: BlockSnapshot): UpdatePlan {
+  const keep = attributesToKeep(before.attrs);
+  const carried =
+    item.dataType === "markdown" ? markdownWithAttributes(item.data, keep) : undefined;
+  if (carried) return { item, send: carried.data, restore: undefined, expectAttrs: carried.attrs };
+  return {
+    item,
+    send: item.data,
+    restore: Object.keys(keep).length > 0 ? keep : undefined,
+    expectAttrs: keep,
+  };
+}
+
+type UpdateSnapshot = readonly BlockSnapshot[];
+
+const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]> = {
+  targets: (a) => itemsOf(a).map((i) => i.id),
+  summary: (a) => ({ targetCount: distinctItems(a).length }),
+  async probe(ctx, a) {
+    const items = distinctItems(a);
+    const snaps = await Promise.all(items.map((i) => requireBlock(ctx, i.id)));
+    return {
+      state: snaps.map((s) => s.state),
+      notebooks: await notebooksOfBlocks(
+        ctx,
+        items.map((i) => i.id),
+      ),
+      snapshot: snaps,
+    };
+  },
+  async execute(ctx, a, before) {
+    const items = distinctItems(a);
+    const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
+    for (const plan of plans) {
+      await ctx.kernel.updateBlock(plan.item.id, plan.item.dataType, plan.send);
+      if (plan.restore) await ctx.kernel.setBlockAttrs(plan.item.id, plan.restore);
+    }
+    return plans;
+  },
+  async readback(ctx, _a, before, plans) {
+    await ctx.kernel.flush();
+    const afters = await Promise.all(plans.map((p) => readBlockState(ctx.kernel, p.item.id)));
+    const state = afters.map((s) => s.state);
+    let changed = false;
+    for (const [i, plan] of plans.entries()) {
+      const after = afters[i] as BlockSnapshot;
+      const prior = before.snapshot[i] as BlockSnapshot;
+      if (!after.exists)
+        return { state, verdict: "mismatch", reason: `block ${plan.item.id} no longer exists` };
+      const wanted = contentKey(plan.item.data, plan.item.dataType);
+      if (
+        contentKey(after.body, "markdown") !== wanted &&
+        contentKey(normalizeKramdown(after.body), "markdown") !== wanted
+      ) {
+        return {
+          state,
+          verdict: "mismatch",
+          reason: `block ${plan.item.id} does not show the requested content`,
+        };
+      }
+      for (const [k, v] of Object.entries(plan.expectAttrs)) {
+        if (after.attrs[k] !== v) {
+          return {
+            state,
+            verdict: "mismatch",
+            reason: `block ${plan.item.id} lost attribute ${k}`,
+          };
+        }
+      }
+      if (JSON.stringify(after.state) !== JSON.stringify(prior.state)) changed = true;
+    }
+    return {
+      state,
+      verdict: changed ? "applied" : "unchanged",
+      receipt: { targetCount: plans.length },
+    };
+  },
+};
+
+// ---------------------------------------------------------------- attributes
+
+/** The value the kernel stores for a requested attribute value (`null`/"" delete it). */
+function storedValue(v: string | null): string | undefined {
+  if (v === null) return undefined;
+  const t = v.trim();
+  return t === "" ? undefined : t;
+}
+
+function attrsMatch(
+  attrs: Readonly<Record<string, string>>,
+  requested: Readonly<Record<string, string | null>>,
+): boolean {
+  return Object.entries(requested).every(([k, v]) => attrs[k.toLowerCase()] === storedValue(v));
+}
+
+function validateAttrNames(attrs: Readonly<Record<string, string | null>>): void {
+  for (const name of Object.keys(attrs)) {
+    const n = name.toLowerCase();
+    if (
+      n === "id" ||
+      n === "updated" ||
+      n === "data-task" ||
+      !/^[a-z][a-z0-9-]*$/.test(n) ||
+      /^custom-[^a-z]/.test(n)
+    ) {
+      throw new ToolError(
+        "invalid_arguments",
+        `attribute name ${name} is not allowed`,
+        "Use lowercase letters, digits and hyphens, starting with a letter (user attributes: custom-<name>); id and updated are kernel-managed.",
+        { name },
+      );
+    }
+  }
+}
+
+const setAttrs: MutationHandler<SetAttrsArgs, BlockSnapshot, null> = {
+  targets: (a) => [a.id],
+  async probe(ctx, a) {
+    validateAttrNames(a.attrs);
+    const snap = await requireBlock(ctx, a.id);
+    return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
+  },
+  async execute(ctx, a) {
+    await ctx.kernel.setBlockAttrs(a.id, { ...a.attrs });
+    return null;
+  },
+  async readback(ctx, a, before) {
+    await ctx.kernel.flush();
+    const after = await readBlockState(ctx.kernel, a.id);
+    if (!after.exists)
+      return { state: after.state, verdict: "mismatch", reason: `block ${a.id} no longer exists` };
+    if (!attrsMatch(after.attrs, a.attrs)) {
+      return {
+        state: after.state,
+        verdict: "mismatch",
+        reason: "the attributes do not show the requested values",
+      };
+    }
+    const requestedNoOp = attrsMatch(before.snapshot.attrs, a.attrs);
+    return { state: after.state, verdict: requestedNoOp ? "unchanged" : "applied" };
+  },
+};
+
+// ---------------------------------------------------------------- delete
+
+const del: MutationHandler<IdArgs, BlockSnapshot, null> = {
+  targets: (a) => [a.id],
+  async probe(ctx, a) {
+    const snap = await requireBlock(ctx, a.id);
+    return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
+  },
+  async execute(ctx, a) {
+    await ctx.kernel.deleteBlock(a.id);
+    return null;
+  },
+  async readback(ctx, a) {
+    await ctx.kernel.flush();
+    const after = await readBlockState(ctx.kernel, a.id);
+    return after.exists
+      ? { state: after.state, verdict: "mismatch", reason: `block ${a.id} still exists` }
+      : { state: after.state, verdict: "applied", receipt: { deleted: a.id } };
+  },
+};
+
+// ---------------------------------------------------------------- move
+
+interface MoveSnapshot {
+  readonly rootIds: readonly string[];
+}
+
+/** Structure of a move: the moved block, and the full kramdown of its document and the target's. */
+async function moveStructure(
+  ctx: ToolContext,
+  a: MoveArgs,
+): Promise<{ state: unknown; rootIds: string[]; notebooks: string[] }> {
+  const anchor = (a.previousID ?? a.parentID) as string;
+  const [info, anchorInfo] = await Promise.all([
+    ctx.kernel.getBlockInfo(a.id),
+    ctx.kernel.getBlockInfo(anchor),
+  ]);
+  if (!info) throw notFound("block", a.id);
+  if (!anchorInfo) throw notFound("anchor block", anchor);
+  const rootIds = [...new Set([info.rootID, anchorInfo.rootID])].sort();
+  const docs = await Promise.all(rootIds.map((r) => ctx.kernel.getBlockKramdown(r)));
+  return {
+    state: {
+      id: a.id,
+      docs: rootIds.map((r, i) => ({ id: r, kramdown: normalizeKramdown(docs[i] ?? "") })),
+    },
+    rootIds,
+    notebooks: [...new Set([info.box, anchorInfo.box])],
+  };
+}
+
+const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
+  targets: (a) => [a.id, (a.previousID ?? a.parentID) as string],
+  async probe(ctx, a) {
+    if (a.id === a.previousID || a.id === a.parentID) {
+      throw new ToolError(
+        "invalid_arguments",
+        "a block cannot be moved next to or into itself",
+        "Pick another anchor.",
+      );
+    }
+    const s = await moveStructure(ctx, a);
+    return { state: s.state, notebooks: s.notebooks, snapshot: { rootIds: s.rootIds } };
+  },
+  async execute(ctx, a) {
+    await ctx.kernel.moveBlock(a.id, {
+      previousID: a.previousID,
+      parentID: a.previousID ? undefined : a.parentID,
+    });
+    return null;
+  },
+  async readback(ctx, a) {
+    await ctx.kernel.flush();
+    const s = await moveStructure(ctx, a);
+    const anchor = (a.previousID ?? a.parentID) as string;
+    const info = await ctx.kernel.getBlockInfo(anchor);
+    const doc = (s.state as { docs: { id: string; kramdown: string }[] }).docs.find(
+      (d) => d.id === info?.rootID,
+    );
+    if (!doc)
+      return {
+        state: s.state,
+        verdict: "mismatch",
+        reason: "the target document could not be read",
+      };
+    if (a.previousID) {
+      const at = doc.kramdown.indexOf(`id="${a.id}"`);
+      const prev = doc.kramdown.indexOf(`id="${a.previousID}"`);
+      if (at < 0 || prev < 0 || at < prev)
+        return { state: s.state, verdict: "mismatch", reason: "the block is not after previousID" };
+    } else {
+      const children = await ctx.kernel.getChildBlocks(a.parentID as string);
+      if (!children.some((c) => c.id === a.id))
+        return { state: s.state, verdict: "mismatch", reason: "the block is not under parentID" };
+    }
+    return { state: s.state, verdict: "applied" };
+  },
+};
+
+// ---------------------------------------------------------------- reads
+
+const ids = (a: IdArgs) => [a.id];
+
+/** The block tool's handlers. */
+export const blockHandlers: ToolHandlers = {
+  get_kramdown: {
+    read: read<IdArgs>(async (ctx, a) => {
+      const kramdown = await ctx.kernel.getBlockKramdown(a.id);
+      if (kramdown === null) throw notFound("block", a.id);
+      return { id: a.id, kramdown };
+    }, ids) as RunHandler<never>,
+  },
+  get_attrs: {
+    read: read<IdArgs>(async (ctx, a) => {
+      const attrs = await ctx.kernel.getBlockAttrs(a.id);
+      if (attrs === null) throw notFound("block", a.id);
+      return { id: a.id, attrs };
+    }, ids) as RunHandler<never>,
+  },
+  get_children: {
+    read: read<IdArgs>(async (ctx, a) => {
+      if (!(await ctx.kernel.checkBlockExist(a.id))) throw notFound("block", a.id);
+      return { id: a.id, children: await ctx.kernel.getChildBlocks(a.id) };
+    }, ids) as RunHandler<never>,
+  },
+  info: {
+    read: read<IdArgs>(async (ctx, a) => {
+      const info = await ctx.kernel.getBlockInfo(a.id);
+      if (info === null) throw notFound("block", a.id);
+      return { id: a.id, ...info };
+    }, ids) as RunHandler<never>,
+  },
+  dom: {
+    read: read<IdArgs>(async (ctx, a) => {
+      const dom = await ctx.kernel.getBlockDOM(a.id);
+      if (dom === null) throw notFound("block", a.id);
+      return { id: a.id, dom };
+    }, ids) as RunHandler<never>,
+  },
+  insert: { mutation: insert as MutationHandler<never> },
+  prepend: { mutation: prepend as MutationHandler<never> },
+  append: { mutation: append as MutationHandler<never> },
+  update: { mutation: update as MutationHandler<never> },
+  set_attrs: { mutation: setAttrs as MutationHandler<never> },
+  delete: { mutation: del as MutationHandler<never> },
+  move: { mutation: move as MutationHandler<never> },
+};

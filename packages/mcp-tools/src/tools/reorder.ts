@@ -1,0 +1,105 @@
+/**
+ * The reorder engine shared by document.reorder and fs.reorder: a structure precondition over the
+ * parent, the notebook configuration and every visible child; `changeSort` with the children's storage
+ * paths in the requested order, plus custom sort mode (6) when it is not already in force; readback
+ * requires the exact requested order in the effective listing.
+ */
+import type { MutationHandler, Probed, ReadbackResult, ToolContext } from "../handler.js";
+import { ToolError } from "../handler.js";
+import { type DocParent, readSiblingStructure } from "../state/doc-state.js";
+
+/** Custom document order (`sort.json`). */
+export const CUSTOM_SORT_MODE = 6;
+
+/** What a reorder probe keeps for the executor. */
+export interface ReorderSnapshot {
+  readonly parent: DocParent;
+  readonly orderedIds: readonly string[];
+  readonly pathsInOrder: readonly string[];
+  readonly setCustomMode: boolean;
+  readonly alreadyOrdered: boolean;
+}
+
+/** Probes a reorder of `parent`'s children into `orderedIds` (which must list each visible child once). */
+export async function probeReorder(
+  ctx: ToolContext,
+  parent: DocParent,
+  orderedIds: readonly string[],
+): Promise<Probed<ReorderSnapshot>> {
+  const s = await readSiblingStructure(ctx, parent);
+  const childIds = s.children.map((c) => c.id);
+  const wanted = new Set(orderedIds);
+  if (
+    wanted.size !== orderedIds.length ||
+    wanted.size !== childIds.length ||
+    !childIds.every((id) => wanted.has(id))
+  ) {
+    throw new ToolError(
+      "invalid_arguments",
+      "the order must list every visible child document exactly once",
+      "Read the children with document.list_tree (or fs.ls), then send all of them in the new order.",
+      { children: childIds },
+    );
+  }
+  const pathOf = new Map(s.children.map((c) => [c.id, c.path]));
+  const mode =
+    typeof s.conf?.["sortMode"] === "number" ? (s.conf["sortMode"] as number) : undefined;
+  return {
+    state: s.state,
+    notebooks: [parent.notebook],
+    snapshot: {
+      parent,
+      orderedIds,
+      pathsInOrder: orderedIds.map((id) => pathOf.get(id) as string),
+      setCustomMode: mode !== CUSTOM_SORT_MODE,
+      alreadyOrdered:
+        mode === CUSTOM_SORT_MODE && s.effectiveOrder.every((id, i) => id === orderedIds[i]),
+    },
+  };
+}
+
+/** Executes a probed reorder: one `changeSort`, plus `setNotebookConf` when the mode is not custom. */
+export async function executeReorder(ctx: ToolContext, snap: ReorderSnapshot): Promise<null> {
+  await ctx.kernel.changeSort(snap.parent.notebook, snap.pathsInOrder);
+  if (snap.setCustomMode)
+    await ctx.kernel.setNotebookConf(snap.parent.notebook, { sortMode: CUSTOM_SORT_MODE });
+  return null;
+}
+
+/** Reads back a reorder: the effective listing must be exactly the requested order. */
+export async function readbackReorder(
+  ctx: ToolContext,
+  snap: ReorderSnapshot,
+): Promise<ReadbackResult> {
+  const s = await readSiblingStructure(ctx, snap.parent);
+  const exact =
+    s.effectiveOrder.length === snap.orderedIds.length &&
+    s.effectiveOrder.every((id, i) => id === snap.orderedIds[i]);
+  if (!exact)
+    return {
+      state: s.state,
+      verdict: "mismatch",
+      reason: "the listing does not show the requested order",
+    };
+  return {
+    state: s.state,
+    verdict: snap.alreadyOrdered ? "unchanged" : "applied",
+    receipt: { order: s.effectiveOrder },
+  };
+}
+
+/** Builds a reorder handler from a parent/order resolver. */
+export function reorderHandler<A>(
+  resolve: (ctx: ToolContext, args: A) => Promise<{ parent: DocParent; orderedIds: string[] }>,
+  targets: (args: A) => readonly string[],
+): MutationHandler<A, ReorderSnapshot, null> {
+  return {
+    targets,
+    async probe(ctx, a) {
+      const { parent, orderedIds } = await resolve(ctx, a);
+      return probeReorder(ctx, parent, orderedIds);
+    },
+    execute: (ctx, _a, before) => executeReorder(ctx, before.snapshot),
+    readback: (ctx, _a, before) => readbackReorder(ctx, before.snapshot),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * search: sql and fulltext (reads). The SQL index lags the live tree; results say so.
+ */
+import type { RunHandler, ToolContext, ToolHandlers } from "../handler.js";
+import { ToolError } from "../handler.js";
+
+/** Only read statements: the kernel's `/api/query/sql` would run anything. */
+const READ_STATEMENT = /^\s*(select|with)\b/i;
+
+/** The search tool's handlers. */
+export const searchHandlers: ToolHandlers = {
+  sql: {
+    read: {
+      run: async (ctx: ToolContext, a: { stmt: string }) => {
+        if (!READ_STATEMENT.test(a.stmt) || /;\s*\S/.test(a.stmt)) {
+          throw new ToolError(
+            "invalid_arguments",
+            "search.sql runs one SELECT statement",
+            "Write a single SELECT (or WITH … SELECT); use the write actions of block/document to change notes.",
+          );
+        }
+        const rows = await ctx.kernel.sql(a.stmt);
+        return {
+          rows,
+          rowCount: rows.length,
+          note: "The SQL index can lag recent writes by a moment.",
+        };
+      },
+    } as RunHandler<never>,
+  },
+  fulltext: {
+    read: {
+      run: async (ctx: ToolContext, a: { query: string; page: number; pageSize: number }) =>
+        ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize),
+    } as RunHandler<never>,
+  },
+};

@@ -1,0 +1,150 @@
+/**
+ * tag: list (read); rename and remove (manifest).
+ *
+ * The kernel has no live API that enumerates the blocks carrying a tag, so the candidates come from
+ * the SQL index after a flush (which waits for the index queue); the manifest that is hashed is then
+ * read live: each candidate's kramdown. A block tagged after the probe changes the manifest's
+ * candidates on the re-probe, and so the digest.
+ */
+import type { MutationHandler, RunHandler, ToolContext, ToolHandlers } from "../handler.js";
+import { ToolError } from "../handler.js";
+import { notebooksOfBlocks } from "../permissions.js";
+import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
+import { renderIalLine } from "../state/ial.js";
+
+/** At most this many blocks per tag rename/remove; more must be narrowed by the caller. */
+export const TAG_MANIFEST_MAX_BLOCKS = 64;
+
+const LABEL = /^[^#\s][^#]*$/;
+
+function sqlString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+function checkLabel(label: string): void {
+  if (!LABEL.test(label)) {
+    throw new ToolError(
+      "invalid_arguments",
+      `tag label ${JSON.stringify(label)} is not valid`,
+      "Give the label without # marks.",
+    );
+  }
+}
+
+async function taggedBlockIds(ctx: ToolContext, label: string): Promise<string[]> {
+  await ctx.kernel.flush();
+  const pattern = `%#${label.replaceAll("%", "").replaceAll("_", "")}#%`;
+  const rows = await ctx.kernel.sql(
+    `SELECT id FROM blocks WHERE type != 'd' AND markdown LIKE ${sqlString(pattern)} ORDER BY id LIMIT ${TAG_MANIFEST_MAX_BLOCKS + 1}`,
+  );
+  const ids = rows.map((r) => String(r["id"]));
+  if (ids.length > TAG_MANIFEST_MAX_BLOCKS) {
+    throw new ToolError(
+      "invalid_arguments",
+      `more than ${TAG_MANIFEST_MAX_BLOCKS} blocks carry #${label}#`,
+      "Rename the tag in smaller steps with block.update.",
+    );
+  }
+  return ids;
+}
+
+interface Manifest {
+  readonly label: string;
+  readonly blocks: readonly BlockSnapshot[];
+}
+
+async function readManifest(ctx: ToolContext, label: string): Promise<Manifest> {
+  const ids = await taggedBlockIds(ctx, label);
+  const blocks = (await Promise.all(ids.map((id) => readBlockState(ctx.kernel, id)))).filter(
+    (b) => b.exists && b.body.includes(`#${label}#`),
+  );
+  return { label, blocks };
+}
+
+function manifestState(m: Manifest): unknown {
+  return { label: m.label, blocks: m.blocks.map((b) => b.state) };
+}
+
+function retag(replace: boolean): MutationHandler<Record<string, string>, Manifest, number> {
+  const replacement = replace ? "new" : null;
+  const oldLabel = (a: Record<string, string>) => (a["oldLabel"] ?? a["label"]) as string;
+  return {
+    targets: () => [],
+    async probe(ctx, a) {
+      checkLabel(oldLabel(a));
+      if (replacement !== null) checkLabel(a["newLabel"] as string);
+      const m = await readManifest(ctx, oldLabel(a));
+      return {
+        state: manifestState(m),
+        notebooks: await notebooksOfBlocks(
+          ctx,
+          m.blocks.map((b) => b.id),
+        ),
+        snapshot: m,
+      };
+    },
+    async execute(ctx, a, before) {
+      const from = `#${oldLabel(a)}#`;
+      const to = replacement === null ? "" : `#${a["newLabel"]}#`;
+      for (const block of before.snapshot.blocks) {
+        const body = block.body.replaceAll(from, to);
+        const keep = attributesToKeep(block.attrs);
+        const data = Object.keys(keep).length > 0 ? `${body}\n${renderIalLine(keep)}` : body;
+        await ctx.kernel.updateBlock(block.id, "markdown", data);
+      }
+      return before.snapshot.blocks.length;
+    },
+    async readback(ctx, a, before, count) {
+      await ctx.kernel.flush();
+      const afters = await Promise.all(
+        before.snapshot.blocks.map((b) => readBlockState(ctx.kernel, b.id)),
+      );
+      const state = { label: oldLabel(a), blocks: afters.map((b) => b.state) };
+      for (const after of afters) {
+        const body = after.body;
+        if (
+          !after.exists ||
+          body.includes(`#${oldLabel(a)}#`) ||
+          (replacement !== null && !body.includes(`#${a["newLabel"]}#`))
+        ) {
+          return {
+            state,
+            verdict: "mismatch",
+            reason: `block ${after.id} does not show the retag`,
+          };
+        }
+      }
+      return {
+        state,
+        verdict: count === 0 ? "unchanged" : "applied",
+        receipt: { blockCount: count },
+      };
+    },
+    summary: () => ({}),
+  };
+}
+
+/** The tag tool's handlers. */
+export const tagHandlers: ToolHandlers = {
+  list: {
+    read: {
+      run: async (ctx: ToolContext) => {
+        await ctx.kernel.flush();
+        const rows = await ctx.kernel.sql("SELECT tag FROM blocks WHERE tag != '' LIMIT 4096");
+        const counts = new Map<string, number>();
+        for (const row of rows) {
+          for (const m of String(row["tag"]).matchAll(/#([^#\s][^#]*)#/g)) {
+            counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1);
+          }
+        }
+        return {
+          tags: [...counts]
+            .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+            .map(([label, count]) => ({ label, count })),
+        };
+      },
+    } as RunHandler<never>,
+  },
+  rename: { mutation: retag(true) as MutationHandler<never> },
+  remove: { mutation: retag(false) as MutationHandler<never> },
+};
