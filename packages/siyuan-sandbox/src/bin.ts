@@ -1,4 +1,34 @@
 #!/usr/bin/env node
-// Placeholder until this package lands.
-console.error("not built yet");
-process.exit(1);
+/** `siyuan-sandbox --port 6806 --token T --seed demo [--data-dir DIR] [--control]`: a sandbox kernel for people. */
+import { parseArgs } from "node:util";
+import { startSandbox } from "./sandbox.js";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: "6806" },
+    token: { type: "string" },
+    seed: { type: "string", default: "empty" },
+    "data-dir": { type: "string" },
+    control: { type: "boolean", default: false },
+    "flush-interval-ms": { type: "string" },
+  },
+});
+
+const seed = values.seed === "demo" ? "demo" : "empty";
+const sandbox = await startSandbox({
+  port: Number(values.port),
+  seed,
+  controlRoute: values.control,
+  ...(values.token ? { token: values.token } : {}),
+  ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
+  ...(values["flush-interval-ms"] ? { flushIntervalMs: Number(values["flush-interval-ms"]) } : {}),
+});
+console.log(
+  `siyuan-sandbox listening on ${sandbox.url} (seed ${seed}${values["data-dir"] ? `, data dir ${values["data-dir"]}` : ", in memory"})`,
+);
+if (!values.token) console.log("token: generated; pass --token to choose one");
+const shutdown = (): void => {
+  void sandbox.stop().then(() => process.exit(0));
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

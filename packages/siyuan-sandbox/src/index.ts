@@ -1,2 +1,30 @@
-/** @sisyphus/siyuan-sandbox: A faithful in-memory SiYuan kernel (HTTP API) with fault injection, for tests and the demo. */
+/**
+ * @sisyphus/siyuan-sandbox: a faithful in-memory SiYuan 3.7.3 kernel (HTTP API on loopback)
+ * with fault injection, a request log, an external writer and a deterministic clock, for
+ * tests and the demo. Never used by production code paths.
+ */
+export type { Clock, RandomSource } from "./clock.js";
+export { formatTimestamp, isValidNodeId, seededRandom, steppingClock } from "./clock.js";
+export {
+  CONTROL_ROUTE_PREFIX,
+  CORRUPTION_MARKER,
+  DEFAULT_FLUSH_INTERVAL_MS,
+  KERNEL_VERSION,
+  SQL_DEFAULT_LIMIT_ROWS,
+} from "./constants.js";
+export type { ExternalWriter, SandboxControl } from "./control.js";
+export type { KernelErrorDetails, SandboxErrorCode } from "./errors.js";
+export { isSandboxError, SandboxError } from "./errors.js";
+export type { ArmedFault, FaultKind, FaultSpec } from "./faults.js";
+export { defaultCorrupt } from "./faults.js";
+export type { PushedMessage, TransactionFailure } from "./kernel.js";
+export type { Sandbox, SandboxOptions } from "./sandbox.js";
+export { startSandbox } from "./sandbox.js";
+export { DEMO_IDS } from "./seed.js";
+export type { RequestLogEntry } from "./server.js";
+export { isSerialisationExempt } from "./server.js";
+export { applyDefaultLimit } from "./sql-index.js";
+export type { BoxConf, InsertAnchor } from "./workspace.js";
+
+/** The package name. */
 export const PACKAGE_NAME = "@sisyphus/siyuan-sandbox";

@@ -1,0 +1,112 @@
+/** Injected time and randomness: block IDs and `updated` timestamps come from here. */
+import { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } from "./constants.js";
+
+/** Source of wall-clock time in ms since the epoch. */
+export interface Clock {
+  now(): number;
+}
+/** Source of uniform random numbers in [0, 1). */
+export interface RandomSource {
+  next(): number;
+}
+
+/** The system clock. */
+export const systemClock: Clock = { now: () => Date.now() };
+/** Math.random as a RandomSource. */
+export const systemRandom: RandomSource = { next: () => Math.random() };
+
+/**
+ * A clock that starts at `startMs` and advances `stepMs` on every reading, so that a
+ * sequence of operations gives the same IDs and timestamps on every run.
+ */
+export function steppingClock(
+  startMs: number = DETERMINISTIC_START_MS,
+  stepMs: number = DETERMINISTIC_STEP_MS,
+): Clock {
+  let t = startMs - stepMs;
+  return {
+    now: () => {
+      t += stepMs;
+      return t;
+    },
+  };
+}
+
+/** A seeded PRNG (mulberry32). Same seed, same sequence. */
+export function seededRandom(seed: number): RandomSource {
+  let a = seed >>> 0;
+  return {
+    next: () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+  };
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+
+/** Formats ms as SiYuan's 14-digit timestamp `YYYYMMDDHHMMSS`, in local time or UTC. */
+export function formatTimestamp(ms: number, utc: boolean): string {
+  const d = new Date(ms);
+  if (utc) {
+    return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+  }
+  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
+}
+
+/** Parses a 14-digit timestamp back to ms (local time or UTC). NaN when malformed. */
+export function parseTimestamp(ts: string, utc: boolean): number {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/.exec(ts);
+  if (!m) return Number.NaN;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return utc ? Date.UTC(y, mo - 1, d, h, mi, s) : new Date(y, mo - 1, d, h, mi, s).getTime();
+}
+
+const ID_PATTERN = /^\d{14}-[a-z0-9]{7}$/;
+/** True when `id` has SiYuan's node-ID shape: 14 digits, `-`, 7 of `[a-z0-9]`. */
+export function isValidNodeId(id: unknown): id is string {
+  return typeof id === "string" && ID_PATTERN.test(id);
+}
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** Issues node IDs and timestamps from an injected clock and random source. */
+export class IdIssuer {
+  constructor(
+    readonly clock: Clock,
+    readonly random: RandomSource,
+    readonly utc: boolean,
+  ) {}
+  /** The current 14-digit timestamp. */
+  timestamp(): string {
+    return formatTimestamp(this.clock.now(), this.utc);
+  }
+  /** A fresh node ID; `taken` rejects collisions. */
+  newId(taken?: (id: string) => boolean): string {
+    for (;;) {
+      let suffix = "";
+      for (let i = 0; i < 7; i++) {
+        suffix += ALPHABET[Math.floor(this.random.next() * ALPHABET.length)] ?? "a";
+      }
+      const id = `${this.timestamp()}-${suffix}`;
+      if (!taken?.(id)) return id;
+    }
+  }
+  /** A short random message ID (pushMsg). */
+  shortId(): string {
+    let s = "";
+    for (let i = 0; i < 7; i++)
+      s += ALPHABET[Math.floor(this.random.next() * ALPHABET.length)] ?? "a";
+    return s;
+  }
+}

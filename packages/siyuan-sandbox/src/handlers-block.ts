@@ -1,0 +1,440 @@
+/** Block, attribute and transaction endpoints (contract §4.4, §4.5). */
+import { type Block, CONTAINER_TYPES, walk } from "./block.js";
+import { isValidNodeId } from "./clock.js";
+import { domToMarkdown } from "./dom-input.js";
+import { kernelError } from "./errors.js";
+import {
+  type HandlerContext,
+  operation,
+  optStr,
+  panicReply,
+  type Route,
+  reqId,
+  reqStr,
+  reqStrArray,
+  transactionReply,
+} from "./handler-kit.js";
+import { parseMarkdown } from "./markdown.js";
+import { plainContent, renderDom, renderKramdown } from "./render.js";
+import type { InsertAnchor } from "./workspace.js";
+
+const r = (handler: Route["handler"], write = false): Route => ({
+  handler,
+  auth: true,
+  body: "json",
+  write,
+});
+
+/** Parses the `data` of an insert/update into blocks with IDs (invalid IAL IDs → -1). */
+function parseData(ctx: HandlerContext): Block[] {
+  const dataType = reqStr(ctx, "dataType");
+  const data = reqStr(ctx, "data");
+  const md = dataType === "dom" ? domToMarkdown(data) : data;
+  const parsed = parseMarkdown(md).blocks;
+  for (const top of parsed) {
+    walk(top, (b) => {
+      const id = b.attrs.id;
+      if (id !== undefined && !isValidNodeId(id)) {
+        throw kernelError(-1, `data block DOM failed: found invalid ID [${id}]`);
+      }
+    });
+  }
+  return ctx.kernel.ws.blocksFromMarkdown(md);
+}
+
+const allIds = (blocks: Block[]): string[] => {
+  const ids: string[] = [];
+  for (const b of blocks) walk(b, (n) => ids.push(n.id));
+  return ids;
+};
+
+const domOf = (blocks: Block[]): string => blocks.map((b) => renderDom(b)).join("");
+
+/** Container check of a parentID anchor: the kernel's three messages. */
+function checkContainer(ctx: HandlerContext, parentID: string): void {
+  if (ctx.kernel.isPending(parentID)) return;
+  const loc = ctx.kernel.ws.locate(parentID);
+  if (!loc) throw kernelError(-1, `parent block not found: ${parentID}`);
+  if (CONTAINER_TYPES.has(loc.block.type)) return;
+  const hint = "use previousID or nextID to insert after or before it";
+  if (loc.block.type === "h") {
+    throw kernelError(
+      -1,
+      `heading [${parentID}] is a leaf block and cannot have children; ${hint}`,
+    );
+  }
+  throw kernelError(
+    -1,
+    `block [${parentID}] type "${loc.block.type}" is a leaf block and cannot have children; ${hint}`,
+  );
+}
+
+async function finishWrite(ctx: HandlerContext, flush: boolean): Promise<void> {
+  if (flush && ctx.flushBeforeReply) await ctx.kernel.flush();
+}
+
+function optAnchor(ctx: HandlerContext, name: string): string | undefined {
+  const v = optStr(ctx, name);
+  if (v === undefined || v === "") return undefined;
+  if (!isValidNodeId(v)) throw kernelError(-1, "invalid ID argument");
+  return v;
+}
+
+async function insertBlock(ctx: HandlerContext): Promise<unknown> {
+  const { kernel } = ctx;
+  const nextID = optAnchor(ctx, "nextID");
+  const previousID = optAnchor(ctx, "previousID");
+  const parentID = optAnchor(ctx, "parentID");
+  if (!nextID && !previousID && !parentID) throw kernelError(-1, "invalid ID argument");
+  if (!nextID && !previousID && parentID) checkContainer(ctx, parentID);
+  const blocks = parseData(ctx);
+  const anchor: InsertAnchor = {};
+  if (nextID) anchor.nextID = nextID;
+  else if (previousID) anchor.previousID = previousID;
+  else if (parentID) anchor.parentID = parentID;
+  const anchorLoc = kernel.ws.locate(nextID ?? previousID ?? parentID ?? "");
+  const resolvedParent =
+    nextID || previousID ? (anchorLoc?.parent?.id ?? parentID ?? "") : (parentID ?? "");
+  const op = operation({
+    action: "insert",
+    data: domOf(blocks),
+    id: blocks[0]!.id,
+    rootID: anchorLoc?.doc.id ?? "",
+    parentID: resolvedParent,
+    previousID: previousID ?? "",
+    nextID: nextID ?? "",
+  });
+  if (!ctx.silent) {
+    kernel.enqueue(ctx.path, allIds(blocks), () => kernel.ws.insertBlocks(blocks, anchor));
+  }
+  await finishWrite(ctx, true);
+  return transactionReply(kernel.ids.clock.now(), [op]);
+}
+
+function childInsert(where: "first" | "last") {
+  return async (ctx: HandlerContext): Promise<unknown> => {
+    const { kernel } = ctx;
+    const parentID = reqId(ctx, "parentID");
+    checkContainer(ctx, parentID);
+    const blocks = parseData(ctx);
+    const op = operation({
+      action: where === "first" ? "prependInsert" : "appendInsert",
+      data: domOf(blocks),
+      id: blocks[0]!.id,
+      rootID: kernel.ws.locate(parentID)?.doc.id ?? "",
+      parentID,
+    });
+    if (!ctx.silent) {
+      kernel.enqueue(ctx.path, allIds(blocks), () =>
+        kernel.ws.addChildren(blocks, parentID, where),
+      );
+    }
+    await finishWrite(ctx, true);
+    return transactionReply(kernel.ids.clock.now(), [op]);
+  };
+}
+
+async function updateBlock(ctx: HandlerContext): Promise<unknown> {
+  const { kernel } = ctx;
+  const id = reqId(ctx);
+  if (!kernel.knows(id)) throw kernelError(-1, "get block failed: tree not found");
+  const blocks = parseData(ctx);
+  const now = kernel.ids.timestamp();
+  const loc = kernel.ws.locate(id);
+  let preview: Block[];
+  if (loc?.block.type === "d") preview = blocks;
+  else {
+    const [first, ...rest] = blocks;
+    const { id: _i, updated: _u, ...kept } = first!.attrs;
+    preview = [{ ...first!, id, attrs: { id, updated: now, ...kept } }, ...rest];
+  }
+  const op = operation({
+    action: "update",
+    data: domOf(preview),
+    id,
+    rootID: loc?.doc.id ?? "",
+    parentID: loc?.parent?.id ?? "",
+  });
+  if (!ctx.silent) {
+    const created = allIds(blocks).filter((x) => x !== blocks[0]?.id || loc?.block.type === "d");
+    kernel.enqueue(ctx.path, created, () => kernel.ws.updateBlock(id, blocks, now));
+  }
+  await finishWrite(ctx, true);
+  return transactionReply(kernel.ids.clock.now(), [op]);
+}
+
+function deleteBlock(ctx: HandlerContext): unknown {
+  const { kernel } = ctx;
+  const id = reqId(ctx);
+  const loc = kernel.ws.locate(id);
+  const op = operation({
+    action: "delete",
+    id,
+    data: null,
+    rootID: loc?.doc.id ?? "",
+    parentID: loc?.parent?.id ?? "",
+  });
+  if (!ctx.silent) kernel.enqueue(ctx.path, [], () => kernel.ws.deleteBlock(id));
+  return transactionReply(kernel.ids.clock.now(), [op]);
+}
+
+async function flushIfPending(ctx: HandlerContext, ids: Array<string | undefined>): Promise<void> {
+  if (ids.some((x) => x !== undefined && ctx.kernel.isPending(x))) await ctx.kernel.flush();
+}
+
+async function moveBlock(ctx: HandlerContext): Promise<unknown> {
+  const { kernel } = ctx;
+  const id = reqId(ctx);
+  const previousID = optAnchor(ctx, "previousID");
+  const parentID = optAnchor(ctx, "parentID");
+  await flushIfPending(ctx, [id, previousID, parentID]);
+  kernel.ws.validateMove(id, previousID, parentID);
+  if (!ctx.silent)
+    kernel.enqueue(ctx.path, [], () => kernel.ws.moveBlock(id, previousID, parentID));
+  await finishWrite(ctx, true);
+  return null;
+}
+
+function fold(folded: boolean) {
+  return async (ctx: HandlerContext): Promise<unknown> => {
+    const { kernel } = ctx;
+    const id = reqId(ctx);
+    await flushIfPending(ctx, [id]);
+    const loc = kernel.ws.locate(id);
+    if (!loc) throw kernelError(-1, `block tree not found [id=${id}]`);
+    if (loc.block.type === "d") {
+      throw kernelError(-1, folded ? "document can not be folded" : "document can not be unfolded");
+    }
+    if (!ctx.silent) kernel.enqueue(ctx.path, [], () => kernel.ws.setFold(id, folded));
+    await finishWrite(ctx, true);
+    return null;
+  };
+}
+
+function getBlockKramdown(ctx: HandlerContext): unknown {
+  const id = reqId(ctx);
+  const mode = optStr(ctx, "mode") ?? "md";
+  if (mode !== "md" && mode !== "textmark") throw kernelError(-1, "Invalid mode");
+  const loc = ctx.kernel.ws.locate(id);
+  return { id, kramdown: loc ? renderKramdown(loc.block) : "" };
+}
+
+function getBlockKramdowns(ctx: HandlerContext): unknown {
+  const ids = reqStrArray(ctx, "ids");
+  const out: Record<string, string> = {};
+  for (const id of ids) {
+    const loc = ctx.kernel.ws.locate(id);
+    if (loc) out[id] = renderKramdown(loc.block);
+  }
+  return out;
+}
+
+function blockDom(ctx: HandlerContext, id: string): string {
+  const loc = ctx.kernel.ws.locate(id);
+  if (!loc) return "";
+  return loc.block.type === "i"
+    ? renderDom(loc.block, undefined, loc.parent?.subtype)
+    : renderDom(loc.block);
+}
+
+function getChildBlocks(ctx: HandlerContext): unknown {
+  const id = reqId(ctx);
+  const loc = ctx.kernel.ws.locate(id);
+  if (!loc) return [];
+  let kids: Block[] = loc.block.children;
+  if (loc.block.type === "h" && loc.parent)
+    kids = ctx.kernel.ws.headingChildren(loc.block, loc.parent);
+  return kids.map((b) => {
+    const o: Record<string, unknown> = { id: b.id, type: b.type };
+    if (b.subtype) o.subType = b.subtype;
+    const content = plainContent(b);
+    if (content) o.content = content;
+    const markdown = renderKramdown(b, { withIal: false });
+    if (markdown) o.markdown = markdown;
+    return o;
+  });
+}
+
+function getBlockInfo(ctx: HandlerContext): unknown {
+  const id = reqId(ctx);
+  const ws = ctx.kernel.ws;
+  const loc = ws.locate(id);
+  if (!loc) throw kernelError(-1, `Content block with id [${id}] not found`);
+  const root = loc.doc.root;
+  let rootChildID = "";
+  if (loc.block !== root) {
+    rootChildID =
+      root.children.find((c) => {
+        let inside = false;
+        walk(c, (n) => {
+          if (n === loc.block) inside = true;
+        });
+        return inside;
+      })?.id ?? "";
+  }
+  return {
+    box: loc.doc.box,
+    path: ws.docPath(loc.doc.id),
+    rootID: root.id,
+    rootTitle: root.attrs.title ?? "",
+    rootTitleEmpty: root.attrs["custom-sy-title-empty"] === "true",
+    rootChildID,
+    rootIcon: root.attrs.icon ?? "",
+  };
+}
+
+const ATTR_NAME = /^[a-z][a-z0-9-]*$/;
+
+/** Validates setBlockAttrs input; returns lowercased names. */
+function checkAttrs(id: string, attrs: unknown): Record<string, string | null> {
+  if (typeof attrs !== "object" || attrs === null || Array.isArray(attrs)) throw panicReply();
+  const out: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(attrs as Record<string, unknown>)) {
+    if (v !== null && typeof v !== "string") {
+      throw kernelError(-1, `the value of attr [${k}] must be a string`);
+    }
+    const name = k.toLowerCase();
+    if (
+      !ATTR_NAME.test(name) ||
+      (name.startsWith("custom-") && !/^custom-[a-z]/.test(name)) ||
+      name === "data-task"
+    ) {
+      throw kernelError(
+        -1,
+        `The attribute name can only contain lowercase English letters, digits, and hyphens, and must start with a lowercase English letter [${id}]`,
+      );
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+async function setBlockAttrs(ctx: HandlerContext): Promise<unknown> {
+  const id = reqId(ctx);
+  const attrs = checkAttrs(id, ctx.body.attrs);
+  await flushIfPending(ctx, [id]);
+  if (!ctx.kernel.ws.locate(id)) throw kernelError(-1, "tree not found");
+  ctx.kernel.ws.setAttrs(id, attrs);
+  return null;
+}
+
+async function batchSetBlockAttrs(ctx: HandlerContext): Promise<unknown> {
+  const list = ctx.body.blockAttrs;
+  if (!Array.isArray(list)) throw panicReply();
+  const items = list.map((e) => {
+    const item = e as { id?: unknown; attrs?: unknown };
+    if (typeof item.id !== "string") throw panicReply();
+    if (!isValidNodeId(item.id)) throw kernelError(-1, "invalid ID argument");
+    return { id: item.id, attrs: checkAttrs(item.id, item.attrs) };
+  });
+  await flushIfPending(
+    ctx,
+    items.map((i) => i.id),
+  );
+  for (const it of items) {
+    if (!ctx.kernel.ws.locate(it.id)) throw kernelError(-1, "tree not found");
+  }
+  for (const it of items) ctx.kernel.ws.setAttrs(it.id, it.attrs);
+  return null;
+}
+
+function getBlockAttrs(ctx: HandlerContext): unknown {
+  const id = reqId(ctx);
+  const loc = ctx.kernel.ws.locate(id);
+  return loc ? { ...loc.block.attrs } : {};
+}
+
+function batchGetBlockAttrs(ctx: HandlerContext): unknown {
+  const ids = reqStrArray(ctx, "ids");
+  const out: Record<string, Record<string, string>> = {};
+  for (const id of ids) {
+    const loc = ctx.kernel.ws.locate(id);
+    out[id] = loc ? { ...loc.block.attrs } : {};
+  }
+  return out;
+}
+
+/**
+ * `/api/transactions`: only attribute ops. `setAttrs` merges (data = JSON string or object,
+ * null/"" deletes); `updateAttrs` replaces with `data.new` (or data). Queued, not flushed.
+ */
+function transactions(ctx: HandlerContext): unknown {
+  const { kernel } = ctx;
+  const txs = ctx.body.transactions;
+  if (!Array.isArray(txs)) throw panicReply();
+  const applies: Array<() => void> = [];
+  const echo: unknown[] = [];
+  for (const tx of txs) {
+    const ops = (tx as { doOperations?: unknown }).doOperations;
+    if (!Array.isArray(ops)) throw panicReply();
+    const outOps: Record<string, unknown>[] = [];
+    for (const raw of ops) {
+      const op = raw as { action?: unknown; id?: unknown; data?: unknown };
+      if (op.action !== "setAttrs" && op.action !== "updateAttrs") {
+        throw kernelError(
+          -1,
+          `unsupported action [${String(op.action)}] (the sandbox supports setAttrs and updateAttrs)`,
+        );
+      }
+      if (typeof op.id !== "string" || !isValidNodeId(op.id))
+        throw kernelError(-1, "invalid ID argument");
+      let data: unknown = op.data;
+      if (typeof data === "string") {
+        try {
+          data = JSON.parse(data);
+        } catch {
+          throw kernelError(-1, "invalid data of operation");
+        }
+      }
+      const replace = op.action === "updateAttrs";
+      if (replace && data && typeof data === "object" && "new" in data)
+        data = (data as { new: unknown }).new;
+      const id = op.id;
+      const attrs = checkAttrs(id, data);
+      applies.push(() => kernel.ws.setAttrs(id, attrs, replace));
+      outOps.push(operation({ action: op.action, id, data: op.data ?? null }));
+    }
+    echo.push({ timestamp: kernel.ids.clock.now(), doOperations: outOps, undoOperations: null });
+  }
+  if (!ctx.silent) {
+    for (const apply of applies) kernel.enqueue(ctx.path, [], apply);
+  }
+  return echo;
+}
+
+/** Block, attribute and transaction routes. */
+export const blockRoutes: Record<string, Route> = {
+  "/api/block/insertBlock": r(insertBlock),
+  "/api/block/prependBlock": r(childInsert("first")),
+  "/api/block/appendBlock": r(childInsert("last")),
+  "/api/block/updateBlock": r(updateBlock),
+  "/api/block/deleteBlock": r(deleteBlock),
+  "/api/block/moveBlock": r(moveBlock),
+  "/api/block/foldBlock": r(fold(true)),
+  "/api/block/unfoldBlock": r(fold(false)),
+  "/api/block/getBlockKramdown": r(getBlockKramdown),
+  "/api/block/getBlockKramdowns": r(getBlockKramdowns),
+  "/api/block/getBlockDOM": r((ctx) => {
+    const id = reqId(ctx);
+    return { id, dom: blockDom(ctx, id) };
+  }),
+  "/api/block/getBlockDOMs": r((ctx) => {
+    const out: Record<string, string> = {};
+    for (const id of reqStrArray(ctx, "ids")) {
+      const dom = blockDom(ctx, id);
+      if (dom) out[id] = dom;
+    }
+    return out;
+  }),
+  "/api/block/getChildBlocks": r(getChildBlocks),
+  "/api/block/getBlockInfo": r(getBlockInfo),
+  "/api/block/checkBlockExist": r((ctx) => {
+    const id = optStr(ctx, "id") ?? "";
+    return isValidNodeId(id) && ctx.kernel.ws.locate(id) !== null;
+  }),
+  "/api/attr/getBlockAttrs": r(getBlockAttrs),
+  "/api/attr/setBlockAttrs": r(setBlockAttrs, true),
+  "/api/attr/batchSetBlockAttrs": r(batchSetBlockAttrs, true),
+  "/api/attr/batchGetBlockAttrs": r(batchGetBlockAttrs),
+  "/api/transactions": r(transactions),
+};

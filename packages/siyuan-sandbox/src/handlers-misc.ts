@@ -1,0 +1,351 @@
+/** SQL, search, system, notification, export and workspace-file endpoints (§4.6, §4.8, §4.9). */
+import type { SqlValue } from "sql.js";
+import {
+  KERNEL_VERSION,
+  PUSH_MSG_DEFAULT_TIMEOUT_MS,
+  SEARCH_CONTENT_MAX_CHARS,
+  SEARCH_DEFAULT_PAGE_SIZE,
+} from "./constants.js";
+import { kernelError } from "./errors.js";
+import { normalizeWorkspacePath } from "./file-store.js";
+import { type HandlerContext, panicReply, RawReply, type Route, reqId } from "./handler-kit.js";
+import { parseMultipart } from "./multipart.js";
+import { escapeHtml, renderKramdown } from "./render.js";
+import { applyDefaultLimit, countStatements } from "./sql-index.js";
+
+const r = (handler: Route["handler"], body: Route["body"] = "json", write = false): Route => ({
+  handler,
+  auth: true,
+  body,
+  write,
+});
+
+function sql(ctx: HandlerContext): unknown {
+  const stmt = ctx.body.stmt;
+  if (typeof stmt !== "string") throw panicReply();
+  if (stmt.trim() === "") throw kernelError(-1, "Field [stmt] must not be empty");
+  const mode = typeof ctx.body.mode === "string" ? ctx.body.mode : "";
+  if (mode !== "" && mode !== "readonly" && mode !== "multiple")
+    throw kernelError(-1, `unknown [${mode}]`);
+  if (mode !== "multiple" && countStatements(stmt) > 1) {
+    throw kernelError(-1, "only one SQL statement is allowed in this mode");
+  }
+  if (mode === "readonly" && !/^\s*(select|with|explain)\b/i.test(stmt)) {
+    throw kernelError(-1, "only read-only SQL statements are allowed in readonly mode");
+  }
+  try {
+    return ctx.kernel.sql.query(applyDefaultLimit(stmt));
+  } catch (e) {
+    throw kernelError(1, e instanceof Error ? e.message : String(e));
+  }
+}
+
+const TYPE_KEYS: Record<string, string> = {
+  document: "d",
+  heading: "h",
+  list: "l",
+  listItem: "i",
+  codeBlock: "c",
+  mathBlock: "m",
+  table: "t",
+  blockquote: "b",
+  superBlock: "s",
+  paragraph: "p",
+  htmlBlock: "html",
+  embedBlock: "query_embed",
+  databaseBlock: "av",
+  audioBlock: "audio",
+  videoBlock: "video",
+  iframeBlock: "iframe",
+  widgetBlock: "widget",
+  callout: "callout",
+};
+const DEFAULT_SEARCH_TYPES = new Set([
+  "d",
+  "h",
+  "c",
+  "m",
+  "t",
+  "p",
+  "html",
+  "query_embed",
+  "av",
+  "audio",
+  "video",
+  "iframe",
+  "widget",
+  "callout",
+]);
+const LUTE_NAME: Record<string, string> = {
+  d: "NodeDocument",
+  h: "NodeHeading",
+  l: "NodeList",
+  i: "NodeListItem",
+  c: "NodeCodeBlock",
+  m: "NodeMathBlock",
+  b: "NodeBlockquote",
+  s: "NodeSuperBlock",
+  p: "NodeParagraph",
+  tb: "NodeThematicBreak",
+  html: "NodeHTMLBlock",
+};
+
+function parseIal(ial: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of ial.matchAll(/([A-Za-z_][\w-]*)="([^"]*)"/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+/** fullTextSearchBlock, keyword method (0) over the SQL index (so it lags like the kernel's). */
+function fullTextSearchBlock(ctx: HandlerContext): unknown {
+  const query = typeof ctx.body.query === "string" ? ctx.body.query : "";
+  const method = typeof ctx.body.method === "number" ? ctx.body.method : 0;
+  if (method !== 0)
+    throw kernelError(-1, `search method [${method}] is not supported by the sandbox`);
+  let types = DEFAULT_SEARCH_TYPES;
+  if (ctx.body.types && typeof ctx.body.types === "object") {
+    types = new Set(
+      Object.entries(ctx.body.types as Record<string, unknown>)
+        .filter(([, v]) => v === true)
+        .map(([k]) => TYPE_KEYS[k] ?? k),
+    );
+  }
+  const page = typeof ctx.body.page === "number" && ctx.body.page > 0 ? ctx.body.page : 1;
+  const pageSize =
+    typeof ctx.body.pageSize === "number" && ctx.body.pageSize > 0
+      ? ctx.body.pageSize
+      : SEARCH_DEFAULT_PAGE_SIZE;
+  const paths = Array.isArray(ctx.body.paths)
+    ? (ctx.body.paths as unknown[]).filter((p) => typeof p === "string")
+    : [];
+  const keywords = query.split(/\s+/).filter(Boolean);
+  if (keywords.length === 0)
+    return { blocks: [], matchedBlockCount: 0, matchedRootCount: 0, pageCount: 0, docMode: false };
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  for (const k of keywords) {
+    where.push(
+      "(content LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR alias LIKE ? ESCAPE '\\' OR memo LIKE ? ESCAPE '\\' OR tag LIKE ? ESCAPE '\\')",
+    );
+    const like = `%${k.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    params.push(like, like, like, like, like);
+  }
+  const typeList = [...types];
+  where.push(`type IN (${typeList.map(() => "?").join(",")})`);
+  params.push(...typeList);
+  if (paths.length > 0) {
+    where.push(`(${paths.map(() => "(box || path) LIKE ?").join(" OR ")})`);
+    for (const p of paths) params.push(`${String(p).replace(/\.sy$/, "")}%`);
+  }
+  const orderBy = typeof ctx.body.orderBy === "number" ? ctx.body.orderBy : 0;
+  const order =
+    orderBy === 1
+      ? "created ASC"
+      : orderBy === 2
+        ? "created DESC"
+        : orderBy === 3
+          ? "updated ASC"
+          : orderBy === 4
+            ? "updated DESC"
+            : "sort ASC, updated DESC";
+  const rows = ctx.kernel.sql.select(
+    `SELECT * FROM blocks WHERE ${where.join(" AND ")} ORDER BY ${order}`,
+    params,
+  );
+  const matchedRootCount = new Set(rows.map((x) => x.root_id)).size;
+  const pageRows = rows.slice((page - 1) * pageSize, page * pageSize);
+  const mark = (s: string): string => {
+    let out = escapeHtml(s);
+    for (const k of keywords) {
+      const ek = escapeHtml(k).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      out = out.replace(new RegExp(ek, "gi"), (m) => `<mark>${m}</mark>`);
+    }
+    return out.slice(0, SEARCH_CONTENT_MAX_CHARS);
+  };
+  const blocks = pageRows.map((x) => {
+    const s = (k: string): string => String(x[k] ?? "");
+    return {
+      box: s("box"),
+      path: s("path"),
+      hPath: s("hpath"),
+      id: s("id"),
+      rootID: s("root_id"),
+      parentID: s("parent_id"),
+      name: s("name"),
+      alias: s("alias"),
+      memo: s("memo"),
+      tag: s("tag"),
+      content: mark(s("content")),
+      fcontent: s("fcontent"),
+      markdown: s("markdown"),
+      folded: false,
+      type: LUTE_NAME[s("type")] ?? s("type"),
+      subType: s("subtype"),
+      refText: "",
+      refs: null,
+      defID: "",
+      defPath: "",
+      ial: parseIal(s("ial")),
+      children: null,
+      depth: 0,
+      count: 0,
+      refCount: 0,
+      sort: Number(x.sort ?? 0),
+      created: s("created"),
+      updated: s("updated"),
+      riffCardID: "",
+      riffCard: null,
+    };
+  });
+  return {
+    blocks,
+    matchedBlockCount: rows.length,
+    matchedRootCount,
+    pageCount: Math.ceil(rows.length / pageSize),
+    docMode: false,
+  };
+}
+
+function exportMdContent(ctx: HandlerContext): unknown {
+  const id = reqId(ctx);
+  const ws = ctx.kernel.ws;
+  const doc = ws.docOf(id) ?? ws.locate(id)?.doc;
+  if (!doc) throw kernelError(-1, "tree not found");
+  const body = renderKramdown(doc.root, { withIal: false, refsAsText: true });
+  const yfm = ctx.body.yfm !== false;
+  const a = doc.root.attrs;
+  const iso = (ts: string): string =>
+    `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}`;
+  const front = yfm
+    ? `---\ntitle: ${a.title ?? ""}\ndate: ${iso(doc.id.slice(0, 14))}\nlastmod: ${iso(a.updated ?? doc.id.slice(0, 14))}\n---\n\n`
+    : "";
+  return { hPath: ws.hpath(doc.id), content: front + body };
+}
+
+function pushMsg(ctx: HandlerContext): unknown {
+  const msg = ctx.body.msg;
+  if (typeof msg !== "string" || msg.trim() === "") throw kernelError(-1, "msg is required");
+  const timeout =
+    typeof ctx.body.timeout === "number" ? ctx.body.timeout : PUSH_MSG_DEFAULT_TIMEOUT_MS;
+  const id = ctx.kernel.ids.shortId();
+  ctx.kernel.messages.push({ id, msg, timeout, error: ctx.path.endsWith("pushErrMsg") });
+  return { id };
+}
+
+const MIME: Record<string, string> = {
+  json: "application/json",
+  txt: "text/plain; charset=utf-8",
+  md: "text/markdown; charset=utf-8",
+  html: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  svg: "image/svg+xml",
+  sy: "application/octet-stream",
+};
+
+const fileError = (code: number, msg: string): RawReply =>
+  new RawReply(
+    202,
+    { "content-type": "application/json; charset=utf-8" },
+    JSON.stringify({ code, msg, data: null }),
+  );
+
+function filePath(_ctx: HandlerContext, raw: unknown): string {
+  if (typeof raw !== "string") throw panicReply();
+  const p = normalizeWorkspacePath(raw);
+  if (p === null) throw kernelError(403, "permission denied");
+  return p;
+}
+
+function getFile(ctx: HandlerContext): unknown {
+  if (typeof ctx.body.path !== "string") return fileError(-1, "Field [path] is required");
+  const p = normalizeWorkspacePath(ctx.body.path);
+  if (p === null) return fileError(403, "permission denied");
+  const kind = ctx.kernel.files.kind(p);
+  if (kind === null) return fileError(404, "file does not exist");
+  if (kind === "dir") return fileError(409, "path is a directory");
+  const ext = p.split(".").pop()?.toLowerCase() ?? "";
+  return new RawReply(
+    200,
+    { "content-type": MIME[ext] ?? "application/octet-stream" },
+    ctx.kernel.files.read(p),
+  );
+}
+
+function putFile(ctx: HandlerContext): unknown {
+  const ct = String(ctx.headers["content-type"] ?? "");
+  const parts = parseMultipart(ctx.rawBody, ct);
+  if (!parts) throw kernelError(-1, "request Content-Type isn't multipart/form-data");
+  const field = (n: string): string | undefined =>
+    parts.find((x) => x.name === n && x.filename === undefined)?.data.toString("utf8");
+  const rawPath = field("path") ?? "";
+  if (rawPath.trim() === "") throw kernelError(400, "path must not be empty");
+  const p = normalizeWorkspacePath(rawPath);
+  if (p === null) throw kernelError(403, "permission denied");
+  const name = p.split("/").pop() ?? "";
+  if (/[\\:*?"<>|]/.test(name))
+    throw kernelError(
+      400,
+      "invalid file path, please check https://github.com/siyuan-note/siyuan/issues/14658",
+    );
+  const files = ctx.kernel.files;
+  if (field("isDir") === "true") {
+    files.mkdir(p);
+    return null;
+  }
+  if (files.kind(p) === "dir") throw kernelError(400, "path is a directory");
+  const file =
+    parts.find((x) => x.name === "file" && x.filename !== undefined) ??
+    parts.find((x) => x.name === "file");
+  if (!file) throw kernelError(400, "Field [file] must not be empty");
+  const modTime = Number(field("modTime") ?? "");
+  files.write(p, file.data, Number.isFinite(modTime) && modTime > 0 ? modTime : Date.now());
+  return null;
+}
+
+function readDir(ctx: HandlerContext): unknown {
+  const p = filePath(ctx, ctx.body.path);
+  const kind = ctx.kernel.files.kind(p);
+  if (kind === null) throw kernelError(404, "path does not exist");
+  if (kind === "file") throw kernelError(409, "path is not a directory");
+  return ctx.kernel.files.list(p);
+}
+
+function removeFile(ctx: HandlerContext): unknown {
+  const p = filePath(ctx, ctx.body.path);
+  if (ctx.kernel.files.kind(p) === null) throw kernelError(404, "path does not exist");
+  if (p === "/") throw kernelError(403, "permission denied");
+  ctx.kernel.files.remove(p);
+  return null;
+}
+
+const pub = (handler: Route["handler"]): Route => ({
+  handler,
+  auth: false,
+  body: "none",
+  write: false,
+});
+
+/** Remaining routes. */
+export const miscRoutes: Record<string, Route> = {
+  "/api/query/sql": r(sql),
+  "/api/sqlite/flushTransaction": r(async (ctx) => {
+    await ctx.kernel.flush();
+    return null;
+  }, "tolerant"),
+  "/api/search/fullTextSearchBlock": r(fullTextSearchBlock),
+  "/api/system/version": pub(() => KERNEL_VERSION),
+  "/api/system/currentTime": pub((ctx) => ctx.kernel.ids.clock.now()),
+  "/api/system/bootProgress": pub(() => ({ progress: 100, details: "Finishing boot..." })),
+  "/api/notification/pushMsg": r(pushMsg),
+  "/api/notification/pushErrMsg": r(pushMsg),
+  "/api/export/exportMdContent": r(exportMdContent),
+  "/api/file/getFile": r(getFile, "tolerant"),
+  "/api/file/putFile": r(putFile, "raw", true),
+  "/api/file/readDir": r(readDir),
+  "/api/file/removeFile": r(removeFile, "json", true),
+};

@@ -1,0 +1,231 @@
+/** Renderers: kramdown with IAL lines (contract §3.1), block DOM (§3.2), plain text, export Markdown. */
+import { type Block, headingLevel, LUTE_NODE_NAMES } from "./block.js";
+import { escapeIalValue, type InlineSegment, parseInline } from "./markdown.js";
+
+/** HTML-escapes text for element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+/** The IAL text `{: id="…" k="v"}`: `id` first, then the other pairs in stored order. */
+export function ialString(attrs: Record<string, string>): string {
+  const pairs: string[] = [];
+  if (attrs.id !== undefined) pairs.push(`id="${escapeIalValue(attrs.id)}"`);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k !== "id") pairs.push(`${k}="${escapeIalValue(v)}"`);
+  }
+  return `{: ${pairs.join(" ")}}`;
+}
+
+/** Options of the kramdown renderer. */
+export interface KramdownOptions {
+  /** Emit IAL lines (false gives plain Markdown, as exportMdContent). */
+  withIal: boolean;
+  /** Replace block references by their anchor text (export). */
+  refsAsText?: boolean;
+}
+
+function inlineMd(text: string, opts: KramdownOptions): string {
+  if (!opts.refsAsText) return text;
+  return text.replace(
+    /\(\((\d{14}-[a-z0-9]{7})(?:\s+(?:"([^"]*)"|'([^']*)'))?\)\)/g,
+    (_m, id: string, s?: string, d?: string) => s ?? d ?? id,
+  );
+}
+
+const indentLines = (s: string, prefix: string): string =>
+  s
+    .split("\n")
+    .map((l) => (l === "" ? "" : prefix + l))
+    .join("\n");
+
+/** Kramdown (or plain Markdown) of a block subtree. */
+export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true }): string {
+  const ial = opts.withIal ? `\n${ialString(b.attrs)}` : "";
+  switch (b.type) {
+    case "p":
+      return inlineMd(b.text, opts) + ial;
+    case "h":
+      return `${"#".repeat(headingLevel(b))} ${inlineMd(b.text, opts)}${ial}`;
+    case "c":
+      return "```" + b.lang + "\n" + b.text + "\n```" + ial;
+    case "m":
+      return `$$\n${b.text}\n$$${ial}`;
+    case "tb":
+      return `---${ial}`;
+    case "html":
+      return b.text + ial;
+    case "b": {
+      const inner = b.children.map((c) => renderKramdown(c, opts)).join("\n\n");
+      return (
+        inner
+          .split("\n")
+          .map((l) => (l === "" ? ">" : `> ${l}`))
+          .join("\n") + ial
+      );
+    }
+    case "s":
+      return `{{{row\n${b.children.map((c) => renderKramdown(c, opts)).join("\n\n")}\n}}}${ial}`;
+    case "l":
+      return b.children.map((it, idx) => renderItem(b, it, idx, opts)).join("\n") + ial;
+    case "i":
+      return renderItem(null, b, 0, opts);
+    case "d": {
+      const body = b.children.map((c) => renderKramdown(c, opts)).join("\n\n");
+      if (!opts.withIal) return body;
+      return body === "" ? ialString(b.attrs) : `${body}\n\n${ialString(b.attrs)}`;
+    }
+  }
+}
+
+function renderItem(list: Block | null, item: Block, idx: number, opts: KramdownOptions): string {
+  const sub = list?.subtype ?? item.subtype;
+  const marker = sub === "o" ? `${idx + 1}.` : "*";
+  const pad = " ".repeat(marker.length + 1);
+  const task = sub === "t" ? (item.checked ? "[X] " : "[ ] ") : "";
+  const head = `${marker} ${opts.withIal ? ialString(item.attrs) : ""}${task}`;
+  const body = item.children.map((c) => renderKramdown(c, opts)).join("\n");
+  const [first = "", ...rest] = body.split("\n");
+  return rest.length === 0 ? head + first : `${head}${first}\n${indentLines(rest.join("\n"), pad)}`;
+}
+
+/** Plain text of a block (SQL `content`): inline text for leaves, joined leaf text for containers, title for docs. */
+export function plainContent(b: Block): string {
+  switch (b.type) {
+    case "d":
+      return b.attrs.title ?? "";
+    case "p":
+    case "h":
+      return parseInline(b.text)
+        .map((s) => s.text)
+        .join("");
+    case "c":
+    case "m":
+    case "html":
+      return b.text;
+    case "tb":
+      return "";
+    default:
+      return b.children
+        .map(plainContent)
+        .filter((s) => s !== "")
+        .join(" ");
+  }
+}
+
+function segmentDom(seg: InlineSegment): string {
+  const text = escapeHtml(seg.text);
+  if (seg.types.length === 0) return text;
+  if (seg.types.includes("block-ref")) {
+    return `<span data-type="block-ref" data-subtype="${seg.refSubtype ?? "s"}" data-id="${seg.refId ?? ""}">${text}</span>`;
+  }
+  if (seg.types.includes("a")) {
+    const other = seg.types.filter((t) => t !== "a");
+    return `<span data-type="${["a", ...other].join(" ")}" data-href="${escapeHtml(seg.href ?? "")}">${text}</span>`;
+  }
+  if (seg.types.includes("inline-math")) {
+    return `<span data-type="inline-math" data-subtype="math" data-content="${text}" contenteditable="false" class="render-node"></span>`;
+  }
+  return `<span data-type="${seg.types.join(" ")}">${text}</span>`;
+}
+
+/** DOM of inline Markdown (the content of a paragraph or heading). */
+export function inlineDom(text: string): string {
+  return parseInline(text).map(segmentDom).join("");
+}
+
+function attrsHtml(attrs: Record<string, string>): string {
+  let s = "";
+  for (const [k, v] of Object.entries(attrs)) if (k !== "id") s += ` ${k}="${escapeHtml(v)}"`;
+  return s;
+}
+
+const BADGES: ReadonlyArray<[string, string]> = [
+  ["bookmark", "iconBookmark"],
+  ["name", "iconN"],
+  ["alias", "iconA"],
+  ["memo", "iconM"],
+];
+
+function protyleAttr(attrs: Record<string, string>): string {
+  let badges = "";
+  for (const [k, icon] of BADGES) {
+    const v = attrs[k];
+    if (v)
+      badges += `<div class="protyle-attr--${k}"><svg><use xlink:href="#${icon}"></use></svg>${escapeHtml(v)}</div>`;
+  }
+  return `<div class="protyle-attr" contenteditable="false">${badges}\u200b</div>`;
+}
+
+const editable = (inner: string): string =>
+  `<div contenteditable="true" spellcheck="false">${inner}</div>`;
+
+/**
+ * Block DOM as Lute's protyle renderer writes it: outer attributes in the order
+ * data-subtype (headings, lists), data-node-id, data-node-index (document children only),
+ * data-type, class, then every IAL pair except id.
+ */
+export function renderDom(b: Block, index?: number, listSubtype?: string): string {
+  const idx = index === undefined ? "" : ` data-node-index="${index}"`;
+  const head = (cls: string, pre = ""): string =>
+    `<div${pre} data-node-id="${b.id}"${idx} data-type="${LUTE_NODE_NAMES[b.type]}" class="${cls}"${attrsHtml(b.attrs)}>`;
+  const tail = `${protyleAttr(b.attrs)}</div>`;
+  switch (b.type) {
+    case "d":
+      return b.children.map((c, i) => renderDom(c, i + 1)).join("");
+    case "p":
+      return head("p") + editable(inlineDom(b.text)) + tail;
+    case "h":
+      return head(b.subtype, ` data-subtype="${b.subtype}"`) + editable(inlineDom(b.text)) + tail;
+    case "c":
+      return (
+        head("code-block") +
+        `<div class="protyle-action"><span class="protyle-action--first protyle-action__language" contenteditable="false">${escapeHtml(b.lang)}</span></div>` +
+        editable(escapeHtml(b.text)) +
+        tail
+      );
+    case "m":
+      return (
+        `<div data-node-id="${b.id}"${idx} data-type="NodeMathBlock" class="render-node" data-subtype="math" data-content="${escapeHtml(b.text)}"${attrsHtml(b.attrs)}>` +
+        `<div spin="1"></div>${tail}`
+      );
+    case "tb":
+      return `${head("hr")}<div></div></div>`;
+    case "html":
+      return `${head("render-node")}<div><protyle-html data-content="${escapeHtml(b.text)}"></protyle-html></div>${tail}`;
+    case "b":
+      return head("bq") + b.children.map((c) => renderDom(c)).join("") + tail;
+    case "s":
+      return head("sb") + b.children.map((c) => renderDom(c)).join("") + tail;
+    case "l":
+      return (
+        head("list", ` data-subtype="${b.subtype}"`) +
+        b.children.map((c, i) => renderItemDom(c, b.subtype, i)).join("") +
+        tail
+      );
+    case "i":
+      return renderItemDom(b, listSubtype ?? b.subtype, 0);
+  }
+}
+
+function renderItemDom(item: Block, sub: string, i: number): string {
+  const marker = sub === "o" ? `${i + 1}.` : "*";
+  const cls = sub === "t" && item.checked ? "li protyle-task--done" : "li";
+  const action =
+    sub === "o"
+      ? `<div class="protyle-action protyle-action--order" contenteditable="false" draggable="true">${marker}</div>`
+      : sub === "t"
+        ? `<div class="protyle-action protyle-action--task" draggable="true"><svg><use xlink:href="#icon${item.checked ? "Check" : "Uncheck"}"></use></svg></div>`
+        : `<div class="protyle-action" draggable="true"><svg><use xlink:href="#iconDot"></use></svg></div>`;
+  return (
+    `<div data-marker="${marker}" data-subtype="${sub}" data-node-id="${item.id}" data-type="NodeListItem" class="${cls}"${attrsHtml(item.attrs)}>` +
+    action +
+    item.children.map((c) => renderDom(c)).join("") +
+    `${protyleAttr(item.attrs)}</div>`
+  );
+}
