@@ -1,0 +1,49 @@
+/** Tool-level error results the shell produces itself (same shape as `@sisyphus/mcp-tools` errors). */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+
+/** Error codes the shell answers on its own. */
+export type ShellErrorCode =
+  | "queue_full"
+  | "cancelled"
+  | "write_coordinator_unavailable"
+  | "write_coordinator_changed"
+  | "outcome_unknown"
+  | "confirmation_required"
+  | "confirmation_declined"
+  | "confirmation_cancelled"
+  | "confirmation_invalid";
+
+/** One-line next step per shell error code. */
+export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
+  queue_full: "Too many calls in flight and nothing ran: retry the same call shortly.",
+  cancelled: "The call was cancelled before it ran; nothing was executed.",
+  write_coordinator_unavailable:
+    "Check the kernel / Node HTTP settings (is `sisyphus-server --http` running with the same data directory and auth token?), then run preflight again; nothing was written.",
+  write_coordinator_changed:
+    "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
+  outcome_unknown:
+    "Do not retry with a new requestId; inspect the target, then reconcile with the original requestId at the same authority.",
+  confirmation_required:
+    "This action is destructive: obtain the user's confirmation, then repeat the call with confirm: true.",
+  confirmation_declined: "The user declined: do not repeat the action unless they ask again.",
+  confirmation_cancelled:
+    "The user dismissed the confirmation: nothing ran; ask again only if they want to.",
+  confirmation_invalid:
+    "The confirmation was malformed, missing, expired or reused: repeat the call to get a fresh confirmation (check the client's form elicitation support).",
+};
+
+/** Builds an `isError` result with `structuredContent.error = {code, message, hint, ...details}`. */
+export function shellError(
+  code: ShellErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+  top: Record<string, unknown> = {},
+): CallToolResult {
+  const error = { code, message, hint: SHELL_HINTS[code], ...details };
+  const structuredContent = { ...top, error };
+  return {
+    isError: true,
+    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+    structuredContent,
+  };
+}
