@@ -17,6 +17,12 @@ export interface ToolContext {
   readonly permissions: PermissionMap;
   /** The permission this call needs on every notebook it touches. */
   readonly needs: Permission;
+  /**
+   * `preflight` or `commit`. A commit's re-probe only reports state: checks of the arguments against
+   * the state (e.g. "the order lists every child") ran at preflight, and if the state moved since,
+   * the digest comparison answers `state_changed`.
+   */
+  readonly phase: "preflight" | "commit" | "read";
   /** What the system tool reports about this runtime. */
   readonly system: SystemInfo;
   readonly signal?: AbortSignal | undefined;

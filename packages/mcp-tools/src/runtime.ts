@@ -327,6 +327,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         kernel,
         permissions: await loadPermissions(),
         needs,
+        phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,
         ...(context.signal ? { signal: context.signal } : {}),
       };

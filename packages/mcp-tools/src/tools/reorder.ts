@@ -29,11 +29,11 @@ export async function probeReorder(
   const s = await readSiblingStructure(ctx, parent);
   const childIds = s.children.map((c) => c.id);
   const wanted = new Set(orderedIds);
-  if (
-    wanted.size !== orderedIds.length ||
-    wanted.size !== childIds.length ||
-    !childIds.every((id) => wanted.has(id))
-  ) {
+  const complete =
+    wanted.size === orderedIds.length &&
+    wanted.size === childIds.length &&
+    childIds.every((id) => wanted.has(id));
+  if (!complete && ctx.phase !== "commit") {
     throw new ToolError(
       "invalid_arguments",
       "the order must list every visible child document exactly once",
@@ -50,7 +50,7 @@ export async function probeReorder(
     snapshot: {
       parent,
       orderedIds,
-      pathsInOrder: orderedIds.map((id) => pathOf.get(id) as string),
+      pathsInOrder: orderedIds.map((id) => pathOf.get(id) ?? ""),
       setCustomMode: mode !== CUSTOM_SORT_MODE,
       alreadyOrdered:
         mode === CUSTOM_SORT_MODE && s.effectiveOrder.every((id, i) => id === orderedIds[i]),
