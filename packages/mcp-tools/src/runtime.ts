@@ -284,10 +284,15 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       return { digest: stateHash(probed.state), snapshot: probed };
     };
     if (p.safety.validateOnly === true) return c.preflight(call, probe);
+    let probed: Probed<unknown> | undefined;
     return c.commit(call, {
       probe,
       execute: async ({ before }) => {
-        const data = await handler.execute(ctx, args, before?.snapshot as Probed<never>);
+        // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
+        // (e.g. the attributes an update must keep).
+        probed =
+          (before?.snapshot as Probed<unknown> | undefined) ?? (await handler.probe(ctx, args));
+        const data = await handler.execute(ctx, args, probed as Probed<never>);
         const receipt = handler.summary?.(args);
         return receipt ? { data, receipt: receipt as never } : { data };
       },
@@ -295,7 +300,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         const r = await handler.readback(
           ctx,
           args,
-          before?.snapshot as Probed<never>,
+          (before?.snapshot as Probed<never> | undefined) ?? (probed as Probed<never>),
           executed.data as never,
         );
         if (r.verdict === "mismatch")

@@ -1,0 +1,182 @@
+/**
+ * Every read action: its happy path and its error path, against the sandbox over loopback.
+ */
+
+import { createSiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createToolRuntime } from "../src/index.js";
+import { errorCode, type Harness, startHarness } from "./harness.js";
+
+const UNKNOWN = "20200101000000-zzzzzzz";
+
+let h: Harness;
+let fx: { doc: string; child: string; block: string; nbName: string; title: string };
+
+beforeAll(async () => {
+  h = await startHarness();
+  const title = "Reads fixture";
+  const doc = h.sandbox.control.external.createDoc(
+    h.notebook,
+    `/${title}`,
+    "read **me** #topic#\n\nsecond",
+  );
+  const child = h.sandbox.control.external.createDoc(h.notebook, `/${title}/Kid`, "kid");
+  await h.client.flush();
+  const [block] = await h.client.block.getChildBlocks({ id: doc });
+  const list = await h.client.notebook.lsNotebooks();
+  fx = {
+    doc,
+    child,
+    block: block?.id as string,
+    nbName: list.notebooks.find((n) => n.id === h.notebook)?.name as string,
+    title,
+  };
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+type Check = (s: Record<string, unknown>) => void;
+
+const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
+  [
+    "block",
+    () => ({ action: "get_kramdown", id: fx.block }),
+    (s) => expect(s["kramdown"]).toContain("read **me**"),
+  ],
+  [
+    "block",
+    () => ({ action: "get_attrs", id: fx.block }),
+    (s) => expect((s["attrs"] as Record<string, string>)["id"]).toBe(fx.block),
+  ],
+  [
+    "block",
+    () => ({ action: "get_children", id: fx.doc }),
+    (s) => expect((s["children"] as unknown[]).length).toBe(2),
+  ],
+  ["block", () => ({ action: "info", id: fx.block }), (s) => expect(s["rootID"]).toBe(fx.doc)],
+  [
+    "block",
+    () => ({ action: "dom", id: fx.block }),
+    (s) => expect(s["dom"]).toContain('data-type="strong"'),
+  ],
+  [
+    "document",
+    () => ({ action: "get", id: fx.doc }),
+    (s) => expect(s["hpath"]).toBe(`/${fx.title}`),
+  ],
+  [
+    "document",
+    () => ({ action: "list_tree", notebook: h.notebook, id: fx.doc }),
+    (s) => expect((s["tree"] as Array<{ id: string }>).map((n) => n.id)).toEqual([fx.child]),
+  ],
+  [
+    "document",
+    () => ({ action: "lookup", id: fx.child }),
+    (s) => expect(s["hpath"]).toBe(`/${fx.title}/Kid`),
+  ],
+  [
+    "document",
+    () => ({ action: "lookup", notebook: h.notebook, hpath: `/${fx.title}` }),
+    (s) => expect(s["ids"]).toEqual([fx.doc]),
+  ],
+  [
+    "fs",
+    () => ({ action: "ls", path: `/${fx.nbName}/${fx.title}` }),
+    (s) => expect((s["entries"] as Array<{ title: string }>).map((e) => e.title)).toEqual(["Kid"]),
+  ],
+  [
+    "fs",
+    () => ({ action: "read", path: `/${fx.nbName}/${fx.title}/Kid` }),
+    (s) => expect(s["id"]).toBe(fx.child),
+  ],
+  [
+    "fs",
+    () => ({ action: "tree", path: `/${fx.nbName}`, depth: 2 }),
+    (s) => expect(JSON.stringify(s["tree"])).toContain(fx.child),
+  ],
+  [
+    "notebook",
+    () => ({ action: "list" }),
+    (s) =>
+      expect((s["notebooks"] as Array<{ id: string }>).some((n) => n.id === h.notebook)).toBe(true),
+  ],
+  [
+    "notebook",
+    () => ({ action: "get_conf", notebook: h.notebook }),
+    (s) => expect(typeof (s["conf"] as object)).toBe("object"),
+  ],
+  [
+    "search",
+    () => ({
+      action: "sql",
+      stmt: `SELECT id FROM blocks WHERE root_id = '${fx.doc}' AND type = 'p'`,
+    }),
+    (s) => expect(s["rowCount"]).toBe(2),
+  ],
+  [
+    "search",
+    () => ({ action: "fulltext", query: "second" }),
+    (s) => expect(JSON.stringify(s)).toContain("second"),
+  ],
+  [
+    "tag",
+    () => ({ action: "list" }),
+    (s) =>
+      expect((s["tags"] as Array<{ label: string }>).some((t) => t.label === "topic")).toBe(true),
+  ],
+  [
+    "system",
+    () => ({ action: "bootstrap" }),
+    (s) => expect(JSON.stringify(s["writeProtocol"])).toContain("validateOnly"),
+  ],
+  ["system", () => ({ action: "version" }), (s) => expect(typeof s["kernel"]).toBe("string")],
+  ["system", () => ({ action: "health" }), (s) => expect(s["kernel"]).toBe("up")],
+];
+
+const ERRORS: Array<[string, () => Record<string, unknown>, string]> = [
+  ["block", () => ({ action: "get_kramdown", id: UNKNOWN }), "not_found"],
+  ["block", () => ({ action: "get_attrs", id: UNKNOWN }), "not_found"],
+  ["block", () => ({ action: "get_children", id: UNKNOWN }), "not_found"],
+  ["block", () => ({ action: "info", id: UNKNOWN }), "not_found"],
+  ["block", () => ({ action: "dom", id: UNKNOWN }), "not_found"],
+  ["document", () => ({ action: "get", id: UNKNOWN }), "not_found"],
+  ["document", () => ({ action: "list_tree", notebook: UNKNOWN }), "not_found"],
+  ["document", () => ({ action: "lookup", id: UNKNOWN }), "not_found"],
+  ["fs", () => ({ action: "ls", path: "/No such notebook" }), "not_found"],
+  ["fs", () => ({ action: "read", path: `/${fx.nbName}/Missing doc` }), "not_found"],
+  ["fs", () => ({ action: "tree", path: `/${fx.nbName}/Missing doc` }), "not_found"],
+  ["notebook", () => ({ action: "get_conf", notebook: UNKNOWN }), "not_found"],
+  ["notebook", () => ({ action: "list", extra: true }), "invalid_arguments"],
+  ["search", () => ({ action: "sql", stmt: "DELETE FROM blocks" }), "invalid_arguments"],
+  ["search", () => ({ action: "sql", stmt: "SELECT nope FROM nowhere" }), "kernel_error"],
+  ["search", () => ({ action: "fulltext", query: "" }), "invalid_arguments"],
+  ["tag", () => ({ action: "list", label: "x" }), "invalid_arguments"],
+  ["system", () => ({ action: "version", verbose: true }), "invalid_arguments"],
+];
+
+describe("read actions", () => {
+  it.each(HAPPY)("%s %s", async (tool, args, check) => {
+    const r = await h.call(tool, args());
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined();
+    check(r.structuredContent);
+    expect(JSON.parse(r.content[0]?.text ?? "")).toEqual(r.structuredContent);
+  });
+
+  it.each(ERRORS)("%s %s fails with a typed error", async (tool, args, code) => {
+    const r = await h.call(tool, args());
+    expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe(code);
+    expect((r.structuredContent["error"] as { hint: string }).hint).toMatch(/\w/);
+  });
+
+  it("answers kernel_unavailable, not a crash, when the kernel is down", async () => {
+    const down = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: "http://127.0.0.1:1", token: "t", timeoutMs: 2000 }),
+      readRetry: { maxAttempts: 1 },
+    });
+    const runtime = createToolRuntime({ client: down });
+    const r = await runtime.callTool("block", { action: "get_kramdown", id: fx.block });
+    expect(errorCode(r)).toBe("kernel_unavailable");
+    await down.close();
+  });
+});
