@@ -38,9 +38,10 @@ export interface FileStore {
  * The result starts with `/` and has no trailing slash (except the root itself).
  */
 export function normalizeWorkspacePath(p: string): string | null {
-  const n = posix.normalize(`/${p.replace(/\\/g, "/")}`);
-  if (n.split("/").includes("..")) return null;
-  return n.length > 1 ? n.replace(/\/$/, "") : n;
+  // joined to a root as the kernel does (filepath.Join), then checked to stay inside it
+  const joined = posix.normalize(`/ws/${p.replace(/\\/g, "/")}`).replace(/\/$/, "");
+  if (joined !== "/ws" && !joined.startsWith("/ws/")) return null;
+  return joined === "/ws" ? "/" : joined.slice(3);
 }
 
 /** An in-memory file tree. */

@@ -87,12 +87,14 @@ async function insertBlock(ctx: HandlerContext): Promise<unknown> {
   const parentID = optAnchor(ctx, "parentID");
   if (!nextID && !previousID && !parentID) throw kernelError(-1, "invalid ID argument");
   if (!nextID && !previousID && parentID) checkContainer(ctx, parentID);
-  const blocks = parseData(ctx);
+  const anchorLoc = kernel.ws.locate(nextID ?? previousID ?? parentID ?? "");
+  const targetParent = nextID || previousID ? anchorLoc?.parent : anchorLoc?.block;
+  const parsed = parseData(ctx);
+  const blocks = targetParent ? kernel.ws.fitInto(targetParent, parsed) : parsed;
   const anchor: InsertAnchor = {};
   if (nextID) anchor.nextID = nextID;
   else if (previousID) anchor.previousID = previousID;
   else if (parentID) anchor.parentID = parentID;
-  const anchorLoc = kernel.ws.locate(nextID ?? previousID ?? parentID ?? "");
   const resolvedParent =
     nextID || previousID ? (anchorLoc?.parent?.id ?? parentID ?? "") : (parentID ?? "");
   const op = operation({
@@ -116,7 +118,9 @@ function childInsert(where: "first" | "last") {
     const { kernel } = ctx;
     const parentID = reqId(ctx, "parentID");
     checkContainer(ctx, parentID);
-    const blocks = parseData(ctx);
+    const parent = kernel.ws.locate(parentID)?.block;
+    const parsed = parseData(ctx);
+    const blocks = parent ? kernel.ws.fitInto(parent, parsed) : parsed;
     const op = operation({
       action: where === "first" ? "prependInsert" : "appendInsert",
       data: domOf(blocks),

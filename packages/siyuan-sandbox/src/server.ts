@@ -225,8 +225,6 @@ export function createRequestListener(
       return;
     }
     const raw = await readBody(req);
-    const delay = has("delay");
-    if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
     const http5xx = has("http5xx");
     if (http5xx) {
       const status = http5xx.status ?? FAULT_DEFAULT_HTTP_STATUS;
@@ -290,6 +288,9 @@ export function createRequestListener(
     }
 
     await locks.run(path, async () => {
+      // a slow kernel: the delay is spent holding the path's lock
+      const delay = has("delay");
+      if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
       let body: Record<string, unknown> = {};
       if (route.body === "json" || route.body === "tolerant") {
         let parsed: unknown;

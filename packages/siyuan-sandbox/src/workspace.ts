@@ -529,7 +529,7 @@ export class Workspace {
   }
 
   /** Blocks going into a list become its items (a parsed list is unwrapped). */
-  private fitInto(parent: Block, blocks: Block[]): Block[] {
+  fitInto(parent: Block, blocks: Block[]): Block[] {
     if (parent.type !== "l") return blocks;
     const out: Block[] = [];
     for (const b of blocks) {

@@ -31,7 +31,11 @@ export async function post<T = unknown>(
     body: init.rawBody ?? (body === undefined ? "" : JSON.stringify(body)),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Envelope<T> };
+  try {
+    return { status: res.status, body: (text ? JSON.parse(text) : null) as Envelope<T> };
+  } catch {
+    throw new Error(`${path}: HTTP ${res.status} non-JSON body: ${text.slice(0, 80)}`);
+  }
 }
 
 /** POST that expects code 0 and returns data. */
