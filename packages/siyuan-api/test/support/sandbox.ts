@@ -1,0 +1,92 @@
+/**
+ * Test helpers over `@sisyphus/siyuan-sandbox`: start a seeded sandbox, build clients for it, arm its
+ * faults by meaning (the one place that knows the sandbox's fault vocabulary).
+ */
+import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import {
+  createSiyuanClient,
+  isSiyuanApiError,
+  kernelFetchTransport,
+  type SiyuanApiError,
+  type SiyuanClient,
+  undiciTransport,
+} from "../../src/index.js";
+import { fakeSiyuanClient } from "./fake-siyuan-client.js";
+
+export { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+
+/** A well-formed ID that no seed uses. */
+export const UNKNOWN_ID = "20991231235959-zzzzzzz";
+/** Not a node ID at all. */
+export const MALFORMED_ID = "not-an-id";
+
+export const instantSleep = async (): Promise<void> => {};
+
+/** Starts a sandbox with the demo seed (kernel-exact replies: block writes flush before answering). */
+export function startDemoSandbox(): Promise<Sandbox> {
+  return startSandbox({ seed: "demo", flushBeforeReply: true });
+}
+
+/** A client on the undici transport for `sb`. */
+export function undiciClientFor(
+  sb: Sandbox,
+  opts: { timeoutMs?: number; token?: string } = {},
+): SiyuanClient {
+  return createSiyuanClient({
+    transport: undiciTransport({
+      baseUrl: sb.url,
+      token: opts.token ?? sb.token,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+    }),
+    sleep: instantSleep,
+  });
+}
+
+/** A client on the kernel-fetch transport (fake `siyuan.client` over loopback) for `sb`. */
+export function kernelClientFor(sb: Sandbox): SiyuanClient {
+  return createSiyuanClient({
+    transport: kernelFetchTransport(fakeSiyuanClient(sb.url, sb.token)),
+    sleep: instantSleep,
+  });
+}
+
+/** Fault meanings used by these tests. */
+export type FaultMeaning =
+  | "http_5xx_before_apply"
+  | "drop_before_apply"
+  | "reset_after_apply"
+  | "delay";
+
+const SANDBOX_KIND: Record<FaultMeaning, string> = {
+  http_5xx_before_apply: "http5xx",
+  drop_before_apply: "refuse",
+  reset_after_apply: "resetAfterApply",
+  delay: "delay",
+};
+
+/** Arms one fault on the next matching request(s). */
+export function armFault(
+  sb: Sandbox,
+  endpoint: string,
+  meaning: FaultMeaning,
+  opts: { times?: number; status?: number; delayMs?: number } = {},
+): void {
+  sb.control.armFault({
+    endpoint,
+    kind: SANDBOX_KIND[meaning] as never,
+    times: opts.times ?? 1,
+    ...(opts.status === undefined ? {} : { status: opts.status }),
+    ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
+  });
+}
+
+/** Awaits a promise that must fail with a SiyuanApiError, and returns the error. */
+export async function failure(p: Promise<unknown>): Promise<SiyuanApiError> {
+  try {
+    await p;
+  } catch (err) {
+    if (isSiyuanApiError(err)) return err;
+    throw err;
+  }
+  throw new Error("expected a SiyuanApiError, got success");
+}
