@@ -32,4 +32,4 @@ export {
   type ToolRuntimeOptions,
 } from "./runtime.js";
 export { describeTools, type ToolDescriptor } from "./surface.js";
-export { bootstrapText, SISYPHUS_VERSION } from "./tools/system.js";
+export { bootstrapText, SERVER_INSTRUCTIONS, SISYPHUS_VERSION } from "./tools/system.js";

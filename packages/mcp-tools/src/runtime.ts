@@ -283,7 +283,12 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       }
       return { digest: stateHash(probed.state), snapshot: probed };
     };
-    if (p.safety.validateOnly === true) return c.preflight(call, probe);
+    if (p.safety.validateOnly === true) {
+      // Additive actions lease no digest, but their preflight still proves the anchor exists and
+      // the permission holds before a request ID is issued.
+      if (call.policy?.kind === "mutation" && call.policy.precondition === "none") await probe();
+      return c.preflight(call, probe);
+    }
     let probed: Probed<unknown> | undefined;
     return c.commit(call, {
       probe,

@@ -265,3 +265,17 @@ describe("confirmation, permissions, external actions, strict mode off", () => {
     expect(errorCode(r)).toBe("write_coordinator_unavailable");
   });
 });
+
+describe("additive preflight", () => {
+  it("fails before issuing a request ID when the anchor does not exist", async () => {
+    const reservations = h.coordinator.health().reservations;
+    const r = await h.call("block", {
+      action: "append",
+      parentID: "20200101000000-zzzzzzz",
+      data: "x",
+      validateOnly: true,
+    });
+    expect(errorCode(r)).toBe("not_found");
+    expect(h.coordinator.health().reservations).toBe(reservations);
+  });
+});
