@@ -1,0 +1,24 @@
+/** Builds `dist/bin.js` when it is missing or older than the sources it bundles. */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const pkg = resolve(import.meta.dirname, "..");
+const bundled = ["node-server", "mcp-tools", "write-safety", "siyuan-api", "core-hash"];
+
+function newest(dir: string): number {
+  let max = 0;
+  if (!existsSync(dir)) return max;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    max = Math.max(max, entry.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return max;
+}
+
+export default function setup(): void {
+  const bin = join(pkg, "dist", "bin.js");
+  const sources = Math.max(...bundled.map((name) => newest(join(pkg, "..", name, "src"))));
+  if (existsSync(bin) && statSync(bin).mtimeMs > sources) return;
+  execFileSync("pnpm", ["exec", "tsup"], { cwd: pkg, stdio: "inherit", timeout: 120_000 });
+}

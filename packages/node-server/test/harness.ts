@@ -1,0 +1,182 @@
+/**
+ * Cross-process test harness: spawns the built `dist/bin.js` as real child processes against a
+ * sandbox kernel started in the test process, and connects official MCP clients to them.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.js");
+export const AUTH_TOKEN = "test-token-0123456789abcdef";
+const START_TIMEOUT_MS = 20_000;
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), "sisyphus-e2e-"));
+}
+
+/** A spawned HTTP authority. */
+export interface Authority {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Kills every child still running (call in afterAll). */
+export async function killAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stopChild(c, "SIGKILL")));
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    children.delete(child);
+    return Promise.resolve();
+  }
+  return new Promise((done) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      children.delete(child);
+      done();
+    });
+    child.kill(signal);
+  });
+}
+
+/** Spawns `sisyphus-server --http` on a free port and waits for its "listening on" line. */
+export async function spawnAuthority(options: {
+  dataDir: string;
+  siyuanUrl: string;
+  siyuanToken: string;
+  extraArgs?: string[];
+}): Promise<Authority> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "--http",
+      "--port",
+      "0",
+      "--siyuan-url",
+      options.siyuanUrl,
+      "--data-dir",
+      options.dataDir,
+      ...(options.extraArgs ?? []),
+    ],
+    {
+      env: { ...process.env, SIYUAN_TOKEN: options.siyuanToken, SISYPHUS_AUTH_TOKEN: AUTH_TOKEN },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  children.add(child);
+  let err = "";
+  child.stderr?.setEncoding("utf8");
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`authority did not start: ${err}`)),
+      START_TIMEOUT_MS,
+    );
+    child.stderr?.on("data", (chunk: string) => {
+      err += chunk;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1] as string);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`authority exited with ${code}: ${err}`));
+    });
+  });
+  return { url, child, stderr: () => err, stop: (signal = "SIGTERM") => stopChild(child, signal) };
+}
+
+type Era = "modern" | "legacy";
+
+/** An official MCP client over Streamable HTTP. */
+export async function httpClient(
+  url: string,
+  options: {
+    era: Era;
+    elicitation?: { form?: Record<string, never>; url?: Record<string, never> };
+    token?: string;
+  } = { era: "modern" },
+): Promise<Client> {
+  const client = new Client(
+    { name: "e2e", version: "1.0.0" },
+    {
+      capabilities: options.elicitation ? { elicitation: options.elicitation } : {},
+      versionNegotiation: { mode: options.era === "modern" ? { pin: "2026-07-28" } : "legacy" },
+    },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${options.token ?? AUTH_TOKEN}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** An official MCP client talking to a spawned `sisyphus-server --stdio`. */
+export async function stdioClient(options: {
+  era: Era;
+  dataDir: string;
+  siyuanUrl: string;
+  siyuanToken: string;
+  authToken?: string;
+  elicitation?: { form?: Record<string, never>; url?: Record<string, never> };
+}): Promise<Client> {
+  const client = new Client(
+    { name: "e2e-stdio", version: "1.0.0" },
+    {
+      capabilities: options.elicitation ? { elicitation: options.elicitation } : {},
+      versionNegotiation: { mode: options.era === "modern" ? "auto" : "legacy" },
+    },
+  );
+  const env: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "",
+    SIYUAN_URL: options.siyuanUrl,
+    SIYUAN_TOKEN: options.siyuanToken,
+    SISYPHUS_DATA_DIR: options.dataDir,
+  };
+  if (options.authToken !== undefined) env["SISYPHUS_AUTH_TOKEN"] = options.authToken;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "--stdio"],
+    env,
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** The structured content of a tool result. */
+export function sc(result: unknown): Record<string, unknown> {
+  return ((result as { structuredContent?: Record<string, unknown> }).structuredContent ??
+    {}) as Record<string, unknown>;
+}
+
+/** The error code of a tool result, if it is an error. */
+export function errorCode(result: unknown): string | undefined {
+  const e = sc(result)["error"] as { code?: string } | undefined;
+  return e?.code;
+}
+
+/** Preflight + commit of `block.update` through `client`; returns both results. */
+export async function strictUpdate(client: Client, id: string, data: string) {
+  const args = { action: "update", id, dataType: "markdown", data };
+  const pre = await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } });
+  const p = sc(pre);
+  if (pre.isError) throw new Error(`preflight failed: ${JSON.stringify(p)}`);
+  const field = p["preconditionField"] as string;
+  const commit = await client.callTool({
+    name: "block",
+    arguments: { ...args, requestId: p["requestId"], [field]: p[field] },
+  });
+  return { pre: p, commit, commitArgs: { ...args, requestId: p["requestId"], [field]: p[field] } };
+}

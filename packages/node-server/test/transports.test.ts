@@ -1,0 +1,168 @@
+import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AUTH_TOKEN,
+  type Authority,
+  httpClient,
+  killAll,
+  spawnAuthority,
+  stdioClient,
+  tempDataDir,
+} from "./harness.js";
+
+const TOOL_NAMES = ["block", "document", "fs", "notebook", "search", "system", "tag"];
+
+let sandbox: Sandbox;
+let authority: Authority;
+let dataDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: "demo" });
+  dataDir = tempDataDir();
+  authority = await spawnAuthority({ dataDir, siyuanUrl: sandbox.url, siyuanToken: sandbox.token });
+});
+
+afterAll(async () => {
+  await killAll();
+  await sandbox.stop();
+});
+
+describe("both protocol eras", () => {
+  it("serves MCP 2026-07-28 over HTTP statelessly", async () => {
+    const client = await httpClient(authority.url, { era: "modern" });
+    expect(client.getProtocolEra()).toBe("modern");
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    await client.close();
+  });
+
+  it("serves legacy initialize over HTTP with an Mcp-Session-Id session", async () => {
+    const client = await httpClient(authority.url, { era: "legacy" });
+    expect(client.getProtocolEra()).toBe("legacy");
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    const res = await fetch(authority.url.replace("/mcp", "/health"), {
+      headers: { authorization: `Bearer ${AUTH_TOKEN}` },
+    });
+    const health = (await res.json()) as Record<string, unknown>;
+    expect(health["legacySessions"]).toBeGreaterThanOrEqual(1);
+    await client.close();
+  });
+
+  it("serves both eras over stdio", async () => {
+    for (const era of ["modern", "legacy"] as const) {
+      const client = await stdioClient({
+        era,
+        dataDir,
+        siyuanUrl: sandbox.url,
+        siyuanToken: sandbox.token,
+        authToken: AUTH_TOKEN,
+      });
+      expect(client.getProtocolEra()).toBe(era);
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+      const read = await client.callTool({
+        name: "block",
+        arguments: { action: "get_kramdown", id: "20260101120102-pgoals1" },
+      });
+      expect(read.isError).not.toBe(true);
+      await client.close();
+    }
+  });
+
+  it("answers an unknown legacy session with 404 and a legacy call without session with 400", async () => {
+    const headers = {
+      authorization: `Bearer ${AUTH_TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    const unknown = await fetch(authority.url, {
+      method: "POST",
+      headers: { ...headers, "mcp-session-id": "nope" },
+      body,
+    });
+    expect(unknown.status).toBe(404);
+    const none = await fetch(authority.url, { method: "POST", headers, body });
+    expect(none.status).toBe(400);
+  });
+});
+
+describe("HTTP security", () => {
+  const health = () => authority.url.replace("/mcp", "/health");
+
+  it("refuses a missing or wrong bearer token with 401", async () => {
+    expect((await fetch(health())).status).toBe(401);
+    expect(
+      (await fetch(health(), { headers: { authorization: "Bearer wrong-token-0123456789" } }))
+        .status,
+    ).toBe(401);
+    const post = await fetch(authority.url, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
+    expect(post.status).toBe(401);
+  });
+
+  it("refuses a foreign Origin with 403 and accepts a loopback one", async () => {
+    const auth = { authorization: `Bearer ${AUTH_TOKEN}` };
+    expect(
+      (await fetch(health(), { headers: { ...auth, origin: "http://evil.example" } })).status,
+    ).toBe(403);
+    expect(
+      (await fetch(health(), { headers: { ...auth, origin: "http://localhost:5173" } })).status,
+    ).toBe(200);
+  });
+
+  it("refuses an oversized body with 413", async () => {
+    const big = "x".repeat(4 * 1024 * 1024 + 10);
+    const res = await fetch(authority.url, {
+      method: "POST",
+      body: big,
+      headers: { authorization: `Bearer ${AUTH_TOKEN}`, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it("reports aggregate counts only on /health", async () => {
+    const res = await fetch(health(), { headers: { authorization: `Bearer ${AUTH_TOKEN}` } });
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    for (const value of Object.values(body)) expect(["number", "boolean"]).toContain(typeof value);
+    expect(body).toHaveProperty("ledgerEntries");
+    expect(body).toHaveProperty("leases");
+    expect(body).toHaveProperty("inFlight");
+    expect(text).not.toContain(AUTH_TOKEN);
+    expect(text).not.toContain(sandbox.token);
+  });
+});
+
+describe("kernel down", () => {
+  it("starts and lists tools without the kernel, and reports kernel trouble on the call", async () => {
+    const down = await spawnAuthority({
+      dataDir: tempDataDir(),
+      siyuanUrl: "http://127.0.0.1:9",
+      siyuanToken: "x",
+    });
+    const client = await httpClient(down.url, { era: "modern" });
+    const tools = await client.listTools();
+    expect(tools.tools).toHaveLength(7);
+    const read = await client.callTool({
+      name: "block",
+      arguments: { action: "get_kramdown", id: "20260101120102-pgoals1" },
+    });
+    expect(read.isError).toBe(true);
+    await client.close();
+    await down.stop();
+  });
+
+  it("refuses a second process on the same data directory, naming the holder", async () => {
+    const err = await spawnAuthority({
+      dataDir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    }).catch((e: Error) => e);
+    expect(String(err)).toContain(`owned by process ${authority.child.pid}`);
+  });
+});
