@@ -61,30 +61,38 @@ export interface FileContent {
 /** Block content format for insert/update. */
 export type BlockDataType = "markdown" | "dom";
 
+/** Argument of the notebook methods that take only a notebook ID. */
 export interface NotebookArg {
   readonly notebook: string;
 }
+/** Argument of the methods that take one block/document ID. */
 export interface IdArg {
   readonly id: string;
 }
+/** Argument of the batch read methods. */
 export interface IdsArg {
   readonly ids: readonly string[];
 }
+/** `createNotebook` request (an empty name is accepted by the kernel). */
 export interface CreateNotebookArgs {
   readonly name: string;
 }
+/** `renameNotebook` request. */
 export interface RenameNotebookArgs {
   readonly notebook: string;
   readonly name: string;
 }
+/** `setNotebookConf` request. */
 export interface SetNotebookConfArgs {
   readonly notebook: string;
   /** Merged onto the current conf. */
   readonly conf: Readonly<Record<string, unknown>>;
 }
+/** `changeSortNotebook` request: notebook IDs in the wanted order. */
 export interface ChangeSortNotebookArgs {
   readonly notebooks: readonly string[];
 }
+/** `createDocWithMd` request. */
 export interface CreateDocWithMdArgs {
   readonly notebook: string;
   /** Human path (hpath) such as `/a/b`; the last segment is the title. Not idempotent. */
@@ -95,31 +103,37 @@ export interface CreateDocWithMdArgs {
   readonly id?: string;
   readonly tags?: string;
 }
+/** `renameDoc` request. */
 export interface RenameDocArgs {
   readonly notebook: string;
   /** Storage path `/…/<id>.sy`. */
   readonly path: string;
   readonly title: string;
 }
+/** `renameDocByID` request. */
 export interface RenameDocByIdArgs {
   readonly id: string;
   readonly title: string;
 }
+/** A notebook plus a path (storage path or hpath, per method). */
 export interface NotebookPathArgs {
   readonly notebook: string;
   readonly path: string;
 }
+/** `moveDocs` request. */
 export interface MoveDocsArgs {
   readonly fromPaths: readonly string[];
   readonly toNotebook: string;
   /** `/` for the notebook root, or the target parent's storage path. */
   readonly toPath: string;
 }
+/** `moveDocsByID` request. */
 export interface MoveDocsByIdArgs {
   readonly fromIDs: readonly string[];
   /** A parent document ID or a notebook ID. */
   readonly toID: string;
 }
+/** `listDocsByPath` request (`sort`: sort-mode number, contract §4.1). */
 export interface ListDocsByPathArgs {
   readonly notebook: string;
   readonly path: string;
@@ -128,11 +142,13 @@ export interface ListDocsByPathArgs {
   readonly showHidden?: boolean;
   readonly ignoreMaxListHint?: boolean;
 }
+/** `changeSort` request. */
 export interface ChangeSortArgs {
   readonly notebook: string;
   /** Ordered storage paths of siblings. */
   readonly paths: readonly string[];
 }
+/** `getDoc` request (`mode` 0 this, 1 up, 2 down, 3 both, 4 end). */
 export interface GetDocArgs {
   readonly id: string;
   readonly mode?: number;
@@ -141,10 +157,12 @@ export interface GetDocArgs {
   readonly startID?: string;
   readonly endID?: string;
 }
+/** `getBlockKramdown` request. */
 export interface GetBlockKramdownArgs {
   readonly id: string;
   readonly mode?: "md" | "textmark";
 }
+/** `getBlockKramdowns` request. */
 export interface GetBlockKramdownsArgs {
   readonly ids: readonly string[];
   readonly mode?: "md" | "textmark";
@@ -157,33 +175,40 @@ export interface InsertBlockArgs {
   readonly previousID?: string;
   readonly parentID?: string;
 }
+/** `prependBlock`/`appendBlock` request: `parentID` must be a container block. */
 export interface ParentBlockArgs {
   readonly dataType: BlockDataType;
   readonly data: string;
   readonly parentID: string;
 }
+/** `updateBlock` request. */
 export interface UpdateBlockArgs {
   readonly dataType: BlockDataType;
   readonly data: string;
   readonly id: string;
 }
+/** `moveBlock` request: `previousID` wins over `parentID`. */
 export interface MoveBlockArgs {
   readonly id: string;
   readonly previousID?: string;
   readonly parentID?: string;
 }
+/** `setBlockAttrs` request. */
 export interface SetBlockAttrsArgs {
   readonly id: string;
   /** `null` or `""` deletes an attribute. */
   readonly attrs: Readonly<Record<string, string | null>>;
 }
+/** `batchSetBlockAttrs` request. */
 export interface BatchSetBlockAttrsArgs {
   readonly blockAttrs: ReadonlyArray<SetBlockAttrsArgs>;
 }
+/** `query.sql` request. */
 export interface SqlArgs {
   /** One SELECT statement; `LIMIT 64` is added by the kernel when absent. */
   readonly stmt: string;
 }
+/** `fullTextSearchBlock` request (contract §4.6). */
 export interface FullTextSearchArgs {
   readonly query: string;
   /** 0 keyword, 1 query syntax, 2 SQL, 3 regex. */
@@ -195,6 +220,7 @@ export interface FullTextSearchArgs {
   readonly page?: number;
   readonly pageSize?: number;
 }
+/** `exportMdContent` request. */
 export interface ExportMdContentArgs {
   readonly id: string;
   readonly refMode?: number;
@@ -202,15 +228,18 @@ export interface ExportMdContentArgs {
   /** YAML front matter; the kernel's default is true. */
   readonly yfm?: boolean;
 }
+/** `pushMsg`/`pushErrMsg` request. */
 export interface PushMsgArgs {
   readonly msg: string;
   /** Milliseconds; kernel default 7000. */
   readonly timeout?: number;
 }
+/** Argument of the file methods that take one workspace path. */
 export interface PathArg {
   /** Workspace-relative path, e.g. `/data/storage/petal/x.json`. */
   readonly path: string;
 }
+/** `putFile` request (sent as multipart). */
 export interface PutFileArgs {
   readonly path: string;
   /** File content; a string is sent as UTF-8. Required unless `isDir`. */
@@ -220,10 +249,12 @@ export interface PutFileArgs {
   /** Modification time in milliseconds since the epoch (kernel default: now). */
   readonly modTimeMs?: number;
 }
+/** `renameFile` request. */
 export interface RenameFileArgs {
   readonly path: string;
   readonly newPath: string;
 }
+/** `asset/upload` request (sent as multipart, field `file[]`). */
 export interface UploadAssetArgs {
   readonly files: ReadonlyArray<{
     readonly filename: string;
@@ -235,9 +266,11 @@ export interface UploadAssetArgs {
   readonly id?: string;
   readonly skipIfDuplicated?: boolean;
 }
+/** Argument of AV methods that take only a database ID. */
 export interface AvIdArg {
   readonly avID: string;
 }
+/** `renderAttributeView` request (may create the database file). */
 export interface RenderAttributeViewArgs {
   readonly id: string;
   readonly blockID?: string;
@@ -247,6 +280,7 @@ export interface RenderAttributeViewArgs {
   readonly query?: string;
   readonly createIfNotExist?: boolean;
 }
+/** `addAttributeViewKey` request (`keyID` is a new node ID made by the caller). */
 export interface AddAttributeViewKeyArgs {
   readonly avID: string;
   readonly keyID: string;
@@ -255,11 +289,13 @@ export interface AddAttributeViewKeyArgs {
   readonly keyIcon: string;
   readonly previousKeyID: string;
 }
+/** `removeAttributeViewKey` request. */
 export interface RemoveAttributeViewKeyArgs {
   readonly avID: string;
   readonly keyID: string;
   readonly removeRelationDest?: boolean;
 }
+/** `addAttributeViewBlocks` request. */
 export interface AddAttributeViewBlocksArgs {
   readonly avID: string;
   readonly srcs: ReadonlyArray<{
@@ -272,16 +308,19 @@ export interface AddAttributeViewBlocksArgs {
   readonly viewID?: string;
   readonly previousID?: string;
 }
+/** `removeAttributeViewBlocks` request. */
 export interface RemoveAttributeViewBlocksArgs {
   readonly avID: string;
   readonly srcIDs: readonly string[];
 }
+/** `setAttributeViewBlockAttr` request. */
 export interface SetAttributeViewBlockAttrArgs {
   readonly avID: string;
   readonly keyID: string;
   readonly itemID: string;
   readonly value: unknown;
 }
+/** `batchSetAttributeViewBlockAttrs` request. */
 export interface BatchSetAttributeViewBlockAttrsArgs {
   readonly avID: string;
   readonly values: ReadonlyArray<{
@@ -290,6 +329,7 @@ export interface BatchSetAttributeViewBlockAttrsArgs {
     readonly value: unknown;
   }>;
 }
+/** `/api/transactions` request. */
 export interface TransactionsArgs {
   readonly transactions: ReadonlyArray<{
     readonly doOperations: readonly unknown[];

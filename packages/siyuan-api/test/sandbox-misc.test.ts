@@ -126,6 +126,15 @@ describe("file", () => {
     expect(e.details.kernelCode).toBe(404);
   });
 
+  it("a path outside the workspace is kernel_rejected 403 (HTTP 202 for getFile)", async () => {
+    const e = await failure(client.file.getFile({ path: "/../../etc/passwd" }));
+    expect(e.code).toBe("kernel_rejected");
+    expect(e.details.kernelCode).toBe(403);
+    expect(e.details.httpStatus).toBe(202);
+    const r = await failure(client.file.readDir({ path: "/../.." }));
+    expect(r.details.kernelCode).toBe(403);
+  });
+
   it("getFile on a directory is kernel_rejected 409 (HTTP 202); putFile without a file is rejected", async () => {
     await client.file.putFile({ path: "/data/storage/petal/siyuan-api-test/dir409", isDir: true });
     const e = await failure(
