@@ -488,4 +488,100 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
     expect((await running).status).toBe("committed");
     expect(k.writes).toBe(1);
   });
+
+  it("cancellation accepted while probing stops the call before the executing record", async () => {
+    const { coordinator, ledgerStore } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const cancellation = new WriteCancellation();
+    const hooks = setHooks(k, "b1", "x");
+    const answer = await coordinator.commit(
+      {
+        ...setCall("b1", "x", {
+          requestId: pre.requestId,
+          expectedStateHash: pre.expectedStateHash,
+        }),
+        cancellation,
+      },
+      {
+        ...hooks,
+        probe: async () => {
+          expect(cancellation.cancel()).toBe(true);
+          return hooks.probe!();
+        },
+      },
+    );
+    expect(answer.status).toBe("cancelled");
+    expect(k.writes).toBe(0);
+    expect((await ledgerStore.loadAll()).map((e) => e.state)).toEqual(["issued"]);
+    // not consumed: the same request ID and credential still commit
+    const ok = await coordinator.commit(
+      setCall("b1", "x", { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash }),
+      hooks,
+    );
+    expect(ok.status).toBe("committed");
+  });
+});
+
+describe("WriteCoordinator receipts and creation progress", () => {
+  it("keeps reserved IDs and stages of a creation that ends unknown, and reports them on replay", async () => {
+    const { coordinator } = await makeCoordinator();
+    const call = (extra: Record<string, unknown>) =>
+      setCall("av", "new", extra, mutationPolicy("none"));
+    const pre = (await coordinator.preflight(call({}))) as { requestId: string };
+    const hooks = {
+      execute: async (ctx: { recordCreation: (p: object) => Promise<void> }) => {
+        await ctx.recordCreation({ reservedIds: ["av-1", "blk-1"] });
+        await ctx.recordCreation({ confirmedStage: "render" });
+        throw new Error("lost response");
+      },
+      readback: async () => ({ outcome: "unverifiable" as const, reason: "not reached" }),
+    };
+    const e = await rejection(coordinator.commit(call({ requestId: pre.requestId }), hooks));
+    expect(e.code).toBe("outcome_unknown");
+    expect(e.details.creation).toEqual({
+      reservedIds: ["av-1", "blk-1"],
+      confirmedStages: ["render"],
+    });
+    const replay = await rejection(coordinator.commit(call({ requestId: pre.requestId }), hooks));
+    expect(replay.code).toBe("outcome_unknown");
+    expect(replay.writeAttempted).toBe(false);
+    expect(replay.details.creation?.reservedIds).toEqual(["av-1", "blk-1"]);
+  });
+
+  it("an oversized tool receipt is dropped live and on replay alike", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const hooks = setHooks(k, "b1", "x");
+    const big = {
+      ...hooks,
+      execute: async (ctx: Parameters<typeof hooks.execute>[0]) => {
+        await hooks.execute(ctx);
+        return { receipt: { blob: "z".repeat(10_000) } };
+      },
+    };
+    const live = await coordinator.commit(setCall("b1", "x", args), big);
+    expect(live).toMatchObject({ status: "committed", receiptOmitted: true });
+    expect(live).not.toHaveProperty("blob");
+    const replay = await coordinator.commit(setCall("b1", "x", args), big);
+    expect(replay).toEqual({ ...live, replayed: true });
+  });
+
+  it("state_changed, replay and success hashes are aliases that resolve to complete digests", async () => {
+    const { coordinator, ledgerStore } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const r = (await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"))) as {
+      previousHash: string;
+      resultHash: string;
+    };
+    expect(coordinator.aliases.resolve(r.resultHash)).toBe(k.digest("b1"));
+    const [entry] = await ledgerStore.loadAll();
+    expect(entry?.result?.resultDigest).toBe(k.digest("b1"));
+    expect(entry?.result?.previousDigest).toBe(coordinator.aliases.resolve(r.previousHash));
+    expect(JSON.stringify(entry)).not.toContain('"x"');
+  });
 });

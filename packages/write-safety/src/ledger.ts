@@ -152,7 +152,14 @@ function expiredAt(entry: LedgerEntry, retentionMs: number): number {
     : entry.executingAt + retentionMs;
 }
 
-const copy = (entry: LedgerEntry): LedgerEntry => JSON.parse(JSON.stringify(entry)) as LedgerEntry;
+/** Deep-freeze a record: the ledger hands out and stores the same immutable objects, no copies. */
+function freeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) freeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /**
  * Write-through ledger over a {@link LedgerStore}: each `record*` awaits the store and only then
@@ -198,7 +205,7 @@ export class Ledger {
     for (const entry of entries) {
       if (now >= expiredAt(entry, ledger.retentionMs)) ledger.#toDelete.push(entry.requestId);
       else {
-        ledger.#entries.set(entry.requestId, entry);
+        ledger.#entries.set(entry.requestId, freeze(entry));
         ledger.#enqueue(entry);
       }
     }
@@ -211,11 +218,10 @@ export class Ledger {
     return this.#entries.size;
   }
 
-  /** A copy of the live record of `requestId`, or `undefined` (never issued here, or past its deadline). */
-  get(requestId: string): LedgerEntry | undefined {
+  /** The live record of `requestId` (deeply frozen), or `undefined` (never issued here, or past its deadline). */
+  get(requestId: string): Readonly<LedgerEntry> | undefined {
     this.#pruneMemory();
-    const entry = this.#entries.get(requestId);
-    return entry === undefined ? undefined : copy(entry);
+    return this.#entries.get(requestId);
   }
 
   /** Record a freshly issued request ID bound to its scope. */
@@ -355,10 +361,11 @@ export class Ledger {
   }
 
   async #write(entry: LedgerEntry, deadlineChanged: boolean): Promise<LedgerEntry> {
-    await this.#store.put(copy(entry));
+    freeze(entry);
+    await this.#store.put(entry);
     this.#entries.set(entry.requestId, entry);
     if (deadlineChanged) this.#enqueue(entry);
-    return copy(entry);
+    return entry;
   }
 
   #enqueue(entry: LedgerEntry): void {

@@ -20,6 +20,11 @@ export interface ReservationStore {
 
 const HEX = /^[0-9a-f]{4,64}$/;
 const HEX_DIGITS = "0123456789abcdef";
+/** Byte → its two hex digits, for decoding. */
+const HEX_PAIRS: readonly string[] = Array.from(
+  { length: 256 },
+  (_, b) => HEX_DIGITS[b >> 4]! + HEX_DIGITS[b & 15]!,
+);
 
 /**
  * Encode one request ID (4 to 64 lowercase hex digits) as a reservation record: one byte holding
@@ -51,11 +56,9 @@ export function decodeReservationLog(bytes: Uint8Array): { ids: string[]; validB
     const size = 1 + Math.ceil(n / 2);
     if (n < 4 || n > 64 || at + size > bytes.length) break;
     let id = "";
-    for (let i = 0; i < n; i++) {
-      const b = bytes[at + 1 + (i >> 1)]!;
-      id += HEX_DIGITS[(i & 1) === 0 ? b >> 4 : b & 15];
-    }
-    ids.push(id);
+    const end = at + size;
+    for (let i = at + 1; i < end; i++) id += HEX_PAIRS[bytes[i]!];
+    ids.push((n & 1) === 0 ? id : id.slice(0, n));
     at += size;
   }
   return { ids, validBytes: at };
