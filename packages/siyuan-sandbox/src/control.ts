@@ -156,7 +156,7 @@ export function blockIds(b: Block): string[] {
 /**
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
  * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`,
- * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`,
+ * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
  * `external/<method>` {args: [...]}.
  */
 export function controlRouteHandler(control: SandboxControl) {
@@ -193,6 +193,10 @@ export function controlRouteHandler(control: SandboxControl) {
         return control.transactionFailures();
       case "messages":
         return control.messages();
+      case "process-cpu": {
+        const u = process.cpuUsage();
+        return { userMicros: u.user, systemMicros: u.system };
+      }
     }
     if (op.startsWith("external/")) {
       const method = op.slice("external/".length) as keyof ExternalWriter;

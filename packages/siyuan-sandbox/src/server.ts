@@ -52,12 +52,17 @@ export class RequestLog {
       durationMs: 0,
     };
     this.entries.push(e);
-    if (this.entries.length > REQUEST_LOG_MAX_ENTRIES) this.entries.shift();
+    // trim in batches: Array.shift on a long log would cost O(n) per request
+    if (this.entries.length > REQUEST_LOG_MAX_ENTRIES * 1.1) {
+      this.entries.splice(0, this.entries.length - REQUEST_LOG_MAX_ENTRIES);
+    }
     return e;
   }
   /** Entries, oldest first. */
   list(): RequestLogEntry[] {
-    return this.entries.map((e) => ({ ...e, faults: [...e.faults] }));
+    return this.entries
+      .slice(-REQUEST_LOG_MAX_ENTRIES)
+      .map((e) => ({ ...e, faults: [...e.faults] }));
   }
   /** Requests per exact path since the last reset. */
   counts(): Record<string, number> {

@@ -285,3 +285,23 @@ describe("the asynchronous write queue", () => {
     expect(await ok(sb, "/api/block/checkBlockExist", { id })).toBe(false);
   });
 });
+
+describe("flushBeforeReply (kernel-exact replies)", () => {
+  it("block writes answer after the queue is applied, deleteBlock still does not wait", async () => {
+    const exact = await start({ flushIntervalMs: 60_000, flushBeforeReply: true });
+    try {
+      await ok(exact, "/api/block/updateBlock", {
+        id: I.paragraphQuote,
+        dataType: "markdown",
+        data: "now visible",
+      });
+      expect(await kramdown(exact, I.paragraphQuote)).toMatch(/^now visible\n/);
+      await ok(exact, "/api/block/deleteBlock", { id: I.paragraphQuote });
+      expect(await ok(exact, "/api/block/checkBlockExist", { id: I.paragraphQuote })).toBe(true);
+      await flush(exact);
+      expect(await ok(exact, "/api/block/checkBlockExist", { id: I.paragraphQuote })).toBe(false);
+    } finally {
+      await exact.stop();
+    }
+  });
+});
