@@ -1,0 +1,203 @@
+import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AUTH_TOKEN,
+  type Authority,
+  errorCode,
+  httpClient,
+  killAll,
+  sc,
+  spawnAuthority,
+  stdioClient,
+  strictUpdate,
+  tempDataDir,
+} from "./harness.js";
+
+const UPDATE = "/api/block/updateBlock";
+
+let sandbox: Sandbox;
+let authority: Authority;
+let dataDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: "demo" });
+  dataDir = tempDataDir();
+  authority = await spawnAuthority({ dataDir, siyuanUrl: sandbox.url, siyuanToken: sandbox.token });
+});
+
+afterAll(async () => {
+  await killAll();
+  await sandbox.stop();
+});
+
+describe("strict writes through the one authority", () => {
+  it("runs a full strict write from a stdio process that delegates to the HTTP authority", async () => {
+    const client = await stdioClient({
+      era: "modern",
+      dataDir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+    });
+    const before = sandbox.control.count(UPDATE);
+    const { pre, commit, commitArgs } = await strictUpdate(
+      client,
+      DEMO_IDS.paragraphStatus,
+      "Status: delegated write",
+    );
+    expect(pre["writeAttempted"]).toBe(false);
+    expect(commit.isError).not.toBe(true);
+    expect(sc(commit)["status"]).toBe("committed");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(sandbox.control.kramdown(DEMO_IDS.paragraphStatus)).toContain("Status: delegated write");
+    // The lease and ledger live in the authority: a replay of the same request does not write again.
+    const replay = await client.callTool({ name: "block", arguments: commitArgs });
+    expect(replay.isError).not.toBe(true);
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("fails a delegated write with write_coordinator_unavailable when no authority runs, writing nothing", async () => {
+    const client = await stdioClient({
+      era: "modern",
+      dataDir: tempDataDir(),
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+    });
+    const before = sandbox.control.count(UPDATE);
+    const res = await client.callTool({
+      name: "block",
+      arguments: {
+        action: "update",
+        id: DEMO_IDS.paragraphStatus,
+        dataType: "markdown",
+        data: "x",
+        validateOnly: true,
+      },
+    });
+    expect(errorCode(res)).toBe("write_coordinator_unavailable");
+    expect(sandbox.control.count(UPDATE)).toBe(before);
+    await client.close();
+  });
+
+  it("serialises two HTTP clients and a stdio client writing at once through one lane", async () => {
+    const a = await httpClient(authority.url, { era: "modern" });
+    const b = await httpClient(authority.url, { era: "legacy" });
+    const c = await stdioClient({
+      era: "modern",
+      dataDir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+    });
+    const before = sandbox.control.count(UPDATE);
+    const targets = [
+      DEMO_IDS.paragraphGoals,
+      DEMO_IDS.paragraphDecision,
+      DEMO_IDS.paragraphJournal,
+    ];
+    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 600, times: 3 });
+    const samples: Array<Record<string, number>> = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const res = await fetch(authority.url.replace("/mcp", "/health"), {
+          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
+        });
+        samples.push((await res.json()) as Record<string, number>);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+    const results = await Promise.all([
+      strictUpdate(a, targets[0] as string, "Goals from client A"),
+      strictUpdate(b, targets[1] as string, "Decision from client B"),
+      strictUpdate(c, targets[2] as string, "Journal from stdio C"),
+    ]);
+    sampling = false;
+    await sampler;
+    sandbox.control.clearFaults();
+    for (const r of results) expect(sc(r.commit)["status"]).toBe("committed");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 3);
+    expect(sandbox.control.kramdown(targets[2] as string)).toContain("Journal from stdio C");
+    // One lane: never more than one write running, and the others waited in it.
+    expect(Math.max(...samples.map((h) => h["writesRunning"] ?? 0))).toBe(1);
+    expect(Math.max(...samples.map((h) => h["writesQueued"] ?? 0))).toBeGreaterThanOrEqual(1);
+    await Promise.all([a.close(), b.close(), c.close()]);
+  });
+});
+
+describe("crash between executing and committed", () => {
+  it("answers outcome_unknown after a SIGKILL and restart, without a second kernel write", async () => {
+    const dir = tempDataDir();
+    let auth = await spawnAuthority({
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    const client = await httpClient(auth.url, { era: "modern" });
+    const id = DEMO_IDS.paragraphQuote;
+    const args = { action: "update", id, dataType: "markdown", data: "Quote after crash" };
+    const pre = sc(
+      await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+    );
+    const field = pre["preconditionField"] as string;
+    const commitArgs = { ...args, requestId: pre["requestId"], [field]: pre[field] };
+    const before = sandbox.control.count(UPDATE);
+    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
+    const pending = client
+      .callTool({ name: "block", arguments: commitArgs })
+      .catch((e: unknown) => e);
+    const deadline = Date.now() + 15_000;
+    while (sandbox.control.count(UPDATE) === before && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    await auth.stop("SIGKILL");
+    await pending;
+    await client.close().catch(() => undefined);
+    sandbox.control.clearFaults();
+
+    auth = await spawnAuthority({
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    const again = await httpClient(auth.url, { era: "modern" });
+    const replay = await again.callTool({ name: "block", arguments: commitArgs });
+    expect(errorCode(replay)).toBe("outcome_unknown");
+    // Let the delayed first write land, then check nothing else reached the kernel.
+    const landed = Date.now() + 15_000;
+    while (
+      !String(sandbox.control.kramdown(id)).includes("Quote after crash") &&
+      Date.now() < landed
+    ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sandbox.control.kramdown(id)).toContain("Quote after crash");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    await again.close();
+    await auth.stop();
+  });
+});
+
+describe("admission", () => {
+  it("refuses calls beyond 128 in flight with queue_full, running none of them", async () => {
+    const client = await httpClient(authority.url, { era: "modern" });
+    const endpoint = "/api/block/getBlockKramdown";
+    sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 4_000, times: 4 });
+    const calls = Array.from({ length: 132 }, () =>
+      client.callTool({
+        name: "block",
+        arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphGoals },
+      }),
+    );
+    const results = await Promise.all(calls);
+    sandbox.control.clearFaults();
+    const full = results.filter((r) => errorCode(r) === "queue_full");
+    expect(full.length).toBe(4);
+    const ok = results.filter((r) => r.isError !== true);
+    expect(ok.length).toBe(128);
+    await client.close();
+  });
+});
