@@ -28,12 +28,20 @@ import { MemoryLedgerStore } from "./ledger.js";
 import { mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";
 import { FakeClock } from "./test-support.js";
+import { FaultyLedgerStore } from "./testing.js";
 
 const KEYS = ["a", "b"] as const;
 const WRITE_VALUES = ["x", "y"] as const;
 const EDIT_VALUES = ["x", "y", "z", "w"] as const;
 type Key = (typeof KEYS)[number];
-type Failure = "none" | "before_dispatch" | "after_dispatch" | "readback_throws" | "silent_noop";
+type Failure =
+  | "none"
+  | "before_dispatch"
+  | "after_dispatch"
+  | "readback_throws"
+  | "silent_noop"
+  | "ledger_executing_fails"
+  | "ledger_commit_fails";
 type Credential = "own" | "absent" | "full" | "foreign";
 
 type Cmd =
@@ -129,6 +137,8 @@ const scopeOf = (key: string, value: string) => `${key}=${value}`;
 type Outcome = string;
 
 interface World {
+  /** Ledger record state whose next durable write fails (once), or null. */
+  failPut: { state: string | null };
   model: Model;
   /** The "real" kernel the hooks read and write; the model keeps its own copy. */
   kernel: Map<Key, string | null>;
@@ -143,14 +153,19 @@ interface World {
 }
 
 async function openCoordinator(
-  w: Pick<World, "clock" | "ledgerStore" | "reservationStore">,
+  w: Pick<World, "clock" | "ledgerStore" | "reservationStore" | "failPut">,
   epoch: number,
 ) {
+  const failPut = w.failPut;
   return createWriteCoordinator({
     clock: w.clock,
     random: seededRandomSource(epoch * 7919 + 1),
     epoch: `epoch-${epoch}`,
-    ledgerStore: w.ledgerStore.reopen(),
+    ledgerStore: new FaultyLedgerStore(w.ledgerStore.reopen(), (op, entry) => {
+      if (op !== "put" || failPut.state === null || entry?.state !== failPut.state) return false;
+      failPut.state = null;
+      return true;
+    }),
     reservationStore: w.reservationStore.reopen(),
     aliases: new AliasPool(),
   });
@@ -224,6 +239,7 @@ function predictCommit(
     m.consumeLease(scope, lease.digest);
     return "state_changed";
   }
+  if (failure === "ledger_executing_fails") return "write_coordinator_unavailable";
   req.state = "executing";
   req.executingAt ??= m.now;
   if (failure === "before_dispatch") {
@@ -240,6 +256,10 @@ function predictCommit(
   if (m.kernel.get(t.key) !== value) {
     req.state = "unknown";
     return "readback_mismatch";
+  }
+  if (failure === "ledger_commit_fails") {
+    req.state = "unknown";
+    return "outcome_unknown";
   }
   req.state = "committed";
   const result = digestOf(t.key, value);
@@ -287,13 +307,15 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
   const reservationStore = new MemoryReservationStore();
   const model = new Model();
   model.now = clock.now();
+  const failPut = { state: null as string | null };
   const w: World = {
+    failPut,
     model,
     kernel: new Map<Key, string | null>(KEYS.map((k) => [k, null])),
     clock,
     ledgerStore,
     reservationStore,
-    coordinator: await openCoordinator({ clock, ledgerStore, reservationStore }, 0),
+    coordinator: await openCoordinator({ clock, ledgerStore, reservationStore, failPut }, 0),
     tickets: [],
     executions: new Map(),
     issuedEpoch: new Map(),
@@ -315,6 +337,12 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
         ? undefined
         : w.coordinator.aliases.resolve(extra["expectedStateHash"] as string);
     const expected = predictCommit(w, t, value, cmd.cred, credDigest, cmd.failure);
+    w.failPut.state =
+      cmd.failure === "ledger_executing_fails"
+        ? "executing"
+        : cmd.failure === "ledger_commit_fails"
+          ? "committed"
+          : null;
     const p = w.coordinator.commit(
       call(t.key, value, extra),
       hooksFor(w, t.key, value, cmd.failure, credDigest),
@@ -398,6 +426,7 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
         w.coordinator = await openCoordinator(w, model.epoch);
         break;
     }
+    failPut.state = null;
     // The model and the real kernel agree after every step.
     expect([...w.kernel]).toEqual([...model.kernel]);
     // Invariant: at most one execution per request ID, ever (unknown outcomes included).
@@ -435,6 +464,8 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
         "after_dispatch",
         "readback_throws",
         "silent_noop",
+        "ledger_executing_fails",
+        "ledger_commit_fails",
       ),
     }),
   },
@@ -493,6 +524,7 @@ describe("WriteCoordinator model-based", () => {
       "outcome_unknown",
       "readback_mismatch",
       "not_dispatched",
+      "write_coordinator_unavailable",
       "concurrent:committed",
       "concurrent:replayed:committed",
     ];
