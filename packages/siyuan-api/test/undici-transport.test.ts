@@ -2,6 +2,7 @@
  * Wire-level failure classification of the undici transport and the client's retry policy, against
  * a scripted loopback server (resets, 5xx, silence, garbage). Endpoint behaviour is in sandbox tests.
  */
+import { Agent, RetryAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   classifyUndiciError,
@@ -129,6 +130,12 @@ describe("undici transport: failure classes", () => {
     await c.close();
   });
 
+  it("refuses a RetryAgent dispatcher (it would re-send writes)", async () => {
+    const agent = new RetryAgent(new Agent());
+    expect(() => undiciTransport({ baseUrl: server.url, dispatcher: agent })).toThrow(/RetryAgent/);
+    await agent.close();
+  });
+
   it("invalid base URL → not_dispatched, not retried", async () => {
     const c = createSiyuanClient({
       transport: undiciTransport({ baseUrl: "not a url" }),
@@ -177,6 +184,25 @@ describe("undici transport: failure classes", () => {
     expect(e.code).toBe("outcome_unknown");
     expect(e.writeDispatched).toBe(true);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("a reset on a reused keep-alive socket is not re-sent by undici for a write", async () => {
+    const c = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: server.url, connections: 1 }),
+      sleep: instantSleep,
+    });
+    server.handle((_r, i) => (i === 0 ? ok("3.7.3") : { kind: "reset" }));
+    await c.system.version();
+    const e = await failure(
+      c.block.updateBlock({ id: "20260101120000-abcdefg", dataType: "markdown", data: "x" }),
+    );
+    expect(e.code).toBe("outcome_unknown");
+    expect(server.requests.map((r) => r.path)).toEqual([
+      "/api/system/version",
+      "/api/block/updateBlock",
+    ]);
+    expect(server.connections()).toBe(1);
+    await c.close();
   });
 
   it("reset on a read is retried and the second attempt succeeds", async () => {

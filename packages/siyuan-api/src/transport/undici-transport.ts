@@ -3,7 +3,7 @@
  * no automatic retries, and a classification of every failure into `not_dispatched` or
  * `outcome_unknown`.
  */
-import { type Dispatcher, Pool } from "undici";
+import { type Dispatcher, Pool, RetryAgent } from "undici";
 import {
   DEFAULT_POOL_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -123,10 +123,17 @@ export function classifyUndiciError(endpoint: string, err: unknown): SiyuanApiEr
  * Invariant: exactly one request on the wire per `send`. undici's core `Pool`/`Client` never re-sends
  * a request that was already written (only `RetryAgent`/retry interceptors do, and none is used);
  * requests are sent with `idempotent: false`, so they are never pipelined behind another request.
+ * Throws `TypeError` at creation when `dispatcher` is a `RetryAgent`.
  * Errors: `not_dispatched` (refused, DNS, invalid URL, connect timeout, closed pool) or
  * `outcome_unknown` (reset, socket closed, timeout after sending, abort, unreadable body).
  */
 export function undiciTransport(options: UndiciTransportOptions): Transport {
+  if (options.dispatcher instanceof RetryAgent) {
+    // A RetryAgent re-sends failed requests, writes included: that breaks "exactly once".
+    throw new TypeError(
+      "undiciTransport: a RetryAgent may not be used; reads are retried by the client",
+    );
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let origin: string | undefined;
   let prefix = "";
