@@ -1,0 +1,220 @@
+import type { Client } from "@modelcontextprotocol/client";
+import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AUTH_TOKEN,
+  type Authority,
+  errorCode,
+  httpClient,
+  killAll,
+  sc,
+  spawnAuthority,
+  tempDataDir,
+} from "./harness.js";
+
+const DELETE = "/api/block/deleteBlock";
+type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+
+let sandbox: Sandbox;
+let authority: Authority;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: "demo" });
+  authority = await spawnAuthority({
+    dataDir: tempDataDir(),
+    siyuanUrl: sandbox.url,
+    siyuanToken: sandbox.token,
+  });
+});
+
+afterAll(async () => {
+  await killAll();
+  await sandbox.stop();
+});
+
+/** A client that declares form elicitation and answers every confirmation with `answer`. */
+async function confirmingClient(era: "modern" | "legacy", answer: () => Answer) {
+  const client = await httpClient(authority.url, { era, elicitation: { form: {} } });
+  const asked = { count: 0 };
+  client.setRequestHandler("elicitation/create", async () => {
+    asked.count += 1;
+    return answer();
+  });
+  return { client, asked };
+}
+
+async function preflightDelete(client: Client, id: string) {
+  const pre = await client.callTool({
+    name: "block",
+    arguments: { action: "delete", id, validateOnly: true },
+  });
+  const p = sc(pre);
+  expect(pre.isError, JSON.stringify(p)).not.toBe(true);
+  const field = p["preconditionField"] as string;
+  return { action: "delete", id, requestId: p["requestId"], [field]: p[field] };
+}
+
+describe("modern form confirmation (input_required + elicitation/create)", () => {
+  it("never asks for validateOnly, asks once on commit, runs after accept, and asks again on replay", async () => {
+    const { client, asked } = await confirmingClient("modern", () => ({
+      action: "accept",
+      content: { confirm: true },
+    }));
+    const args = await preflightDelete(client, DEMO_IDS.paragraphTaskParser);
+    expect(asked.count).toBe(0);
+    const before = sandbox.control.count(DELETE);
+    const res = await client.callTool({ name: "block", arguments: args });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked.count).toBe(1);
+    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    const replay = await client.callTool({ name: "block", arguments: args });
+    expect(replay.isError).not.toBe(true);
+    expect(asked.count).toBe(2);
+    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("distinguishes decline, cancel and invalid content, writing nothing", async () => {
+    const before = sandbox.control.count(DELETE);
+    const cases: Array<[Answer, string, boolean]> = [
+      [{ action: "decline" }, "confirmation_declined", false],
+      [{ action: "accept", content: { confirm: false } }, "confirmation_declined", false],
+      [{ action: "cancel" }, "confirmation_cancelled", true],
+      [{ action: "accept", content: {} }, "confirmation_invalid", false],
+      [{ action: "accept", content: { confirm: "yes" } }, "confirmation_invalid", false],
+    ];
+    for (const [answer, code, cancelled] of cases) {
+      const { client } = await confirmingClient("modern", () => answer);
+      const args = await preflightDelete(client, DEMO_IDS.paragraphTaskContract);
+      const res = await client.callTool({ name: "block", arguments: args });
+      expect(errorCode(res)).toBe(code);
+      expect(sc(res)["cancelled"]).toBe(cancelled);
+      await client.close();
+    }
+    expect(sandbox.control.count(DELETE)).toBe(before);
+    expect(sandbox.control.kramdown(DEMO_IDS.paragraphTaskContract)).not.toBeNull();
+  });
+
+  it("treats confirm=false as a decline without asking", async () => {
+    const { client, asked } = await confirmingClient("modern", () => ({
+      action: "accept",
+      content: { confirm: true },
+    }));
+    const args = await preflightDelete(client, DEMO_IDS.paragraphTaskContract);
+    const res = await client.callTool({ name: "block", arguments: { ...args, confirm: false } });
+    expect(errorCode(res)).toBe("confirmation_declined");
+    expect(asked.count).toBe(0);
+    await client.close();
+  });
+});
+
+describe("clients without form elicitation, and legacy sessions", () => {
+  it("requires confirm=true from a client without form elicitation, then runs", async () => {
+    const client = await httpClient(authority.url, { era: "modern", elicitation: { url: {} } });
+    const args = await preflightDelete(client, DEMO_IDS.paragraphMilestones);
+    const before = sandbox.control.count(DELETE);
+    expect(errorCode(await client.callTool({ name: "block", arguments: args }))).toBe(
+      "confirmation_required",
+    );
+    expect(sandbox.control.count(DELETE)).toBe(before);
+    const res = await client.callTool({ name: "block", arguments: { ...args, confirm: true } });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("asks a legacy client that declares elicitation over its session", async () => {
+    const { client, asked } = await confirmingClient("legacy", () => ({
+      action: "accept",
+      content: { confirm: true },
+    }));
+    const args = await preflightDelete(client, DEMO_IDS.codeJournal);
+    const before = sandbox.control.count(DELETE);
+    const res = await client.callTool({ name: "block", arguments: args });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked.count).toBe(1);
+    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("keeps confirm=true working for a legacy client without elicitation", async () => {
+    const client = await httpClient(authority.url, { era: "legacy" });
+    const args = await preflightDelete(client, DEMO_IDS.mathJournal);
+    expect(errorCode(await client.callTool({ name: "block", arguments: args }))).toBe(
+      "confirmation_required",
+    );
+    const res = await client.callTool({ name: "block", arguments: { ...args, confirm: true } });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    await client.close();
+  });
+});
+
+describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
+  const caps = { elicitation: {} };
+  async function raw(args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+    const res = await fetch(authority.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${AUTH_TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "block",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: Math.floor(Math.random() * 1e9),
+        method: "tools/call",
+        params: {
+          name: "block",
+          arguments: args,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+          },
+          ...extra,
+        },
+      }),
+    });
+    const body = (await res.json()) as { result?: Record<string, unknown> };
+    return body.result ?? {};
+  }
+  const accept = { confirm: { action: "accept", content: { confirm: true } } };
+  const code = (r: Record<string, unknown>) =>
+    (r["structuredContent"] as { error?: { code?: string; reason?: string } } | undefined)?.error;
+
+  it("rejects forged, reused and re-bound states; elicitation: {} counts as form", async () => {
+    const client = await httpClient(authority.url, { era: "modern" });
+    const args = await preflightDelete(client, DEMO_IDS.paragraphGoals);
+    await client.close();
+    const before = sandbox.control.count(DELETE);
+
+    const first = await raw(args);
+    expect(first["resultType"]).toBe("input_required");
+    const state = first["requestState"] as string;
+    expect(typeof state).toBe("string");
+
+    const forged = await raw(args, {
+      inputResponses: accept,
+      requestState: `${state.slice(0, -4)}AAAA`,
+    });
+    expect(code(forged)).toMatchObject({ code: "confirmation_invalid", reason: "forged" });
+
+    const changed = await raw(
+      { ...args, id: DEMO_IDS.paragraphDecision },
+      { inputResponses: accept, requestState: state },
+    );
+    expect(code(changed)).toMatchObject({ code: "confirmation_invalid", reason: "mismatch" });
+    const reused = await raw(args, { inputResponses: accept, requestState: state });
+    expect(code(reused)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
+    expect(sandbox.control.count(DELETE)).toBe(before);
+
+    const second = await raw(args);
+    const ok = await raw(args, { inputResponses: accept, requestState: second["requestState"] });
+    expect(ok["isError"]).not.toBe(true);
+    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    const again = await raw(args, { inputResponses: accept, requestState: second["requestState"] });
+    expect(code(again)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
+  });
+});
