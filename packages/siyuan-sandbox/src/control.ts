@@ -55,6 +55,12 @@ export interface SandboxControl {
   clearFaults(): void;
   /** Armed faults with their counters. */
   faults(): ArmedFault[];
+  /**
+   * Stops (true) or resumes (false) accepting TCP connections on the sandbox port, so new
+   * connections fail with ECONNREFUSED; open connections are destroyed. `forMs` resumes
+   * automatically after that many ms.
+   */
+  refuseConnections(on: boolean, forMs?: number): Promise<void>;
   /** Holds the write queue (transactions and the SQL index wait). */
   holdQueue(): void;
   /** Releases the queue and applies it. */
@@ -80,7 +86,12 @@ export interface SandboxControl {
 const idsOf = (blocks: Block[]): string[] => blocks.map((b) => b.id);
 
 /** Builds the control object. */
-export function createControl(kernel: Kernel, faults: FaultBook, log: RequestLog): SandboxControl {
+export function createControl(
+  kernel: Kernel,
+  faults: FaultBook,
+  log: RequestLog,
+  listener: { refuse(on: boolean): Promise<void> },
+): SandboxControl {
   const ws = kernel.ws;
   const external: ExternalWriter = {
     updateBlock: (id, markdown) =>
@@ -127,6 +138,12 @@ export function createControl(kernel: Kernel, faults: FaultBook, log: RequestLog
     disarmFault: (id) => faults.disarm(id),
     clearFaults: () => faults.clear(),
     faults: () => faults.list(),
+    refuseConnections: async (on, forMs) => {
+      await listener.refuse(on);
+      if (on && forMs !== undefined) {
+        setTimeout(() => void listener.refuse(false), forMs).unref();
+      }
+    },
     holdQueue: () => kernel.hold(),
     releaseQueue: () => kernel.release(),
     flush: () => kernel.flush(),
@@ -155,7 +172,7 @@ export function blockIds(b: Block): string[] {
 
 /**
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
- * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`,
+ * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `connections/refuse` {forMs},
  * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
  * `external/<method>` {args: [...]}.
  */
@@ -179,6 +196,12 @@ export function controlRouteHandler(control: SandboxControl) {
         return null;
       case "faults/clear":
         control.clearFaults();
+        return null;
+      case "connections/refuse":
+        await control.refuseConnections(
+          true,
+          typeof body.forMs === "number" ? body.forMs : undefined,
+        );
         return null;
       case "queue/hold":
         control.holdQueue();

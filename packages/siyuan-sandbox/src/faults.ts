@@ -3,7 +3,10 @@ import { CORRUPTION_MARKER } from "./constants.js";
 
 /**
  * Fault kinds:
- * - `refuse`: the socket is destroyed before anything is read or applied (the client sees a reset);
+ * - `refuse`: the socket is destroyed before the body is read and before anything is applied
+ *   (the client sees a reset after sending: per endpoint, the path is only known once the
+ *   request arrives). For a refusal at connect time (ECONNREFUSED, nothing dispatched) use
+ *   `control.refuseConnections(true)`;
  * - `delay`: wait `delayMs` before handling (nothing else changes);
  * - `http5xx`: answer `status` (default 500) before applying anything;
  * - `resetAfterApply`: handle the call, flush the queue so the write is applied, then destroy the

@@ -101,8 +101,33 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultBook();
   for (const f of options.faults ?? []) faults.arm(f);
   const log = new RequestLog();
-  const control = createControl(kernel, faults, log);
-  const server: Server = createServer(
+  let server: Server | null = null;
+  let refusing = false;
+  let boundPort = 0;
+  const sockets = new Set<Socket>();
+  const listener = {
+    async refuse(on: boolean): Promise<void> {
+      if (!server || on === refusing) return;
+      refusing = on;
+      const srv = server;
+      if (on) {
+        await new Promise<void>((resolve) => {
+          srv.close(() => resolve());
+          for (const s of sockets) s.destroy();
+        });
+      } else {
+        await new Promise<void>((resolve, reject) => {
+          srv.once("error", reject);
+          srv.listen(boundPort, "127.0.0.1", () => {
+            srv.off("error", reject);
+            resolve();
+          });
+        });
+      }
+    },
+  };
+  const control = createControl(kernel, faults, log, listener);
+  server = createServer(
     createRequestListener(kernel, faults, log, {
       token,
       flushBeforeReply: options.flushBeforeReply ?? false,
@@ -110,17 +135,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }),
   );
   server.keepAliveTimeout = 30_000;
-  const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
+  const srv: Server = server;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    srv.once("error", reject);
+    srv.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   kernel.start(flushIntervalMs);
-  const port = (server.address() as AddressInfo).port;
+  const port = (srv.address() as AddressInfo).port;
+  boundPort = port;
   let stopped: Promise<void> | null = null;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -129,10 +155,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     control,
     stop: () => {
       stopped ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const s of sockets) s.destroy();
-        });
+        if (!refusing) {
+          await new Promise<void>((resolve) => {
+            srv.close(() => resolve());
+            for (const s of sockets) s.destroy();
+          });
+        }
         kernel.stop();
         sql.close();
       })();

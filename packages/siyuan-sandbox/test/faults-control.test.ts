@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORRUPTION_MARKER, DEMO_IDS as I, type Sandbox } from "../src/index.js";
 import { flush, kramdown, ok, post, start, TOKEN } from "./helpers.js";
@@ -23,6 +24,24 @@ describe("faults, observed from a plain HTTP client", () => {
       path: UPDATE,
       status: 0,
     });
+  });
+
+  it("refuseConnections: new connections get ECONNREFUSED until resumed", async () => {
+    await sb.control.refuseConnections(true);
+    try {
+      const code = await new Promise<string>((resolve) => {
+        const s = connect(sb.port, "127.0.0.1");
+        s.on("connect", () => {
+          s.destroy();
+          resolve("connected");
+        });
+        s.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "?"));
+      });
+      expect(code).toBe("ECONNREFUSED");
+    } finally {
+      await sb.control.refuseConnections(false);
+    }
+    expect((await post(sb, "/api/system/version")).body.data).toBe("3.7.3");
   });
 
   it("http5xx: answers the status before applying", async () => {
