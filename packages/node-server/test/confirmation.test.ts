@@ -38,7 +38,7 @@ async function confirmingClient(era: "modern" | "legacy", answer: () => Answer) 
   const asked = { count: 0 };
   client.setRequestHandler("elicitation/create", async () => {
     asked.count += 1;
-    return answer();
+    return answer() as never;
   });
   return { client, asked };
 }
