@@ -38,6 +38,9 @@ export function mutationPolicy(precondition: PreconditionKind): ActionPolicy {
   return Object.freeze({ kind: "mutation", precondition });
 }
 
+/** `Object.hasOwn` without needing an ES2022 runtime (the kernel plugin host may be older). */
+const hasOwn = (o: object, key: string): boolean => Object.hasOwn(o, key);
+
 const FIELDS: Readonly<Record<Exclude<PreconditionKind, "none">, PreconditionField>> = {
   state: "expectedStateHash",
   structure: "expectedStructureHash",
@@ -58,9 +61,9 @@ export function policyFor(
   tool: string,
   action: string,
 ): ActionPolicy | undefined {
-  if (!Object.hasOwn(registry, tool)) return undefined;
+  if (!hasOwn(registry, tool)) return undefined;
   const actions = registry[tool]!;
-  if (!Object.hasOwn(actions, action)) return undefined;
+  if (!hasOwn(actions, action)) return undefined;
   const policy = actions[action];
   return isActionPolicy(policy) ? policy : undefined;
 }
@@ -73,7 +76,7 @@ export function isActionPolicy(value: unknown): value is ActionPolicy {
   return (
     v.kind === "mutation" &&
     (v.precondition === "none" ||
-      (typeof v.precondition === "string" && Object.hasOwn(FIELDS, v.precondition)))
+      (typeof v.precondition === "string" && hasOwn(FIELDS, v.precondition)))
   );
 }
 

@@ -1,0 +1,15 @@
+import { defineConfig } from "tsup";
+
+/** One classic script for the bare-context test: write-safety with core-hash inlined, from sources. */
+export default defineConfig({
+  entry: { index: "src/index.ts" },
+  format: ["iife"],
+  globalName: "SisyphusWriteSafety",
+  platform: "neutral",
+  target: "es2020",
+  noExternal: ["@sisyphus/core-hash"],
+  outDir: "dist/bare-test",
+  esbuildOptions(options) {
+    options.conditions = ["source"];
+  },
+});
