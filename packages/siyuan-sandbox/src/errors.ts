@@ -6,7 +6,6 @@ export type SandboxErrorCode =
   | "not_found"
   | "invalid_argument"
   | "persistence_failed"
-  | "already_stopped"
   /** A kernel-level failure; `details.kernelCode`, `details.kernelData` carry the envelope. */
   | "kernel_error";
 
