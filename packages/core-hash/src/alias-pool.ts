@@ -2,15 +2,22 @@
  * The short-hash alias pool: every digest gets the shortest of its own hex prefixes (4 digits or
  * more) that no other digest holds, and keeps it for the life of the pool. Resolution is an exact
  * lookup, never a prefix search. The pool stores digests and aliases only, never note content.
+ *
+ * One map, alias -> digest, is the whole state. A digest's alias is found again by walking its
+ * prefixes from 4 digits up: every prefix shorter than its alias was held by another digest when the
+ * alias was given, and aliases are never freed or reassigned, so the walk meets only other digests
+ * until it reaches the digest's own alias. Meeting a free prefix first proves the digest is new, and
+ * that prefix is exactly the alias to give it.
  */
 import { ALIAS_MIN_HEX_DIGITS, SHA256_HEX_DIGITS, STATE_DIGEST_PREFIX } from "./constants.js";
 import { parseCredential } from "./credential.js";
 import { assertStateDigest, type StateDigest } from "./state-hash.js";
 
+const HEX_START = STATE_DIGEST_PREFIX.length;
+
 /** Process-lifetime registry of digest aliases; aliases are never changed, freed or reassigned. */
 export class AliasPool {
   private readonly digestByAlias = new Map<string, StateDigest>();
-  private readonly aliasByDigest = new Map<StateDigest, string>();
 
   /**
    * The alias of `digest`: the one already registered, or else the first of its hex prefixes of
@@ -18,20 +25,23 @@ export class AliasPool {
    * @throws CoreHashError `digest_malformed` if `digest` is not a `StateDigest`.
    */
   aliasFor(digest: StateDigest): string {
-    const existing = this.aliasByDigest.get(digest);
-    if (existing !== undefined) return existing;
-    assertStateDigest(digest, "digest");
-    const start = STATE_DIGEST_PREFIX.length;
-    // The 64-digit prefix is the digest itself, which no other digest can hold, so the loop
-    // always ends with a registration.
-    let alias = "";
+    if (typeof digest !== "string") assertStateDigest(digest, "digest");
+    const map = this.digestByAlias;
+    // A malformed string is never registered, so the walk cannot "find" one; it is rejected below.
     for (let n = ALIAS_MIN_HEX_DIGITS; n <= SHA256_HEX_DIGITS; n++) {
-      alias = digest.slice(start, start + n);
-      if (!this.digestByAlias.has(alias)) break;
+      const alias = digest.slice(HEX_START, HEX_START + n);
+      const holder = map.get(alias);
+      if (holder === digest) return alias;
+      if (holder === undefined) {
+        assertStateDigest(digest, "digest");
+        map.set(alias, digest);
+        return alias;
+      }
     }
-    this.digestByAlias.set(alias, digest);
-    this.aliasByDigest.set(digest, alias);
-    return alias;
+    // Every prefix, the complete hex included, is held by another digest: impossible for a valid
+    // digest (its complete hex can only be its own), so the input was malformed.
+    assertStateDigest(digest, "digest");
+    throw new Error("unreachable: a valid digest always finds its alias or a free prefix");
   }
 
   /**
@@ -43,15 +53,23 @@ export class AliasPool {
     const parsed = parseCredential(alias);
     if (!parsed.ok) return undefined;
     const hex = parsed.hex;
-    if (hex.length === SHA256_HEX_DIGITS) {
-      const digest: StateDigest = `${STATE_DIGEST_PREFIX}${hex}`;
-      return this.aliasByDigest.has(digest) ? digest : undefined;
+    if (hex.length < SHA256_HEX_DIGITS) return this.digestByAlias.get(hex);
+    const digest: StateDigest = `${STATE_DIGEST_PREFIX}${hex}`;
+    return this.contains(digest) ? digest : undefined;
+  }
+
+  /** True if `digest` has an alias in this pool (registers nothing). */
+  private contains(digest: StateDigest): boolean {
+    for (let n = ALIAS_MIN_HEX_DIGITS; n <= SHA256_HEX_DIGITS; n++) {
+      const holder = this.digestByAlias.get(digest.slice(HEX_START, HEX_START + n));
+      if (holder === digest) return true;
+      if (holder === undefined) return false;
     }
-    return this.digestByAlias.get(hex);
+    return false;
   }
 
   /** Number of digests registered (equal to the number of aliases). */
   get size(): number {
-    return this.aliasByDigest.size;
+    return this.digestByAlias.size;
   }
 }

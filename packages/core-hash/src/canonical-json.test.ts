@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "./canonical-json.js";
+import { canonicalJson, canonicalJsonWritten } from "./canonical-json.js";
 import { CANONICAL_MAX_DEPTH } from "./constants.js";
 import { type CoreHashErrorCode, isCoreHashError } from "./errors.js";
 import { stateHash } from "./state-hash.js";
@@ -67,6 +67,54 @@ describe("canonicalJson format", () => {
         expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(v)));
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("the copying path and the writing path agree", () => {
+  const awkwardKey = fc.oneof(
+    fc.string(),
+    fc.constantFrom(
+      "0",
+      "1",
+      "9",
+      "10",
+      "01",
+      "-1",
+      "1.5",
+      "4294967294",
+      "4294967295",
+      "__proto__",
+      "toJSON",
+    ),
+    fc.nat().map(String),
+  );
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small" },
+      fc.constantFrom(null, true, false, 0, -0, 1e21, -1.5e-7),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string({ unit: "binary" }),
+      fc.array(tie("node"), { maxLength: 4 }),
+      fc.dictionary(awkwardKey, fc.oneof(tie("node"), fc.constant(undefined)), { maxKeys: 5 }),
+    ),
+  })).node;
+  it("on random data with array-index, __proto__ and toJSON keys (property)", () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(canonicalJsonWritten(v));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+  it("keeps an own __proto__ key as data", () => {
+    const parsed = JSON.parse('{"b":1,"__proto__":{"x":2},"a":[3]}');
+    expect(canonicalJson(parsed)).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');
+    expect(canonicalJsonWritten(parsed)).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');
+  });
+  it("orders array-index keys by code unit, not numerically, at any depth", () => {
+    expect(canonicalJson({ z: [{ "10": 1, "9": 2, "1": 3, a: 4 }] })).toBe(
+      '{"z":[{"1":3,"10":1,"9":2,"a":4}]}',
     );
   });
 });

@@ -6,6 +6,13 @@
  * with `-0` as `0`; strings are escaped exactly as `JSON.stringify` escapes them and never
  * normalised (lone surrogates come out as `\udxxx` escapes, so no information is lost); properties
  * whose value is `undefined` are omitted. Everything else that is not JSON data throws.
+ *
+ * Two paths give the same text. The fast one validates while copying the value into fresh objects
+ * whose keys are inserted in sorted order, then lets `JSON.stringify` write the copy in one flat
+ * string (engine fast path; string concatenation would build a rope that costs more to hash than
+ * to build). Objects enumerate array-index keys ("0", "10") numerically before all others, which is
+ * not code unit order, so a value with such a key anywhere is written by the second path, which
+ * concatenates the text itself.
  */
 import { CANONICAL_MAX_DEPTH } from "./constants.js";
 import { CoreHashError, type CoreHashErrorCode } from "./errors.js";
@@ -20,6 +27,9 @@ class CanonicalFailure {
     readonly extra: Record<string, unknown> = {},
   ) {}
 }
+
+/** Internal: thrown by the copying path when it meets an array-index key. */
+const USE_WRITER = { reason: "array-index key" };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -38,63 +48,20 @@ const objectToString = Object.prototype.toString;
 const getPrototypeOf = Object.getPrototypeOf;
 const objectKeys = Object.keys;
 const getOwnPropertySymbols = Object.getOwnPropertySymbols;
+const defineProperty = Object.defineProperty;
 const isArray = Array.isArray;
 const isView = ArrayBuffer.isView;
+const stringify = JSON.stringify;
 
-/** Throws the failure for a value that is an object but neither an array nor a plain object. */
-function rejectObject(value: object): never {
-  const tag = objectToString.call(value);
-  if (isView(value) || tag === "[object ArrayBuffer]" || tag === "[object SharedArrayBuffer]") {
-    throw new CanonicalFailure(
-      "canonical_typed_array",
-      `a ${tag.slice(8, -1)} is binary data, not JSON data`,
-      {
-        type: tag.slice(8, -1),
-      },
-    );
-  }
-  if (tag === "[object Date]") {
-    throw new CanonicalFailure(
-      "canonical_date",
-      "a Date is not JSON data; serialise it to a string first",
-    );
-  }
-  const proto = getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
-  const ctor = proto?.constructor?.name;
-  throw new CanonicalFailure(
-    "canonical_non_plain_object",
-    `an object with prototype ${typeof ctor === "string" && ctor ? ctor : tag.slice(8, -1)} is not a plain object`,
-    { constructorName: typeof ctor === "string" ? ctor : undefined, type: tag.slice(8, -1) },
-  );
-}
-
-/**
- * True when `value`'s prototype is `null` or some realm's `Object.prototype` (whose own prototype
- * is `null`), so plain objects from another `vm` context are accepted too.
- */
-function isPlainPrototype(value: object): boolean {
-  const proto = getPrototypeOf(value);
-  if (proto === null || proto === Object.prototype) return true;
-  return getPrototypeOf(proto) === null && objectToString.call(value) === "[object Object]";
-}
-
-/** Serialises a non-string, non-number value (those two are handled inline by the callers). */
-function writeValue(value: unknown, ancestors: object[]): string {
+/** Throws the failure for a primitive (or function) that is not JSON data. */
+function rejectPrimitive(value: unknown): never {
   switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
     case "number":
-      if (Number.isFinite(value)) return "" + value;
       throw new CanonicalFailure(
         "canonical_non_finite_number",
         `${value} is not a finite number and has no JSON form`,
         { value: String(value) },
       );
-    case "boolean":
-      return value ? "true" : "false";
-    case "object":
-      if (value === null) return "null";
-      return writeContainer(value, ancestors);
     case "undefined":
       throw new CanonicalFailure(
         "canonical_undefined",
@@ -114,7 +81,36 @@ function writeValue(value: unknown, ancestors: object[]): string {
   }
 }
 
-function writeContainer(value: object, ancestors: object[]): string {
+/** Throws the failure for an object that is neither an array nor a plain object. */
+function rejectObject(value: object): never {
+  const tag = objectToString.call(value);
+  const type = tag.slice(8, -1);
+  if (isView(value) || tag === "[object ArrayBuffer]" || tag === "[object SharedArrayBuffer]") {
+    throw new CanonicalFailure("canonical_typed_array", `a ${type} is binary data, not JSON data`, {
+      type,
+    });
+  }
+  if (tag === "[object Date]") {
+    throw new CanonicalFailure(
+      "canonical_date",
+      "a Date is not JSON data; serialise it to a string first",
+    );
+  }
+  const proto = getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
+  const ctor = proto?.constructor?.name;
+  const name = typeof ctor === "string" && ctor ? ctor : type;
+  throw new CanonicalFailure(
+    "canonical_non_plain_object",
+    `an object with prototype ${name} is not a plain object`,
+    { constructorName: name, type },
+  );
+}
+
+/**
+ * Checks what every container must satisfy before its members are visited: no cycle, not too
+ * deep, and (for non-arrays) a plain object without symbol keys. Returns true for an array.
+ */
+function checkContainer(value: object, ancestors: readonly object[]): boolean {
   const depth = ancestors.length;
   for (let i = 0; i < depth; i++) {
     if (ancestors[i] === value) {
@@ -128,16 +124,133 @@ function writeContainer(value: object, ancestors: object[]): string {
       { maxDepth: CANONICAL_MAX_DEPTH },
     );
   }
-  if (isArray(value)) {
-    ancestors.push(value);
-    const n = value.length;
-    let out = "[";
+  if (isArray(value)) return true;
+  // A plain object's prototype is null or some realm's Object.prototype (whose prototype is null),
+  // so plain objects from another vm context are accepted too.
+  const proto = getPrototypeOf(value);
+  if (
+    proto !== null &&
+    proto !== Object.prototype &&
+    (getPrototypeOf(proto) !== null || objectToString.call(value) !== "[object Object]")
+  ) {
+    rejectObject(value);
+  }
+  if (getOwnPropertySymbols(value).length > 0) {
+    throw new CanonicalFailure(
+      "canonical_symbol",
+      "an object with symbol-keyed properties is not JSON data",
+    );
+  }
+  return false;
+}
+
+/** True for a key that objects enumerate before all others, in numeric order (an array index). */
+function isArrayIndexKey(key: string): boolean {
+  const c = key.charCodeAt(0);
+  if (c < 48 || c > 57) return false;
+  if (key.length > 10 || (c === 48 && key.length > 1)) return false;
+  for (let i = 1; i < key.length; i++) {
+    const d = key.charCodeAt(i);
+    if (d < 48 || d > 57) return false;
+  }
+  return Number(key) < 4294967295;
+}
+
+// ---- fast path: validate while copying with sorted keys, then JSON.stringify the copy ----
+
+function copyValue(value: unknown, ancestors: object[]): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : rejectPrimitive(value);
+    case "object":
+      return value === null ? null : copyContainer(value, ancestors);
+    default:
+      return rejectPrimitive(value);
+  }
+}
+
+function copyContainer(value: object, ancestors: object[]): unknown {
+  if (checkContainer(value, ancestors)) {
+    const array = value as unknown[];
+    const n = array.length;
+    const out: unknown[] = [];
+    ancestors.push(array);
     let i = 0;
     try {
       for (; i < n; i++) {
-        const item: unknown = value[i];
+        const item = array[i];
+        out.push(typeof item === "string" ? item : copyValue(item, ancestors));
+      }
+    } catch (e) {
+      if (e instanceof CanonicalFailure) e.segments.push(i);
+      throw e;
+    }
+    ancestors.pop();
+    return out;
+  }
+  const source = value as Record<string, unknown>;
+  const keys = objectKeys(source).sort();
+  const n = keys.length;
+  const out: Record<string, unknown> = {};
+  ancestors.push(source);
+  let key = "";
+  try {
+    for (let i = 0; i < n; i++) {
+      key = keys[i]!;
+      if (isArrayIndexKey(key)) throw USE_WRITER;
+      const item = source[key];
+      if (item === undefined) continue;
+      const copy = typeof item === "string" ? item : copyValue(item, ancestors);
+      if (key === "__proto__") {
+        defineProperty(out, key, {
+          value: copy,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        out[key] = copy;
+      }
+    }
+  } catch (e) {
+    if (e instanceof CanonicalFailure) e.segments.push(key);
+    throw e;
+  }
+  ancestors.pop();
+  return out;
+}
+
+// ---- general path: concatenate the text directly ----
+
+function writeValue(value: unknown, ancestors: object[]): string {
+  switch (typeof value) {
+    case "string":
+      return stringify(value);
+    case "number":
+      return Number.isFinite(value) ? "" + value : rejectPrimitive(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      return value === null ? "null" : writeContainer(value, ancestors);
+    default:
+      return rejectPrimitive(value);
+  }
+}
+
+function writeContainer(value: object, ancestors: object[]): string {
+  if (checkContainer(value, ancestors)) {
+    const array = value as unknown[];
+    const n = array.length;
+    let out = "[";
+    ancestors.push(array);
+    let i = 0;
+    try {
+      for (; i < n; i++) {
         if (i > 0) out += ",";
-        out += typeof item === "string" ? JSON.stringify(item) : writeValue(item, ancestors);
+        out += writeValue(array[i], ancestors);
       }
     } catch (e) {
       if (e instanceof CanonicalFailure) e.segments.push(i);
@@ -146,28 +259,22 @@ function writeContainer(value: object, ancestors: object[]): string {
     ancestors.pop();
     return out + "]";
   }
-  if (!isPlainPrototype(value)) rejectObject(value);
-  if (getOwnPropertySymbols(value).length > 0) {
-    throw new CanonicalFailure(
-      "canonical_symbol",
-      "an object with symbol-keyed properties is not JSON data",
-    );
-  }
-  const keys = objectKeys(value).sort();
+  const source = value as Record<string, unknown>;
+  const keys = objectKeys(source).sort();
   const n = keys.length;
-  ancestors.push(value);
   let out = "{";
   let first = true;
+  ancestors.push(source);
   let key = "";
   try {
     for (let i = 0; i < n; i++) {
       key = keys[i]!;
-      const item: unknown = (value as Record<string, unknown>)[key];
+      const item = source[key];
       if (item === undefined) continue;
-      const text = typeof item === "string" ? JSON.stringify(item) : writeValue(item, ancestors);
+      const text = writeValue(item, ancestors);
       if (first) first = false;
       else out += ",";
-      out += JSON.stringify(key) + ":" + text;
+      out += stringify(key) + ":" + text;
     }
   } catch (e) {
     if (e instanceof CanonicalFailure) e.segments.push(key);
@@ -175,6 +282,11 @@ function writeContainer(value: object, ancestors: object[]): string {
   }
   ancestors.pop();
   return out + "}";
+}
+
+function toCoreHashError(e: CanonicalFailure): CoreHashError {
+  const path = formatPath(e.segments.reverse());
+  return new CoreHashError(e.code, `${e.message} (at ${path})`, { path, ...e.extra });
 }
 
 /**
@@ -188,12 +300,26 @@ function writeContainer(value: object, ancestors: object[]): string {
  */
 export function canonicalJson(value: unknown): string {
   try {
+    if (typeof value === "object" && value !== null) {
+      return stringify(copyContainer(value, []));
+    }
     return writeValue(value, []);
   } catch (e) {
-    if (e instanceof CanonicalFailure) {
-      const path = formatPath(e.segments.reverse());
-      throw new CoreHashError(e.code, `${e.message} (at ${path})`, { path, ...e.extra });
-    }
+    if (e instanceof CanonicalFailure) throw toCoreHashError(e);
+    if (e !== USE_WRITER) throw e;
+  }
+  return canonicalJsonWritten(value);
+}
+
+/**
+ * The general path on its own: same text as `canonicalJson`, built by concatenation. Exported for
+ * tests that hold the two paths to each other; not part of the package index.
+ */
+export function canonicalJsonWritten(value: unknown): string {
+  try {
+    return writeValue(value, []);
+  } catch (e) {
+    if (e instanceof CanonicalFailure) throw toCoreHashError(e);
     throw e;
   }
 }

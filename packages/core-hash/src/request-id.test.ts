@@ -91,7 +91,7 @@ describe("RequestIdIssuer", () => {
     expect(reservations.size).toBe(200_000);
     expect(longest).toBeGreaterThan(4);
     expect(longest).toBeLessThan(12);
-  });
+  }, 60_000);
 
   it("works with any has/add store and reserves before returning", () => {
     const log: string[] = [];

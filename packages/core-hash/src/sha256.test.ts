@@ -1,8 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCoreHashError } from "./errors.js";
 import { createNodeSha256, installNodeSha256, nodeSha256Hex } from "./node.js";
 import {
+  compressBytesRolled,
   createPortableSha256,
   createSha256,
   portableSha256Hex,
@@ -11,6 +14,7 @@ import {
   sha256BackendName,
   sha256Hex,
 } from "./sha256.js";
+import { compressWords } from "./sha256-rounds.generated.js";
 import { utf8Encode } from "./utf8.js";
 
 const VECTORS: [string, string, string][] = [
@@ -87,6 +91,47 @@ describe("padding boundaries", () => {
   it("hashes a Uint8Array view at an offset into its buffer, not the whole buffer", () => {
     const whole = utf8Encode("xxabcxx");
     expect(portableSha256Hex(whole.subarray(2, 5))).toBe(VECTORS[1]![2]);
+  });
+});
+
+describe("compression paths", () => {
+  const H0 = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ];
+  it("the unrolled word path equals the rolled byte path (the big-endian fallback)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 64, maxLength: 640 }), (raw) => {
+        const bytes = raw.slice(0, raw.length & ~63);
+        const rolled = new Int32Array(H0);
+        compressBytesRolled(rolled, bytes, 0, bytes.length);
+        const unrolled = new Int32Array(H0);
+        compressWords(
+          unrolled,
+          new Int32Array(bytes.buffer, 0, bytes.length >> 2),
+          0,
+          bytes.length >> 2,
+        );
+        expect(Array.from(unrolled)).toEqual(Array.from(rolled));
+      }),
+      { numRuns: 200 },
+    );
+  });
+  it("hashes unaligned views larger than the 64 KiB scratch buffer", () => {
+    const big = new Uint8Array(200_003);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+    for (const offset of [0, 1, 2, 3, 5]) {
+      const view = big.subarray(offset, offset + 150_001);
+      expect(portableSha256Hex(view)).toBe(nodeSha256Hex(view));
+      const h = createPortableSha256();
+      h.update(view.subarray(0, 7)).update(view.subarray(7));
+      expect(h.digestHex()).toBe(nodeSha256Hex(view));
+    }
+  });
+  it("the generated rounds file is current with its generator", () => {
+    const script = fileURLToPath(new URL("../scripts/generate-sha256-rounds.mjs", import.meta.url));
+    expect(() =>
+      execFileSync(process.execPath, [script, "--check"], { stdio: "pipe" }),
+    ).not.toThrow();
   });
 });
 

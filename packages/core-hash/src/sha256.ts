@@ -2,11 +2,15 @@
  * SHA-256 (FIPS 180-4) in plain ECMAScript, plus the seam through which a runtime may register a
  * faster backend with identical output (see `@sisyphus/core-hash/node`).
  *
- * The portable implementation keeps the eight working variables in locals across all the blocks of
- * one `update`, expands the message schedule into one preallocated `Int32Array`, allocates nothing
- * per block, and wraps every sum with `| 0`.
+ * The portable implementation reads the message as 32-bit words through an `Int32Array` view (on a
+ * little-endian host, which every current JavaScript engine runs on) and compresses them with the
+ * generated, fully unrolled `compressWords`: working variables and the 16-word schedule in locals,
+ * constants inlined, every sum wrapped with `| 0`, nothing allocated per block. Input that is not
+ * 4-byte aligned goes through one preallocated 64 KiB scratch buffer. A big-endian host falls back
+ * to a rolled byte-wise loop with a preallocated `Int32Array` schedule.
  */
 import { CoreHashError } from "./errors.js";
+import { compressWords } from "./sha256-rounds.generated.js";
 import { utf8Encode } from "./utf8.js";
 
 /** An incremental SHA-256. Strings are hashed as their UTF-8 bytes, each `update` on its own. */
@@ -47,11 +51,53 @@ const H0 = [
 // One message schedule for the whole module: compression is synchronous and never re-entered.
 const W = new Int32Array(64);
 
+/** True when an `Int32Array` view reads bytes little-endian (all mainstream engines and CPUs). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+// Aligned staging area for input whose offset is not a multiple of 4 (64 KiB, a multiple of 64).
+const SCRATCH_BYTES = 65536;
+const scratch = new Uint8Array(SCRATCH_BYTES);
+const scratchWords = new Int32Array(scratch.buffer);
+
 const HEX_BYTE: string[] = [];
 for (let i = 0; i < 256; i++) HEX_BYTE.push((i < 16 ? "0" : "") + i.toString(16));
 
-/** Compresses every whole 64-byte block of `data[offset, end)` into `state`. */
+/**
+ * Compresses the 64-byte blocks of `data[offset, end)` into `state`; `end - offset` must be a
+ * multiple of 64.
+ */
 function compressBlocks(state: Int32Array, data: Uint8Array, offset: number, end: number): void {
+  if (!LITTLE_ENDIAN) {
+    compressBytesRolled(state, data, offset, end);
+    return;
+  }
+  const start = data.byteOffset + offset;
+  if ((start & 3) === 0) {
+    compressWords(
+      state,
+      new Int32Array(data.buffer, start, (end - offset) >> 2),
+      0,
+      (end - offset) >> 2,
+    );
+    return;
+  }
+  for (let p = offset; p < end; p += SCRATCH_BYTES) {
+    const n = Math.min(SCRATCH_BYTES, end - p);
+    scratch.set(data.subarray(p, p + n));
+    compressWords(state, scratchWords, 0, n >> 2);
+  }
+}
+
+/**
+ * The rolled, byte-wise compression loop: correct on any host, used on big-endian ones and as the
+ * reference that tests hold the unrolled version to. Exported for tests only (not from the index).
+ */
+export function compressBytesRolled(
+  state: Int32Array,
+  data: Uint8Array,
+  offset: number,
+  end: number,
+): void {
   const w = W;
   const k = K;
   let h0 = state[0]! | 0;
@@ -154,6 +200,7 @@ export function throwHashFinalized(): never {
 class PortableSha256 implements Sha256 {
   private readonly state = new Int32Array(H0);
   private readonly block = new Uint8Array(64);
+  private readonly blockWords = new Int32Array(this.block.buffer);
   private blockLength = 0;
   private totalBytes = 0;
   private result: string | undefined = undefined;
@@ -171,7 +218,7 @@ class PortableSha256 implements Sha256 {
       this.blockLength += take;
       p = take;
       if (this.blockLength < 64) return this;
-      compressBlocks(this.state, this.block, 0, 64);
+      this.compressBlock();
       this.blockLength = 0;
     }
     const whole = p + ((n - p) & ~63);
@@ -183,6 +230,12 @@ class PortableSha256 implements Sha256 {
     return this;
   }
 
+  /** Compresses the 64 bytes of `this.block` (no view allocated: `blockWords` is kept). */
+  private compressBlock(): void {
+    if (LITTLE_ENDIAN) compressWords(this.state, this.blockWords, 0, 16);
+    else compressBytesRolled(this.state, this.block, 0, 64);
+  }
+
   digestHex(): string {
     if (this.result !== undefined) return this.result;
     const block = this.block;
@@ -190,7 +243,7 @@ class PortableSha256 implements Sha256 {
     block[len++] = 0x80;
     if (len > 56) {
       block.fill(0, len, 64);
-      compressBlocks(this.state, block, 0, 64);
+      this.compressBlock();
       len = 0;
     }
     block.fill(0, len, 56);
@@ -206,7 +259,7 @@ class PortableSha256 implements Sha256 {
     block[61] = (lo >>> 16) & 0xff;
     block[62] = (lo >>> 8) & 0xff;
     block[63] = lo & 0xff;
-    compressBlocks(this.state, block, 0, 64);
+    this.compressBlock();
     let hex = "";
     for (let i = 0; i < 8; i++) {
       const v = this.state[i]!;

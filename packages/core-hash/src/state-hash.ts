@@ -1,13 +1,11 @@
 /** Versioned state digests: `sha256:v1:` + 64 lowercase hex digits of SHA-256 over canonical JSON. */
 import { canonicalJson } from "./canonical-json.js";
-import { STATE_DIGEST_PREFIX } from "./constants.js";
+import { SHA256_HEX_DIGITS, STATE_DIGEST_PREFIX } from "./constants.js";
 import { CoreHashError } from "./errors.js";
 import { sha256Hex } from "./sha256.js";
 
 /** A complete, versioned state digest: `sha256:v1:` followed by 64 lowercase hex digits. */
 export type StateDigest = `sha256:v1:${string}`;
-
-const STATE_DIGEST = /^sha256:v1:[0-9a-f]{64}$/;
 
 /**
  * The digest of `value`'s canonical JSON, encoded as UTF-8.
@@ -19,7 +17,19 @@ export function stateHash(value: unknown): StateDigest {
 
 /** True for exactly `sha256:v1:` + 64 lowercase hex digits (the form `stateHash` produces). */
 export function isStateDigest(value: unknown): value is StateDigest {
-  return typeof value === "string" && value.length === 74 && STATE_DIGEST.test(value);
+  if (
+    typeof value !== "string" ||
+    value.length !== STATE_DIGEST_PREFIX.length + SHA256_HEX_DIGITS ||
+    !value.startsWith(STATE_DIGEST_PREFIX)
+  ) {
+    return false;
+  }
+  for (let i = STATE_DIGEST_PREFIX.length; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // 0-9 or a-f only: uppercase is not the canonical form.
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 /**

@@ -53,7 +53,7 @@ describe("global bundle in a bare node:vm context", () => {
     expect(run<string>("SisyphusCoreHash.sha256BackendName()")).toBe("portable");
   });
 
-  it("reproduces the published SHA-256 vectors", () => {
+  it("reproduces the published SHA-256 vectors", { timeout: 60_000 }, () => {
     const results = run<string[]>(`(() => {
       const h = SisyphusCoreHash;
       return [
@@ -83,7 +83,7 @@ describe("global bundle in a bare node:vm context", () => {
     expect(digest).toBe(`sha256:v1:${nodeHex(canonical)}`);
   });
 
-  it("agrees with node:crypto on random Unicode strings and byte arrays (property)", () => {
+  it("agrees with node:crypto on random Unicode strings and byte arrays (property)", { timeout: 60_000 }, () => {
     context["__input"] = undefined;
     fc.assert(
       fc.property(
