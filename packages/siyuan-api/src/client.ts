@@ -79,6 +79,7 @@ export interface FiletreeApi {
   /** Document IDs with that hpath; `[]` when none (several when titles repeat). */
   getIDsByHPath(args: T.NotebookPathArgs): Promise<string[]>;
   getPathByID(args: T.IdArg): Promise<T.PathByIdResult>;
+  /** Child documents; `files: []` for a leaf **and** for an unknown document path. Unknown notebook → `kernel_rejected`. */
   listDocsByPath(args: T.ListDocsByPathArgs): Promise<T.ListDocsResult>;
   changeSort(args: T.ChangeSortArgs): Promise<void>;
   /** `null` when the block is not found (kernel code 3). */

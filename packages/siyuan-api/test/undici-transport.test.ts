@@ -136,6 +136,15 @@ describe("undici transport: failure classes", () => {
     await agent.close();
   });
 
+  it("a call after close() → not_dispatched (client_closed), nothing on the wire", async () => {
+    const c = makeClient();
+    await c.close();
+    const e = await failure(c.block.deleteBlock({ id: "20260101120000-abcdefg" }));
+    expect(e.code).toBe("not_dispatched");
+    expect(e.details.reason).toBe("client_closed");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("invalid base URL → not_dispatched, not retried", async () => {
     const c = createSiyuanClient({
       transport: undiciTransport({ baseUrl: "not a url" }),
