@@ -201,3 +201,46 @@ describe("admission", () => {
     await client.close();
   });
 });
+
+describe("legacy cancellation", () => {
+  it("stops a queued call on notifications/cancelled before it runs", async () => {
+    const client = await httpClient(authority.url, { era: "legacy" });
+    const preflight = async (id: string, data: string) => {
+      const args = { action: "update", id, dataType: "markdown", data };
+      const p = sc(
+        await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+      );
+      const field = p["preconditionField"] as string;
+      return { ...args, requestId: p["requestId"], [field]: p[field] };
+    };
+    const first = await preflight(DEMO_IDS.headingGoals, "# Goals (first)");
+    const second = await preflight(DEMO_IDS.headingTasks, "## Tasks (cancelled)");
+    const before = sandbox.control.count(UPDATE);
+    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_500, times: 1 });
+    const running = client.callTool({ name: "block", arguments: first });
+    const ctl = new AbortController();
+    const queued = client
+      .callTool({ name: "block", arguments: second }, { signal: ctl.signal })
+      .catch((e: unknown) => e);
+    const health = async () =>
+      (await (
+        await fetch(authority.url.replace("/mcp", "/health"), {
+          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
+        })
+      ).json()) as Record<string, number>;
+    const deadline = Date.now() + 10_000;
+    while ((await health())["writesQueued"] !== 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    ctl.abort("user stopped it");
+    const q = await queued;
+    expect(q, JSON.stringify(q)).toBeInstanceOf(Error);
+    expect(sc(await running)["status"]).toBe("committed");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect((await health())["inFlight"]).toBe(0);
+    // It never started: the same request can still execute once.
+    const later = await client.callTool({ name: "block", arguments: second });
+    expect(sc(later)["status"]).toBe("committed");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 2);
+    await client.close();
+  });
+});
