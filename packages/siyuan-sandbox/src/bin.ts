@@ -14,19 +14,24 @@ const { values } = parseArgs({
   },
 });
 
+if (!values.token) {
+  console.error(
+    "usage: siyuan-sandbox --token T [--port 6806] [--seed demo|empty] [--data-dir DIR] [--control]",
+  );
+  process.exit(2);
+}
 const seed = values.seed === "demo" ? "demo" : "empty";
 const sandbox = await startSandbox({
   port: Number(values.port),
   seed,
   controlRoute: values.control,
-  ...(values.token ? { token: values.token } : {}),
+  token: values.token,
   ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
   ...(values["flush-interval-ms"] ? { flushIntervalMs: Number(values["flush-interval-ms"]) } : {}),
 });
 console.log(
   `siyuan-sandbox listening on ${sandbox.url} (seed ${seed}${values["data-dir"] ? `, data dir ${values["data-dir"]}` : ", in memory"})`,
 );
-if (!values.token) console.log("token: generated; pass --token to choose one");
 const shutdown = (): void => {
   void sandbox.stop().then(() => process.exit(0));
 };
