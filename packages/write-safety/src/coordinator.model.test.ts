@@ -1,7 +1,9 @@
 /**
- * Model-based randomized test of the coordinator. Random programs of preflights, commits (right,
+ * Model-based randomized test of the coordinator. Random programs of preflights (state-guarded and
+ * additive), commits (right,
  * absent, full-length or foreign credentials; changed arguments; failures before and after
- * dispatch, readback failures, silent no-ops), concurrent commits, external edits, clock jumps and
+ * dispatch, readback failures, silent no-ops, ledger writes failing before dispatch or after
+ * readback), concurrent commits, external edits, clock jumps and
  * process restarts (new epoch, same durable stores) run against the real coordinator and a small
  * reference model that predicts every answer. Invariants checked after every step:
  * at most one execution per request ID ever; no execution unless the live state equals the leased
@@ -45,7 +47,7 @@ type Failure =
 type Credential = "own" | "absent" | "full" | "foreign";
 
 type Cmd =
-  | { t: "preflight"; key: Key; value: string }
+  | { t: "preflight"; key: Key; value: string; additive: boolean }
   | { t: "commit"; ticket: number; changeArgs: boolean; cred: Credential; failure: Failure }
   | { t: "concurrent"; tickets: [number, number] }
   | { t: "edit"; key: Key; value: string }
@@ -62,6 +64,8 @@ const digestOf = (key: string, value: string | null): StateDigest =>
 
 interface Ticket {
   requestId: string;
+  /** Additive actions (precondition `none`) get a request ID and no credential. */
+  additive: boolean;
   credential: string;
   key: Key;
   value: string;
@@ -131,7 +135,8 @@ class Model {
   }
 }
 
-const scopeOf = (key: string, value: string) => `${key}=${value}`;
+const scopeOf = (key: string, value: string, additive = false) =>
+  `${additive ? "add" : "set"}:${key}=${value}`;
 
 /** Predicted answer: a status, or an error code, or "not_dispatched" (the executor's own error). */
 type Outcome = string;
@@ -171,11 +176,11 @@ async function openCoordinator(
   });
 }
 
-function call(key: Key, value: string, extra: Record<string, unknown>) {
+function call(key: Key, value: string, extra: Record<string, unknown>, additive = false) {
   return {
     tool: "kv",
-    action: "set",
-    policy: mutationPolicy("state"),
+    action: additive ? "add" : "set",
+    policy: mutationPolicy(additive ? "none" : "state"),
     args: { key, value, ...extra },
     targetIds: [key],
   };
@@ -224,20 +229,23 @@ function predictCommit(
   failure: Failure,
 ): Outcome {
   const m = w.model;
-  const scope = scopeOf(t.key, value);
+  const scope = scopeOf(t.key, value, t.additive);
   const req = m.liveRequest(t.requestId);
   if (req === undefined) return "preflight_lease_invalid";
   if (req.scope !== scope) return "idempotency_conflict";
   if (req.state === "committed") return `replayed:${req.receipt!.status}`;
   if (req.state === "executing" || req.state === "unknown") return "outcome_unknown";
   if (req.epoch !== m.epoch || m.now >= req.expiresAt) return "preflight_lease_invalid";
-  if (cred === "absent") return "precondition_required";
-  const lease = credDigest === undefined ? undefined : m.findLease(scope, credDigest);
-  if (lease === undefined) return "preflight_lease_invalid";
   const before = digestOf(t.key, m.kernel.get(t.key) ?? null);
-  if (before !== lease.digest) {
-    m.consumeLease(scope, lease.digest);
-    return "state_changed";
+  let lease: ModelLease | undefined;
+  if (!t.additive) {
+    if (cred === "absent") return "precondition_required";
+    lease = credDigest === undefined ? undefined : m.findLease(scope, credDigest);
+    if (lease === undefined) return "preflight_lease_invalid";
+    if (before !== lease.digest) {
+      m.consumeLease(scope, lease.digest);
+      return "state_changed";
+    }
   }
   if (failure === "ledger_executing_fails") return "write_coordinator_unavailable";
   req.state = "executing";
@@ -246,7 +254,7 @@ function predictCommit(
     req.state = "failed_before_execute";
     return "not_dispatched";
   }
-  m.consumeLease(scope, lease.digest);
+  if (lease !== undefined) m.consumeLease(scope, lease.digest);
   const previousValue = m.kernel.get(t.key) ?? null;
   if (failure !== "silent_noop") m.kernel.set(t.key, value);
   if (failure === "after_dispatch" || failure === "readback_throws") {
@@ -330,13 +338,16 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
     if (cmd.cred === "own") extra["expectedStateHash"] = t.credential;
     else if (cmd.cred === "full") extra["expectedStateHash"] = t.digest;
     else if (cmd.cred === "foreign") extra["expectedStateHash"] = foreign.credential;
+    // An additive ticket has no credential: "own"/"foreign" from one is an absent credential.
+    const cred = extra["expectedStateHash"] === "" ? "absent" : cmd.cred;
+    if (cred === "absent") delete extra["expectedStateHash"];
     // Aliases belong to a process: after a restart an old alias may name another digest (or
     // none). The shared alias pool (core-hash, tested there) is the oracle for what it names now.
     const credDigest =
-      cmd.cred === "absent"
+      cred === "absent"
         ? undefined
         : w.coordinator.aliases.resolve(extra["expectedStateHash"] as string);
-    const expected = predictCommit(w, t, value, cmd.cred, credDigest, cmd.failure);
+    const expected = predictCommit(w, t, value, cred, credDigest, cmd.failure);
     w.failPut.state =
       cmd.failure === "ledger_executing_fails"
         ? "executing"
@@ -344,8 +355,8 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
           ? "committed"
           : null;
     const p = w.coordinator.commit(
-      call(t.key, value, extra),
-      hooksFor(w, t.key, value, cmd.failure, credDigest),
+      call(t.key, value, extra, t.additive),
+      hooksFor(w, t.key, value, cmd.failure, t.additive ? undefined : credDigest),
     );
     p.catch(() => undefined); // observed below; this only marks it handled if an assertion fails first
     return { expected, p };
@@ -356,23 +367,29 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
       case "preflight": {
         const before = digestOf(cmd.key, model.kernel.get(cmd.key) ?? null);
         const answer = (await w.coordinator.preflight(
-          call(cmd.key, cmd.value, { validateOnly: true }),
+          call(cmd.key, cmd.value, { validateOnly: true }, cmd.additive),
           async () => ({ digest: digestOf(cmd.key, w.kernel.get(cmd.key) ?? null) }),
         )) as StrictPreflightAnswer;
         expect(answer.writeAttempted).toBe(false);
         expect(w.issuedEpoch.has(answer.requestId)).toBe(false);
-        expect(w.coordinator.aliases.resolve(answer.expectedStateHash!)).toBe(before);
+        if (cmd.additive) {
+          expect(answer.preconditionField).toBeNull();
+          expect(answer).not.toHaveProperty("expectedStateHash");
+        } else {
+          expect(w.coordinator.aliases.resolve(answer.expectedStateHash!)).toBe(before);
+          model.issueLease(scopeOf(cmd.key, cmd.value), before);
+        }
         w.issuedEpoch.set(answer.requestId, model.epoch);
-        model.issueLease(scopeOf(cmd.key, cmd.value), before);
         model.requests.set(answer.requestId, {
-          scope: scopeOf(cmd.key, cmd.value),
+          scope: scopeOf(cmd.key, cmd.value, cmd.additive),
           epoch: model.epoch,
           expiresAt: model.now + REQUEST_ID_FIRST_EXECUTION_TTL_MS,
           state: "issued",
         });
         w.tickets.push({
           requestId: answer.requestId,
-          credential: answer.expectedStateHash!,
+          additive: cmd.additive,
+          credential: answer.expectedStateHash ?? "",
           key: cmd.key,
           value: cmd.value,
           digest: before,
@@ -386,6 +403,7 @@ async function runProgram(cmds: Cmd[]): Promise<void> {
         const actual = await observe(w, p, t.requestId);
         expect(actual).toBe(expected);
         seen.set(actual, (seen.get(actual) ?? 0) + 1);
+        if (t.additive) seen.set(`additive:${actual}`, (seen.get(`additive:${actual}`) ?? 0) + 1);
         if (actual === "outcome_unknown" || actual === "readback_mismatch")
           unknownIds.add(t.requestId);
         break;
@@ -447,6 +465,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
       t: fc.constant("preflight" as const),
       key,
       value: fc.constantFrom(...WRITE_VALUES),
+      additive: fc.constantFrom(false, false, true),
     }),
   },
   {
@@ -526,6 +545,12 @@ describe("WriteCoordinator model-based", () => {
       "not_dispatched",
       "write_coordinator_unavailable",
       "concurrent:committed",
+      "additive:committed",
+      "additive:replayed:committed",
+      "additive:preflight_lease_invalid",
+      "additive:idempotency_conflict",
+      "additive:outcome_unknown",
+      "additive:not_dispatched",
       "concurrent:replayed:committed",
     ];
     for (const outcome of required) expect(seen.get(outcome) ?? 0, outcome).toBeGreaterThan(0);

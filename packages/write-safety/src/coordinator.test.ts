@@ -584,4 +584,34 @@ describe("WriteCoordinator receipts and creation progress", () => {
     expect(entry?.result?.previousDigest).toBe(coordinator.aliases.resolve(r.previousHash));
     expect(JSON.stringify(entry)).not.toContain('"x"');
   });
+
+  it("drain refuses new calls and resolves once admitted calls settle", async () => {
+    const { coordinator } = await makeCoordinator();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const call = setCall("x", "y", {}, EXTERNAL_POLICY);
+    const running = coordinator.commit(call, {
+      execute: async () => {
+        await gate;
+        return undefined;
+      },
+    });
+    const queued = coordinator.commit(call, { execute: async () => undefined });
+    let drained = false;
+    const draining = coordinator.drain().then(() => {
+      drained = true;
+    });
+    const refused = await rejection(coordinator.commit(call, { execute: async () => undefined }));
+    expect(refused.code).toBe("write_coordinator_unavailable");
+    expect(refused.details.reason).toBe("draining");
+    expect(coordinator.health()).toMatchObject({ draining: true, inFlight: 2 });
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    release();
+    await Promise.all([running, queued, draining]);
+    expect(drained).toBe(true);
+    await coordinator.drain();
+  });
 });

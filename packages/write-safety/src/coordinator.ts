@@ -216,6 +216,8 @@ export interface WriteCoordinatorOptions {
 /** Aggregate counts for `/health`. No IDs, no content. */
 export interface WriteCoordinatorHealth {
   strict: boolean;
+  /** `drain()` was called: new calls are refused. */
+  draining: boolean;
   /** Admitted calls not yet settled (running + queued + preparing). */
   inFlight: number;
   /** Calls waiting for the lane. */
@@ -277,6 +279,8 @@ export class WriteCoordinator {
   readonly #registry: RequestIdRegistry;
   readonly #leases: LeasePool;
   #inFlight = 0;
+  #draining = false;
+  #drained: Array<() => void> = [];
   #running = false;
   #waiters: Waiter[] = [];
 
@@ -301,10 +305,22 @@ export class WriteCoordinator {
     });
   }
 
+  /**
+   * Stop admitting calls and wait for every admitted call (running or queued) to settle, for an
+   * authority change or shutdown (spec: drain, restart, preflight again). Calls made after `drain()`
+   * fail at once with `write_coordinator_unavailable` (`reason: "draining"`). Idempotent.
+   */
+  drain(): Promise<void> {
+    this.#draining = true;
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
   /** Aggregate counts (no IDs, no content). */
   health(): WriteCoordinatorHealth {
     return {
       strict: this.strict,
+      draining: this.#draining,
       inFlight: this.#inFlight,
       queued: this.#waiters.length,
       running: this.#running ? 1 : 0,
@@ -422,6 +438,14 @@ export class WriteCoordinator {
     cancellation: WriteCancellation | undefined,
     body: () => Promise<T>,
   ): Promise<T | CancelledAnswer> {
+    if (this.#draining) {
+      return Promise.reject(
+        new WriteSafetyError("write_coordinator_unavailable", {
+          message: "The write coordinator is draining for a restart; nothing was executed.",
+          details: { reason: "draining" },
+        }),
+      );
+    }
     if (this.#inFlight >= this.admissionCap) {
       return Promise.reject(
         new WriteSafetyError("queue_full", { details: { limit: this.admissionCap } }),
@@ -442,6 +466,9 @@ export class WriteCoordinator {
       } finally {
         this.#inFlight--;
         cancellation?.settle();
+        if (this.#inFlight === 0 && this.#drained.length > 0) {
+          for (const resolve of this.#drained.splice(0)) resolve();
+        }
       }
     };
     return run();
