@@ -82,6 +82,8 @@ function optAnchor(ctx: HandlerContext, name: string): string | undefined {
 
 async function insertBlock(ctx: HandlerContext): Promise<unknown> {
   const { kernel } = ctx;
+  reqStr(ctx, "dataType");
+  reqStr(ctx, "data");
   const nextID = optAnchor(ctx, "nextID");
   const previousID = optAnchor(ctx, "previousID");
   const parentID = optAnchor(ctx, "parentID");
