@@ -98,7 +98,7 @@ export interface BlockApi {
   getBlockDOMs(args: T.IdsArg): Promise<Record<string, string | null>>;
   /** Children; **`[]` for both a leaf and an unknown ID** (the kernel does not tell them apart). */
   getChildBlocks(args: T.IdArg): Promise<ChildBlock[]>;
-  /** Unknown ID → `kernel_rejected` (code -1); indexing → `kernel_rejected` (code 3). */
+  /** Unknown ID → `kernel_rejected` (code -1). Code 3 (indexing) is retried like a transient read failure, then `kernel_rejected`. */
   getBlockInfo(args: T.IdArg): Promise<BlockInfo>;
   checkBlockExist(args: T.IdArg): Promise<boolean>;
   insertBlock(args: T.InsertBlockArgs): Promise<Transaction[]>;
@@ -195,6 +195,9 @@ export interface SiyuanClient {
   close(): Promise<void>;
 }
 
+/** `getBlockInfo` answers this code while the kernel is indexing (contract §4.4). */
+const GET_BLOCK_INFO_INDEXING_CODE = 3;
+
 /** Marker for "the kernel said not found" (a `nullOnCodes` code). */
 const NOT_FOUND: unique symbol = Symbol("not_found");
 
@@ -203,6 +206,8 @@ interface CallShape {
   readonly responseType?: "text" | "bytes";
   /** Kernel codes that mean "not found" and become `null`. */
   readonly nullOnCodes?: readonly number[];
+  /** Kernel codes that mean "busy, ask again" (reads only; retried like a transient failure). */
+  readonly busyCodes?: readonly number[];
 }
 
 const DEFAULT_SLEEP = (ms: number): Promise<void> =>
@@ -233,6 +238,17 @@ function nonEmptyString(map: Record<string, string>): Record<string, string | nu
   for (const [k, v] of Object.entries(map)) out[k] = v === "" ? null : v;
   return out;
 }
+/** The envelope code of a text answer when it is one of `codes`. */
+function busyCode(res: TransportResponse, codes: readonly number[]): number | undefined {
+  if (res.type !== "text") return undefined;
+  try {
+    const code = (JSON.parse(res.text) as { code?: unknown }).code;
+    return typeof code === "number" && codes.includes(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function basename(path: string): string {
   const parts = path.split("/");
   return parts[parts.length - 1] || "file";
@@ -309,6 +325,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     kind: EndpointKind,
     body: TransportBody,
     responseType: "text" | "bytes",
+    busyCodes?: readonly number[],
   ): Promise<{ res: TransportResponse; attempts: number }> {
     if (budget !== undefined && !budget.reserveCall({ endpoint, kind })) {
       throw new SiyuanApiError("budget_exceeded", `${endpoint}: call budget exhausted`, {
@@ -326,8 +343,26 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
       try {
         const res = await transport.send({ endpoint, body, responseType });
         const bad = statusFailure(endpoint, kind, res);
-        if (bad === undefined) return { res, attempts: attempt };
-        failure = enrich(bad, { attempts: attempt });
+        if (bad === undefined) {
+          const busy = busyCodes === undefined ? undefined : busyCode(res, busyCodes);
+          // A "busy" kernel code (e.g. 3 = indexing) on a read is retried; the last answer is returned as is.
+          if (busy === undefined || kind === "write" || attempt >= maxAttempts) {
+            return { res, attempts: attempt };
+          }
+          failure = new SiyuanApiError(
+            "kernel_rejected",
+            `${endpoint}: kernel busy (code ${busy})`,
+            {
+              endpoint,
+              kind,
+              attempts: attempt,
+              kernelCode: busy,
+              transient: true,
+            },
+          );
+        } else {
+          failure = enrich(bad, { attempts: attempt });
+        }
       } catch (err) {
         failure = isSiyuanApiError(err)
           ? enrich(err, { endpoint, kind, attempts: attempt })
@@ -456,7 +491,13 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     const spec = typeof key === "string" ? ENDPOINTS[key] : key;
     const endpoint = spec.path;
     const kind = spec.kind;
-    const { res, attempts } = await exchange(endpoint, kind, body, shape.responseType ?? "text");
+    const { res, attempts } = await exchange(
+      endpoint,
+      kind,
+      body,
+      shape.responseType ?? "text",
+      shape.busyCodes,
+    );
     recordBytes(endpoint, kind, attempts, res.byteLength);
     const data = openEnvelope(endpoint, kind, attempts, res, shape.nullOnCodes);
     if (data === NOT_FOUND) return NOT_FOUND;
@@ -541,7 +582,10 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
       getBlockDOMs: async (a) =>
         nonEmptyString(await call("block.getBlockDOMs", a, S.stringMapSchema)),
       getChildBlocks: (a) => call("block.getChildBlocks", a, S.childBlocksSchema),
-      getBlockInfo: (a) => call("block.getBlockInfo", a, S.blockInfoSchema),
+      getBlockInfo: async (a) =>
+        (await invokeBody("block.getBlockInfo", jsonBody(a), S.blockInfoSchema, {
+          busyCodes: [GET_BLOCK_INFO_INDEXING_CODE],
+        })) as BlockInfo,
       checkBlockExist: (a) => call("block.checkBlockExist", a, S.booleanSchema),
       insertBlock: (a) => call("block.insertBlock", a, S.transactionsSchema),
       prependBlock: (a) => call("block.prependBlock", a, S.transactionsSchema),

@@ -77,6 +77,29 @@ describe("read retry policy", () => {
     await client.close();
   });
 
+  it("getBlockInfo's code 3 (indexing) is retried; other reads' kernel codes are not", async () => {
+    const client = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: server.url }),
+      sleep: async () => {},
+    });
+    const indexing = { kind: "json" as const, body: { code: 3, msg: "indexing", data: null } };
+    const info = { box: "20260101120000-boxaaaa", path: "/x.sy", rootID: "20260101120000-rootaaa" };
+    server.handle((_r, i) => (i < 2 ? indexing : ok(info)));
+    expect((await client.block.getBlockInfo({ id: "20260101120000-abcdefg" })).rootID).toBe(
+      info.rootID,
+    );
+    expect(server.requests).toHaveLength(3);
+    server.handle(() => indexing);
+    const e = await failure(client.block.getBlockInfo({ id: "20260101120000-abcdefg" }));
+    expect(e.code).toBe("kernel_rejected");
+    expect(e.details.kernelCode).toBe(3);
+    expect(e.details.attempts).toBe(3);
+    expect(server.requests).toHaveLength(6);
+    expect(await client.filetree.getDoc({ id: "20260101120000-abcdefg" })).toBeNull();
+    expect(server.requests).toHaveLength(7);
+    await client.close();
+  });
+
   it("clamps the configured policy to 1..10 attempts", () => {
     expect(resolveReadRetry({ maxAttempts: 0 }).maxAttempts).toBe(1);
     expect(resolveReadRetry({ maxAttempts: 1000 }).maxAttempts).toBe(10);
