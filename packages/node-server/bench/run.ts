@@ -1,0 +1,218 @@
+/**
+ * node-server benchmark: cold start to the first `tools/list` (kernel up and down), strict
+ * `block.update` end to end through HTTP versus a direct kernel `updateBlock` (same run, ratio),
+ * and strict writes per second through the one lane. Spawns the built `dist/bin.js`.
+ * Run: pnpm --filter @sisyphus/node-server bench
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
+
+const BIN = resolve(import.meta.dirname, "..", "dist", "bin.js");
+const TOKEN = "bench-token-0123456789abcdef";
+if (!existsSync(BIN))
+  execFileSync("pnpm", ["exec", "tsup"], {
+    cwd: resolve(import.meta.dirname, ".."),
+    stdio: "inherit",
+  });
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function coldStart(
+  siyuanUrl: string,
+  siyuanToken: string,
+): Promise<{ ms: number; child: ChildProcess }> {
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "--http",
+      "--port",
+      "0",
+      "--siyuan-url",
+      siyuanUrl,
+      "--data-dir",
+      mkdtempSync(join(tmpdir(), "sis-bench-")),
+    ],
+    {
+      env: { ...process.env, SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.setEncoding("utf8");
+  const url = await new Promise<string>((res, rej) => {
+    child.stderr?.on("data", (c: string) => {
+      err += c;
+      const m = /listening on (\S+\/mcp)/.exec(err);
+      if (m) res(m[1] as string);
+    });
+    child.once("exit", () => rej(new Error(err)));
+  });
+  const r = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const body = (await r.json()) as { result?: { tools?: unknown[] } };
+  if (body.result?.tools?.length !== 7) throw new Error("tools/list failed");
+  return { ms: performance.now() - t0, child };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    child.once("exit", () => r());
+    child.kill("SIGTERM");
+  });
+}
+
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({ seed: "demo" });
+  const rows: Array<[string, string]> = [];
+
+  const up: number[] = [];
+  const down: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const a = await coldStart(sandbox.url, sandbox.token);
+    up.push(a.ms);
+    await stop(a.child);
+    const b = await coldStart("http://127.0.0.1:9", "x");
+    down.push(b.ms);
+    await stop(b.child);
+  }
+  rows.push(["cold start → first tools/list, kernel up (median of 5, ms)", median(up).toFixed(0)]);
+  rows.push([
+    "cold start → first tools/list, kernel down (median of 5, ms)",
+    median(down).toFixed(0),
+  ]);
+
+  // A long-running authority for the write benchmarks.
+  const dataDir = mkdtempSync(join(tmpdir(), "sis-bench-"));
+  const child = spawn(
+    process.execPath,
+    [BIN, "--http", "--port", "0", "--siyuan-url", sandbox.url, "--data-dir", dataDir],
+    {
+      env: { ...process.env, SIYUAN_TOKEN: sandbox.token, SISYPHUS_AUTH_TOKEN: TOKEN },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.setEncoding("utf8");
+  const endpoint = await new Promise<string>((res) => {
+    child.stderr?.on("data", (c: string) => {
+      err += c;
+      const m = /listening on (\S+\/mcp)/.exec(err);
+      if (m) res(m[1] as string);
+    });
+  });
+  const client = new Client(
+    { name: "bench", version: "1" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(endpoint), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+
+  const ROUNDS = 30;
+  const strict: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const args = {
+      action: "update",
+      id: DEMO_IDS.paragraphStatus,
+      dataType: "markdown",
+      data: `Status round ${i}`,
+    };
+    const t0 = performance.now();
+    const pre = (
+      await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } })
+    ).structuredContent as Record<string, unknown>;
+    const field = pre["preconditionField"] as string;
+    const res = await client.callTool({
+      name: "block",
+      arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
+    });
+    strict.push(performance.now() - t0);
+    if ((res.structuredContent as Record<string, unknown>)["status"] !== "committed")
+      throw new Error(JSON.stringify(res));
+    const t1 = performance.now();
+    const r = await fetch(`${sandbox.url}/api/block/updateBlock`, {
+      method: "POST",
+      headers: { authorization: `Token ${sandbox.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        id: DEMO_IDS.paragraphDecision,
+        dataType: "markdown",
+        data: `Decision round ${i}`,
+      }),
+    });
+    await r.json();
+    direct.push(performance.now() - t1);
+  }
+  rows.push([
+    "strict block.update via HTTP (preflight + commit, median ms)",
+    median(strict).toFixed(1),
+  ]);
+  rows.push(["direct kernel updateBlock (median ms)", median(direct).toFixed(1)]);
+  rows.push(["ratio strict / direct", (median(strict) / median(direct)).toFixed(1)]);
+
+  // Throughput: additive appends, preflighted first, then committed concurrently through the lane.
+  const N = 60;
+  const preflights = await Promise.all(
+    Array.from({ length: N }, async (_, i) => {
+      const args = {
+        action: "append",
+        parentID: DEMO_IDS.docJournal,
+        dataType: "markdown",
+        data: `Bench line ${i}`,
+      };
+      const pre = (
+        await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } })
+      ).structuredContent as Record<string, unknown>;
+      return { ...args, requestId: pre["requestId"] };
+    }),
+  );
+  const t0 = performance.now();
+  const commits = await Promise.all(
+    preflights.map((a) => client.callTool({ name: "block", arguments: a })),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const ok = commits.filter((c) => c.isError !== true).length;
+  rows.push([
+    `strict commits per second through one lane (${ok}/${N} committed)`,
+    (ok / seconds).toFixed(1),
+  ]);
+
+  await client.close();
+  await stop(child);
+  await sandbox.stop();
+  console.log("| measure | value |\n| --- | --- |");
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
