@@ -1,14 +1,12 @@
 /**
  * Model-based randomized test of the coordinator. Random programs of preflights (state-guarded and
- * additive), commits (right,
- * absent, full-length or foreign credentials; changed arguments; failures before and after
- * dispatch, readback failures, silent no-ops, ledger writes failing before dispatch or after
- * readback), concurrent commits, external edits, clock jumps and
- * process restarts (new epoch, same durable stores) run against the real coordinator and a small
- * reference model that predicts every answer. Invariants checked after every step:
- * at most one execution per request ID ever; no execution unless the live state equals the leased
- * digest; a replay returns the stored receipt; an unknown outcome is never re-executed; a lease
- * never outlives its process.
+ * additive), commits (right, absent, full-length or foreign credentials; changed arguments;
+ * failures before and after dispatch, readback failures, silent no-ops, ledger writes failing
+ * before dispatch or after readback), concurrent commits, external edits, clock jumps and process
+ * restarts (new epoch, same durable stores) run against the real coordinator and a small reference
+ * model that predicts every answer. Invariants checked after every step: at most one execution per
+ * request ID ever; no execution unless the live state equals the leased digest; a replay returns
+ * the stored receipt; an unknown outcome is never re-executed; a lease never outlives its process.
  */
 import { AliasPool, type StateDigest, seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import fc from "fast-check";

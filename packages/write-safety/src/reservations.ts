@@ -20,11 +20,8 @@ export interface ReservationStore {
 
 const HEX = /^[0-9a-f]{4,64}$/;
 const HEX_DIGITS = "0123456789abcdef";
-/** Byte → its two hex digits, for decoding. */
-const HEX_PAIRS: readonly string[] = Array.from(
-  { length: 256 },
-  (_, b) => HEX_DIGITS[b >> 4]! + HEX_DIGITS[b & 15]!,
-);
+/** Nibble → char code of its hex digit, for decoding. */
+const HEX_CODES: readonly number[] = Array.from({ length: 16 }, (_, v) => HEX_DIGITS.charCodeAt(v));
 
 /**
  * Encode one request ID (4 to 64 lowercase hex digits) as a reservation record: one byte holding
@@ -50,15 +47,19 @@ export function encodeReservationRecord(id: string): Uint8Array {
  */
 export function decodeReservationLog(bytes: Uint8Array): { ids: string[]; validBytes: number } {
   const ids: string[] = [];
+  const codes: number[] = new Array<number>(64).fill(0);
   let at = 0;
   while (at < bytes.length) {
     const n = bytes[at]!;
     const size = 1 + Math.ceil(n / 2);
     if (n < 4 || n > 64 || at + size > bytes.length) break;
-    let id = "";
-    const end = at + size;
-    for (let i = at + 1; i < end; i++) id += HEX_PAIRS[bytes[i]!];
-    ids.push((n & 1) === 0 ? id : id.slice(0, n));
+    // Build from char codes: one flat string (a `+=` rope would be flattened again on every Set
+    // lookup, which made loading a million IDs ~10x slower).
+    for (let i = 0; i < n; i++) {
+      const b = bytes[at + 1 + (i >> 1)]!;
+      codes[i] = HEX_CODES[(i & 1) === 0 ? b >> 4 : b & 15]!;
+    }
+    ids.push(String.fromCharCode.apply(null, n === 64 ? codes : codes.slice(0, n)));
     at += size;
   }
   return { ids, validBytes: at };
