@@ -142,6 +142,39 @@ for (const c of cases) {
   );
 }
 
+/**
+ * The client layer alone: the same lsNotebooks answer served by an in-memory transport, versus a
+ * bare `JSON.parse` of it. Isolates envelope handling, validation and accounting from the network.
+ */
+async function layerOnlyUs(): Promise<{ bareUs: number; clientUs: number }> {
+  const payload = JSON.stringify(
+    await bare(cases[1]!).then((data) => ({ code: 0, msg: "", data })),
+  );
+  const mem = createSiyuanClient({
+    transport: {
+      name: "memory",
+      send: async () => ({
+        type: "text",
+        status: 200,
+        contentType: "application/json",
+        text: payload,
+        byteLength: payload.length,
+      }),
+      close: async () => {},
+    },
+  });
+  const parseOnly = async (): Promise<unknown> => JSON.parse(payload);
+  const n = 100_000;
+  const time = async (fn: () => Promise<unknown>): Promise<number> => {
+    for (let i = 0; i < 10_000; i++) await fn();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await fn();
+    return Number(process.hrtime.bigint() - t0) / 1_000 / n;
+  };
+  return { bareUs: await time(parseOnly), clientUs: await time(() => mem.notebook.lsNotebooks()) };
+}
+const layer = await layerOnlyUs();
+
 const stats = client.stats();
 console.log(
   `node ${process.version}; ${ROUNDS} rounds × ${CALLS_PER_ROUND} calls per side per endpoint (medians of rounds; calls alternate bare/client one by one); both sides share one keep-alive undici Pool (1 connection); sandbox in a separate process`,
@@ -152,7 +185,10 @@ console.log(
 console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(r);
 console.log(
-  `client calls: ${stats.totalCalls}, client HTTP attempts: ${stats.totalAttempts} (no retries), bare calls: ${stats.totalCalls}`,
+  `client layer only (in-memory transport, lsNotebooks answer, 100k calls): JSON.parse ${layer.bareUs.toFixed(2)} µs/call, client ${layer.clientUs.toFixed(2)} µs/call, +${(layer.clientUs - layer.bareUs).toFixed(2)} µs`,
+);
+console.log(
+  `client calls: ${stats.totalCalls}, client HTTP attempts: ${stats.totalAttempts} (no retries)`,
 );
 
 await client.close();
