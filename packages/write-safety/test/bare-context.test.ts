@@ -5,15 +5,17 @@
  * preflight → commit → replay → state_changed sequence there.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT_DIR = join(PACKAGE_DIR, "dist", "bare-test");
+// A private output directory: a concurrent `tsup` build of this package cleans `dist/`.
+const OUT_DIR = mkdtempSync(join(tmpdir(), "write-safety-bare-"));
 const BUNDLE = join(OUT_DIR, "index.global.js");
 const FORBIDDEN = [
   "require",
@@ -33,10 +35,12 @@ beforeAll(() => {
   execFileSync(process.execPath, [tsupCli, "--config", "test/tsup.bare.config.ts"], {
     cwd: PACKAGE_DIR,
     stdio: "pipe",
+    env: { ...process.env, WRITE_SAFETY_BARE_OUT_DIR: OUT_DIR },
   });
   context = vm.createContext({});
   vm.runInContext("delete globalThis.console;", context);
   vm.runInContext(readFileSync(BUNDLE, "utf8"), context, { filename: BUNDLE });
+  rmSync(OUT_DIR, { recursive: true, force: true });
 }, 90_000);
 
 describe("bundled write-safety in a bare JavaScript context", () => {

@@ -8,7 +8,8 @@ export default defineConfig({
   platform: "neutral",
   target: "es2020",
   noExternal: ["@sisyphus/core-hash"],
-  outDir: "dist/bare-test",
+  // The test passes a private directory: a concurrent build of this package cleans `dist/`.
+  outDir: process.env["WRITE_SAFETY_BARE_OUT_DIR"] ?? "dist/bare-test",
   esbuildOptions(options) {
     options.conditions = ["source"];
   },
