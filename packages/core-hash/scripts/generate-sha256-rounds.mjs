@@ -81,7 +81,7 @@ export function render() {
       line(`    ${w} = (${s1} + w${(i - 7) % 16} + ${s0} + ${w}) | 0;`);
     }
     // Round i sees the working variables rotated by i; renaming replaces the eight moves.
-    const [A, B, C, D, E, F, G, H] = names.map((_, j) => names[(j - i + 64) % 8]);
+    const [A, B, , D, E, F, G, H] = names.map((_, j) => names[(j - i + 64) % 8]);
     const S1 = `(${rotr(E, 6)} ^ ${rotr(E, 11)} ^ ${rotr(E, 25)})`;
     const S0 = `(${rotr(A, 2)} ^ ${rotr(A, 13)} ^ ${rotr(A, 22)})`;
     line(`    t1 = (${H} + ${S1} + (${G} ^ (${E} & (${F} ^ ${G}))) + ${int32(K[i])} + ${w}) | 0;`);
