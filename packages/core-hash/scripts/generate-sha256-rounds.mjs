@@ -62,7 +62,9 @@ export function render() {
   line("  let h0 = state[0]! | 0, h1 = state[1]! | 0, h2 = state[2]! | 0, h3 = state[3]! | 0;");
   line("  let h4 = state[4]! | 0, h5 = state[5]! | 0, h6 = state[6]! | 0, h7 = state[7]! | 0;");
   line(`  let ${Array.from({ length: 16 }, (_, i) => `w${i} = 0`).join(", ")};`);
-  line("  let a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, t1 = 0, t2 = 0, m0 = 0, m1 = 0;");
+  line(
+    "  let a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0, t1 = 0, t2 = 0, m0 = 0, m1 = 0;",
+  );
   line("  for (let q = start | 0; q + 16 <= end; q += 16) {");
   line("    a = h0; b = h1; c = h2; d = h3; e = h4; f = h5; g = h6; h = h7;");
   // Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)), and this round's b ^ c is the last round's a ^ b.
