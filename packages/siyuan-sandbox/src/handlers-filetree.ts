@@ -1,4 +1,5 @@
 /** Notebook and file-tree endpoints (contract §4.1–§4.3). */
+import { LUTE_NODE_NAMES } from "./block.js";
 import { isValidNodeId, parseTimestamp } from "./clock.js";
 import { DEFAULT_MAX_LIST_COUNT, WORKSPACE_FILE_TREE_SORT_MODE } from "./constants.js";
 import { kernelError } from "./errors.js";
@@ -249,7 +250,7 @@ async function getDoc(ctx: HandlerContext): Promise<unknown> {
     parentID: loc.parent?.id ?? "",
     parent2ID: loc.parent?.id ?? "",
     rootID: root.id,
-    type: loc.block.type === "d" ? "NodeDocument" : "NodeParagraph",
+    type: LUTE_NODE_NAMES[loc.block.type],
     content: renderDom(root),
     blockCount: root.children.length,
     eof: true,

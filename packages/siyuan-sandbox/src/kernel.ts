@@ -52,6 +52,7 @@ export class Kernel {
     readonly dataDir: string | null,
   ) {
     this.ws = new Workspace(ids);
+    this.ws.reserved = (id) => this.pendingIds.has(id);
   }
 
   /** Starts the background loop. */

@@ -72,7 +72,8 @@ export function parseMarkdown(md: string): ParsedMarkdown {
   return parseLines(md.replace(/\r\n?/g, "\n").split("\n"));
 }
 
-function startsBlock(line: string): boolean {
+/** True when a line would open a block (used to end paragraphs and to escape them). */
+export function startsBlock(line: string): boolean {
   return (
     IAL_LINE.test(line) ||
     FENCE.test(line) ||
@@ -102,11 +103,18 @@ function parseLines(lines: string[]): ParsedMarkdown {
     const ial = parseIalLine(line);
     if (ial) {
       const last = blocks[blocks.length - 1];
+      let isLastLine = true;
+      for (let j = i + 1; j < lines.length; j++) if (!isBlank(lines[j]!)) isLastLine = false;
       if (last && !lastHasIal) {
         last.attrs = { ...last.attrs, ...ial };
         lastHasIal = true;
-      } else {
+      } else if (isLastLine && (blocks.length > 0 || ial.type === "doc")) {
+        // an IAL after the last block's own IAL belongs to the container (the doc IAL)
         trailingAttrs = { ...(trailingAttrs ?? {}), ...ial };
+      } else {
+        // a lone IAL is an empty paragraph (Lute writes an empty paragraph as just its IAL)
+        blocks.push(newBlock("p", { attrs: ial }));
+        lastHasIal = true;
       }
       i++;
       continue;

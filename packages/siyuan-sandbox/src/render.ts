@@ -1,6 +1,18 @@
 /** Renderers: kramdown with IAL lines (contract §3.1), block DOM (§3.2), plain text, export Markdown. */
 import { type Block, headingLevel, LUTE_NODE_NAMES } from "./block.js";
-import { escapeIalValue, type InlineSegment, parseInline } from "./markdown.js";
+import { escapeIalValue, type InlineSegment, parseInline, startsBlock } from "./markdown.js";
+
+/** Escapes paragraph lines that would otherwise open a block when re-parsed. */
+function escapeParagraph(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => {
+      if (!startsBlock(l)) return l;
+      const ordered = /^(\s*\d+)([.)])/.exec(l);
+      return ordered ? `${ordered[1]}\\${l.slice(ordered[1]!.length)}` : `\\${l}`;
+    })
+    .join("\n");
+}
 
 /** HTML-escapes text for element content and attribute values. */
 export function escapeHtml(s: string): string {
@@ -49,11 +61,15 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
   const ial = opts.withIal ? `\n${ialString(b.attrs)}` : "";
   switch (b.type) {
     case "p":
-      return inlineMd(b.text, opts) + ial;
+      return escapeParagraph(inlineMd(b.text, opts)) + ial;
     case "h":
       return `${"#".repeat(headingLevel(b))} ${inlineMd(b.text, opts)}${ial}`;
-    case "c":
-      return "```" + b.lang + "\n" + b.text + "\n```" + ial;
+    case "c": {
+      // a fence longer than any backtick run inside the code
+      const longest = Math.max(0, ...(b.text.match(/`+/g) ?? []).map((r) => r.length));
+      const fence = "`".repeat(Math.max(3, longest + 1));
+      return `${fence}${b.lang}\n${b.text}\n${fence}${ial}`;
+    }
     case "m":
       return `$$\n${b.text}\n$$${ial}`;
     case "tb":

@@ -101,8 +101,12 @@ export class Workspace {
 
   constructor(readonly ids: IdIssuer) {}
 
-  /** True when the ID is used by a block, document or notebook. */
-  isTaken = (id: string): boolean => this.index.has(id) || this.notebooks.has(id);
+  /** IDs reserved elsewhere (blocks of still-queued transactions); set by the kernel. */
+  reserved: (id: string) => boolean = () => false;
+
+  /** True when the ID is used by a block, document or notebook, or reserved. */
+  isTaken = (id: string): boolean =>
+    this.index.has(id) || this.notebooks.has(id) || this.reserved(id);
 
   /** A fresh, unused node ID. */
   newId(): string {
