@@ -37,6 +37,12 @@ const IMPLEMENTATIONS: [string, (input: string | Uint8Array) => string, () => Sh
   ["node:crypto", nodeSha256Hex, createNodeSha256],
 ];
 
+/** Single UTF-16 code units (lone surrogates included) mixed with whole code points. */
+const codeUnitOrCodePoint = fc.oneof(
+  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+);
+
 afterEach(() => setSha256Backend(undefined));
 
 describe.each(IMPLEMENTATIONS)("SHA-256 published vectors: %s", (_name, oneShot, create) => {
@@ -127,6 +133,23 @@ describe("compression paths", () => {
       expect(h.digestHex()).toBe(nodeSha256Hex(view));
     }
   });
+  it("hashes long strings piecewise, keeping surrogate pairs across piece boundaries", () => {
+    const piece = 16384;
+    for (let shift = -3; shift <= 3; shift++) {
+      for (const tail of ["\u{1f600}", "\ud800", "\udc00", "\ud800\ud800\udc00", "\u00e9\u4e2d"]) {
+        const s =
+          "a".repeat(piece + shift) + tail + "b".repeat(piece) + tail + "\u4e2d".repeat(piece);
+        expect(portableSha256Hex(s), `shift ${shift} ${JSON.stringify(tail)}`).toBe(
+          nodeSha256Hex(s),
+        );
+        expect(createPortableSha256().update("x").update(s).digestHex()).toBe(
+          nodeSha256Hex("x" + s),
+        );
+      }
+    }
+    const astral = "\u{1f600}".repeat(3 * piece);
+    expect(portableSha256Hex(astral)).toBe(nodeSha256Hex(astral));
+  });
   it("the generated rounds file is current with its generator", () => {
     const script = fileURLToPath(new URL("../scripts/generate-sha256-rounds.mjs", import.meta.url));
     expect(() =>
@@ -161,6 +184,17 @@ describe("portable and node:crypto agree (property)", () => {
       { numRuns: 500 },
     );
   });
+  it("on long random strings with lone surrogates, across string pieces", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: codeUnitOrCodePoint, minLength: 16_000, maxLength: 40_000 }),
+        (s) => {
+          expect(portableSha256Hex(s)).toBe(nodeSha256Hex(s));
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
   it("on strings with lone surrogates (both encode them as U+FFFD)", () => {
     for (const s of ["\ud800", "a\udc00b", "\udbff", "x\ud83d", "\ude00\ud83d"]) {
       expect(portableSha256Hex(s)).toBe(nodeSha256Hex(s));
@@ -190,12 +224,6 @@ describe("portable and node:crypto agree (property)", () => {
     );
   });
 });
-
-/** Single UTF-16 code units (lone surrogates included) mixed with whole code points. */
-const codeUnitOrCodePoint = fc.oneof(
-  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
-  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
-);
 
 describe("utf8Encode", () => {
   it("equals TextEncoder on random Unicode, lone surrogates included", () => {

@@ -11,7 +11,7 @@
  */
 import { CoreHashError } from "./errors.js";
 import { compressWords } from "./sha256-rounds.generated.js";
-import { utf8Encode } from "./utf8.js";
+import { utf8EncodeInto } from "./utf8.js";
 
 /** An incremental SHA-256. Strings are hashed as their UTF-8 bytes, each `update` on its own. */
 export interface Sha256 {
@@ -58,6 +58,11 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const SCRATCH_BYTES = 65536;
 const scratch = new Uint8Array(SCRATCH_BYTES);
 const scratchWords = new Int32Array(scratch.buffer);
+
+// Strings are encoded to UTF-8 in pieces of at most STRING_PIECE_UNITS (+1) code units, at most 3
+// bytes each, into their own staging area (the unaligned path above may be using `scratch`).
+const STRING_PIECE_UNITS = 16384;
+const encoded = new Uint8Array(3 * (STRING_PIECE_UNITS + 1));
 
 const HEX_BYTE: string[] = [];
 for (let i = 0; i < 256; i++) HEX_BYTE.push((i < 16 ? "0" : "") + i.toString(16));
@@ -208,16 +213,36 @@ class PortableSha256 implements Sha256 {
   update(input: string | Uint8Array): Sha256 {
     if (this.result !== undefined) throwHashFinalized();
     assertHashInput(input, "Sha256.update");
-    const data = typeof input === "string" ? utf8Encode(input) : input;
-    const n = data.length;
+    if (typeof input !== "string") {
+      this.updateBytes(input, input.length);
+      return this;
+    }
+    // UTF-8 piece by piece: no allocation proportional to the string, one pass over it.
+    const n = input.length;
+    for (let i = 0; i < n; ) {
+      let j = Math.min(n, i + STRING_PIECE_UNITS);
+      if (j < n) {
+        // Keep a surrogate pair in one piece (a lone high surrogate needs no partner).
+        const last = input.charCodeAt(j - 1);
+        const next = input.charCodeAt(j);
+        if (last >= 0xd800 && last <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) j++;
+      }
+      this.updateBytes(encoded, utf8EncodeInto(input, i, j, encoded, 0));
+      i = j;
+    }
+    return this;
+  }
+
+  /** Hashes `data[0, n)`. */
+  private updateBytes(data: Uint8Array, n: number): void {
     this.totalBytes += n;
     let p = 0;
     if (this.blockLength > 0) {
       const take = Math.min(64 - this.blockLength, n);
-      this.block.set(take === n ? data : data.subarray(0, take), this.blockLength);
+      this.block.set(data.subarray(0, take), this.blockLength);
       this.blockLength += take;
       p = take;
-      if (this.blockLength < 64) return this;
+      if (this.blockLength < 64) return;
       this.compressBlock();
       this.blockLength = 0;
     }
@@ -227,7 +252,6 @@ class PortableSha256 implements Sha256 {
       this.block.set(data.subarray(whole, n), 0);
       this.blockLength = n - whole;
     }
-    return this;
   }
 
   /** Compresses the 64 bytes of `this.block` (no view allocated: `blockWords` is kept). */

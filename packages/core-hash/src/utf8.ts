@@ -27,13 +27,20 @@ export function utf8ByteLength(s: string): number {
 }
 
 /**
- * Writes the UTF-8 of `s` into `out` from `offset`; `out` must have `utf8ByteLength(s)` bytes of
- * room there. Returns the offset after the last byte written.
+ * Writes the UTF-8 of the code units `s[start, end)` into `out` from `offset` and returns the offset
+ * after the last byte written; `out` needs up to 3 bytes of room per code unit. A high surrogate at
+ * `end - 1` is treated as lone, so callers cutting a string into ranges keep pairs together.
  */
-export function utf8EncodeInto(s: string, out: Uint8Array, offset: number): number {
-  const n = s.length;
+export function utf8EncodeInto(
+  s: string,
+  start: number,
+  end: number,
+  out: Uint8Array,
+  offset: number,
+): number {
+  const n = end;
   let p = offset;
-  for (let i = 0; i < n; i++) {
+  for (let i = start; i < n; i++) {
     let c = s.charCodeAt(i);
     if (c < 0x80) {
       out[p++] = c;
@@ -76,6 +83,6 @@ export function utf8Encode(s: string): Uint8Array {
     });
   }
   const out = new Uint8Array(utf8ByteLength(s));
-  utf8EncodeInto(s, out, 0);
+  utf8EncodeInto(s, 0, s.length, out, 0);
   return out;
 }
