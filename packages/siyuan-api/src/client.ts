@@ -11,7 +11,7 @@ import {
   MAX_READ_ATTEMPTS_LIMIT,
   RETRYABLE_HTTP_STATUSES,
 } from "./constants.js";
-import { ENDPOINTS, type EndpointKey, type EndpointKind } from "./endpoints.js";
+import { ENDPOINTS, type EndpointKey, type EndpointKind, type EndpointSpec } from "./endpoints.js";
 import { isSiyuanApiError, SiyuanApiError, type SiyuanApiErrorDetails } from "./errors.js";
 import { encodeMultipart, type MultipartPart, makeBoundary } from "./multipart.js";
 import type { BlockInfo, Box, BoxConf, ChildBlock, DirEntry, Transaction } from "./schemas.js";
@@ -259,7 +259,10 @@ function basename(path: string): string {
  *
  * Behaviour: writes (per {@link ENDPOINTS}) are sent exactly once; reads are retried on transient
  * failures (connection refused/reset, timeout, HTTP 502/503/504) up to `readRetry.maxAttempts` with
- * jittered exponential backoff. Every failure is a {@link SiyuanApiError}: `not_dispatched`,
+ * jittered exponential backoff. A call missing a field the kernel requires (`ENDPOINTS[...].required`)
+ * is refused before sending (`not_dispatched`, reason `invalid_request`), because old-style kernel
+ * handlers answer such calls with `code 0` as if they had succeeded. Every failure is a
+ * {@link SiyuanApiError}: `not_dispatched`,
  * `outcome_unknown`, `kernel_rejected`, `decode`, `unauthorized` or `budget_exceeded`.
  */
 export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
@@ -515,11 +518,34 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     return parsed.data;
   }
 
+  /** Refuses, before anything is sent, a call that lacks a field the kernel requires. */
+  function checkArgs(key: EndpointKey, args: unknown): void {
+    const spec: EndpointSpec = ENDPOINTS[key];
+    const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+    const present = (f: string): boolean => a[f] !== undefined && a[f] !== null;
+    const missing = spec.required.find((f) => !present(f));
+    let problem: string | undefined;
+    if (missing !== undefined) problem = `Field [${missing}] is required`;
+    else if (spec.anyOf !== undefined && !spec.anyOf.some(present)) {
+      problem = `one of the fields [${spec.anyOf.join(", ")}] is required`;
+    }
+    if (problem !== undefined) {
+      throw new SiyuanApiError("not_dispatched", `${spec.path}: not sent: ${problem}`, {
+        endpoint: spec.path,
+        kind: spec.kind,
+        attempts: 0,
+        reason: "invalid_request",
+        transient: false,
+      });
+    }
+  }
+
   function jsonBody(args: unknown): TransportBody {
     return { kind: "json", text: args === undefined ? "{}" : JSON.stringify(args) };
   }
 
   async function call<O>(key: EndpointKey, args: unknown, schema: z.ZodType<O>): Promise<O> {
+    checkArgs(key, args);
     return (await invokeBody(key, jsonBody(args), schema)) as O;
   }
   async function callNullable<O>(
@@ -528,10 +554,12 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     schema: z.ZodType<O>,
     nullOnCodes: readonly number[],
   ): Promise<O | null> {
+    checkArgs(key, args);
     const out = await invokeBody(key, jsonBody(args), schema, { nullOnCodes });
     return out === NOT_FOUND ? null : (out as O);
   }
   async function callVoid(key: EndpointKey, args: unknown): Promise<void> {
+    checkArgs(key, args);
     await invokeBody(key, jsonBody(args), S.ignoredSchema);
   }
   function multipartBody(parts: MultipartPart[]): TransportBody {
@@ -582,10 +610,12 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
       getBlockDOMs: async (a) =>
         nonEmptyString(await call("block.getBlockDOMs", a, S.stringMapSchema)),
       getChildBlocks: (a) => call("block.getChildBlocks", a, S.childBlocksSchema),
-      getBlockInfo: async (a) =>
-        (await invokeBody("block.getBlockInfo", jsonBody(a), S.blockInfoSchema, {
+      getBlockInfo: async (a) => {
+        checkArgs("block.getBlockInfo", a);
+        return (await invokeBody("block.getBlockInfo", jsonBody(a), S.blockInfoSchema, {
           busyCodes: [GET_BLOCK_INFO_INDEXING_CODE],
-        })) as BlockInfo,
+        })) as BlockInfo;
+      },
       checkBlockExist: (a) => call("block.checkBlockExist", a, S.booleanSchema),
       insertBlock: (a) => call("block.insertBlock", a, S.transactionsSchema),
       prependBlock: (a) => call("block.prependBlock", a, S.transactionsSchema),
@@ -631,6 +661,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     },
     asset: {
       upload: async (a) => {
+        checkArgs("asset.upload", a);
         const parts: MultipartPart[] = [];
         if (a.assetsDirPath !== undefined)
           parts.push({ name: "assetsDirPath", value: a.assetsDirPath });
@@ -658,6 +689,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
     },
     file: {
       getFile: async (a) => {
+        checkArgs("file.getFile", a);
         const spec = ENDPOINTS["file.getFile"];
         const { res, attempts } = await exchange(spec.path, spec.kind, jsonBody(a), "bytes");
         recordBytes(spec.path, spec.kind, attempts, res.byteLength);
@@ -677,6 +709,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
         );
       },
       putFile: async (a) => {
+        checkArgs("file.putFile", a);
         const parts: MultipartPart[] = [{ name: "path", value: a.path }];
         if (a.isDir === true) parts.push({ name: "isDir", value: "true" });
         if (a.modTimeMs !== undefined) parts.push({ name: "modTime", value: String(a.modTimeMs) });

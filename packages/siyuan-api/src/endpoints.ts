@@ -12,10 +12,23 @@ export interface EndpointSpec {
   /** URL pathname of the kernel endpoint. */
   readonly path: string;
   readonly kind: EndpointKind;
+  /**
+   * Request fields the kernel requires (contract `*`). The client refuses to send a call that lacks
+   * one (`not_dispatched`, reason `invalid_request`): old-style kernel handlers panic on a missing
+   * field and answer `code 0, data null`, which would look like a successful write.
+   */
+  readonly required: readonly string[];
+  /** At least one of these fields must be present (insert/move anchors). */
+  readonly anyOf?: readonly string[];
 }
 
-const r = (path: string): EndpointSpec => ({ path, kind: "read" });
-const w = (path: string): EndpointSpec => ({ path, kind: "write" });
+const r = (path: string, ...required: string[]): EndpointSpec => ({ path, kind: "read", required });
+const w = (path: string, ...required: string[]): EndpointSpec => ({
+  path,
+  kind: "write",
+  required,
+});
+const anchored = (spec: EndpointSpec, anyOf: string[]): EndpointSpec => ({ ...spec, anyOf });
 
 /**
  * Method key (`<group>.<method>`, as on the client object) → endpoint. Notes on non-obvious rows:
@@ -26,83 +39,105 @@ const w = (path: string): EndpointSpec => ({ path, kind: "write" });
  */
 export const ENDPOINTS = {
   "notebook.lsNotebooks": r("/api/notebook/lsNotebooks"),
-  "notebook.openNotebook": w("/api/notebook/openNotebook"),
-  "notebook.closeNotebook": w("/api/notebook/closeNotebook"),
-  "notebook.createNotebook": w("/api/notebook/createNotebook"),
-  "notebook.removeNotebook": w("/api/notebook/removeNotebook"),
-  "notebook.renameNotebook": w("/api/notebook/renameNotebook"),
-  "notebook.getNotebookConf": r("/api/notebook/getNotebookConf"),
-  "notebook.setNotebookConf": w("/api/notebook/setNotebookConf"),
-  "notebook.changeSortNotebook": w("/api/notebook/changeSortNotebook"),
+  "notebook.openNotebook": w("/api/notebook/openNotebook", "notebook"),
+  "notebook.closeNotebook": w("/api/notebook/closeNotebook", "notebook"),
+  "notebook.createNotebook": w("/api/notebook/createNotebook", "name"),
+  "notebook.removeNotebook": w("/api/notebook/removeNotebook", "notebook"),
+  "notebook.renameNotebook": w("/api/notebook/renameNotebook", "notebook", "name"),
+  "notebook.getNotebookConf": r("/api/notebook/getNotebookConf", "notebook"),
+  "notebook.setNotebookConf": w("/api/notebook/setNotebookConf", "notebook", "conf"),
+  "notebook.changeSortNotebook": w("/api/notebook/changeSortNotebook", "notebooks"),
 
-  "filetree.createDocWithMd": w("/api/filetree/createDocWithMd"),
-  "filetree.renameDoc": w("/api/filetree/renameDoc"),
-  "filetree.renameDocByID": w("/api/filetree/renameDocByID"),
-  "filetree.removeDoc": w("/api/filetree/removeDoc"),
-  "filetree.removeDocByID": w("/api/filetree/removeDocByID"),
-  "filetree.moveDocs": w("/api/filetree/moveDocs"),
-  "filetree.moveDocsByID": w("/api/filetree/moveDocsByID"),
-  "filetree.getHPathByID": r("/api/filetree/getHPathByID"),
-  "filetree.getHPathByPath": r("/api/filetree/getHPathByPath"),
-  "filetree.getIDsByHPath": r("/api/filetree/getIDsByHPath"),
-  "filetree.getPathByID": r("/api/filetree/getPathByID"),
-  "filetree.listDocsByPath": r("/api/filetree/listDocsByPath"),
-  "filetree.changeSort": w("/api/filetree/changeSort"),
-  "filetree.getDoc": r("/api/filetree/getDoc"),
+  "filetree.createDocWithMd": w("/api/filetree/createDocWithMd", "notebook", "path", "markdown"),
+  "filetree.renameDoc": w("/api/filetree/renameDoc", "notebook", "path", "title"),
+  "filetree.renameDocByID": w("/api/filetree/renameDocByID", "id", "title"),
+  "filetree.removeDoc": w("/api/filetree/removeDoc", "notebook", "path"),
+  "filetree.removeDocByID": w("/api/filetree/removeDocByID", "id"),
+  "filetree.moveDocs": w("/api/filetree/moveDocs", "fromPaths", "toNotebook", "toPath"),
+  "filetree.moveDocsByID": w("/api/filetree/moveDocsByID", "fromIDs", "toID"),
+  "filetree.getHPathByID": r("/api/filetree/getHPathByID", "id"),
+  "filetree.getHPathByPath": r("/api/filetree/getHPathByPath", "notebook", "path"),
+  "filetree.getIDsByHPath": r("/api/filetree/getIDsByHPath", "notebook", "path"),
+  "filetree.getPathByID": r("/api/filetree/getPathByID", "id"),
+  "filetree.listDocsByPath": r("/api/filetree/listDocsByPath", "notebook", "path"),
+  "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
+  "filetree.getDoc": r("/api/filetree/getDoc", "id"),
 
-  "block.getBlockKramdown": r("/api/block/getBlockKramdown"),
-  "block.getBlockKramdowns": r("/api/block/getBlockKramdowns"),
-  "block.getBlockDOM": r("/api/block/getBlockDOM"),
-  "block.getBlockDOMs": r("/api/block/getBlockDOMs"),
-  "block.getChildBlocks": r("/api/block/getChildBlocks"),
-  "block.getBlockInfo": r("/api/block/getBlockInfo"),
-  "block.checkBlockExist": r("/api/block/checkBlockExist"),
-  "block.insertBlock": w("/api/block/insertBlock"),
-  "block.prependBlock": w("/api/block/prependBlock"),
-  "block.appendBlock": w("/api/block/appendBlock"),
-  "block.updateBlock": w("/api/block/updateBlock"),
-  "block.deleteBlock": w("/api/block/deleteBlock"),
-  "block.moveBlock": w("/api/block/moveBlock"),
-  "block.foldBlock": w("/api/block/foldBlock"),
-  "block.unfoldBlock": w("/api/block/unfoldBlock"),
+  "block.getBlockKramdown": r("/api/block/getBlockKramdown", "id"),
+  "block.getBlockKramdowns": r("/api/block/getBlockKramdowns", "ids"),
+  "block.getBlockDOM": r("/api/block/getBlockDOM", "id"),
+  "block.getBlockDOMs": r("/api/block/getBlockDOMs", "ids"),
+  "block.getChildBlocks": r("/api/block/getChildBlocks", "id"),
+  "block.getBlockInfo": r("/api/block/getBlockInfo", "id"),
+  "block.checkBlockExist": r("/api/block/checkBlockExist", "id"),
+  "block.insertBlock": anchored(w("/api/block/insertBlock", "dataType", "data"), [
+    "nextID",
+    "previousID",
+    "parentID",
+  ]),
+  "block.prependBlock": w("/api/block/prependBlock", "dataType", "data", "parentID"),
+  "block.appendBlock": w("/api/block/appendBlock", "dataType", "data", "parentID"),
+  "block.updateBlock": w("/api/block/updateBlock", "dataType", "data", "id"),
+  "block.deleteBlock": w("/api/block/deleteBlock", "id"),
+  "block.moveBlock": anchored(w("/api/block/moveBlock", "id"), ["previousID", "parentID"]),
+  "block.foldBlock": w("/api/block/foldBlock", "id"),
+  "block.unfoldBlock": w("/api/block/unfoldBlock", "id"),
 
-  "attr.getBlockAttrs": r("/api/attr/getBlockAttrs"),
-  "attr.setBlockAttrs": w("/api/attr/setBlockAttrs"),
-  "attr.batchGetBlockAttrs": r("/api/attr/batchGetBlockAttrs"),
-  "attr.batchSetBlockAttrs": w("/api/attr/batchSetBlockAttrs"),
+  "attr.getBlockAttrs": r("/api/attr/getBlockAttrs", "id"),
+  "attr.setBlockAttrs": w("/api/attr/setBlockAttrs", "id", "attrs"),
+  "attr.batchGetBlockAttrs": r("/api/attr/batchGetBlockAttrs", "ids"),
+  "attr.batchSetBlockAttrs": w("/api/attr/batchSetBlockAttrs", "blockAttrs"),
 
-  "query.sql": r("/api/query/sql"),
-  "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock"),
+  "query.sql": r("/api/query/sql", "stmt"),
+  "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock", "query"),
   "sqlite.flushTransaction": r("/api/sqlite/flushTransaction"),
 
-  "av.getAttributeView": r("/api/av/getAttributeView"),
-  "av.renderAttributeView": w("/api/av/renderAttributeView"),
-  "av.getAttributeViewKeysByAvID": r("/api/av/getAttributeViewKeysByAvID"),
-  "av.addAttributeViewKey": w("/api/av/addAttributeViewKey"),
-  "av.removeAttributeViewKey": w("/api/av/removeAttributeViewKey"),
-  "av.addAttributeViewBlocks": w("/api/av/addAttributeViewBlocks"),
-  "av.removeAttributeViewBlocks": w("/api/av/removeAttributeViewBlocks"),
-  "av.setAttributeViewBlockAttr": w("/api/av/setAttributeViewBlockAttr"),
-  "av.batchSetAttributeViewBlockAttrs": w("/api/av/batchSetAttributeViewBlockAttrs"),
+  "av.getAttributeView": r("/api/av/getAttributeView", "id"),
+  "av.renderAttributeView": w("/api/av/renderAttributeView", "id"),
+  "av.getAttributeViewKeysByAvID": r("/api/av/getAttributeViewKeysByAvID", "avID"),
+  "av.addAttributeViewKey": w(
+    "/api/av/addAttributeViewKey",
+    "avID",
+    "keyID",
+    "keyName",
+    "keyType",
+    "keyIcon",
+    "previousKeyID",
+  ),
+  "av.removeAttributeViewKey": w("/api/av/removeAttributeViewKey", "avID", "keyID"),
+  "av.addAttributeViewBlocks": w("/api/av/addAttributeViewBlocks", "avID", "srcs"),
+  "av.removeAttributeViewBlocks": w("/api/av/removeAttributeViewBlocks", "avID", "srcIDs"),
+  "av.setAttributeViewBlockAttr": w(
+    "/api/av/setAttributeViewBlockAttr",
+    "avID",
+    "keyID",
+    "itemID",
+    "value",
+  ),
+  "av.batchSetAttributeViewBlockAttrs": w(
+    "/api/av/batchSetAttributeViewBlockAttrs",
+    "avID",
+    "values",
+  ),
 
-  "asset.upload": w("/api/asset/upload"),
+  "asset.upload": w("/api/asset/upload", "files"),
 
-  "file.getFile": r("/api/file/getFile"),
-  "file.putFile": w("/api/file/putFile"),
-  "file.readDir": r("/api/file/readDir"),
-  "file.removeFile": w("/api/file/removeFile"),
-  "file.renameFile": w("/api/file/renameFile"),
+  "file.getFile": r("/api/file/getFile", "path"),
+  "file.putFile": w("/api/file/putFile", "path"),
+  "file.readDir": r("/api/file/readDir", "path"),
+  "file.removeFile": w("/api/file/removeFile", "path"),
+  "file.renameFile": w("/api/file/renameFile", "path", "newPath"),
 
-  "export.exportMdContent": r("/api/export/exportMdContent"),
+  "export.exportMdContent": r("/api/export/exportMdContent", "id"),
 
-  "notification.pushMsg": w("/api/notification/pushMsg"),
-  "notification.pushErrMsg": w("/api/notification/pushErrMsg"),
+  "notification.pushMsg": w("/api/notification/pushMsg", "msg"),
+  "notification.pushErrMsg": w("/api/notification/pushErrMsg", "msg"),
 
   "system.version": r("/api/system/version"),
   "system.currentTime": r("/api/system/currentTime"),
   "system.bootProgress": r("/api/system/bootProgress"),
 
-  "transactions.send": w("/api/transactions"),
+  "transactions.send": w("/api/transactions", "transactions"),
 } as const satisfies Record<string, EndpointSpec>;
 
 /** A key of {@link ENDPOINTS}, e.g. `"block.updateBlock"`. */

@@ -148,6 +148,21 @@ describe("file", () => {
   });
 });
 
+describe("required fields", () => {
+  it("a write without its ID never reaches the kernel (whose panic reply would look like success)", async () => {
+    const before = sb.control.count("/api/attr/setBlockAttrs");
+    const e = await failure(
+      client.attr.setBlockAttrs({ id: undefined as unknown as string, attrs: { "custom-z": "1" } }),
+    );
+    expect(e.code).toBe("not_dispatched");
+    expect(e.message).toContain("Field [id] is required");
+    expect(sb.control.count("/api/attr/setBlockAttrs")).toBe(before);
+    const m = await failure(client.block.moveBlock({ id: I.paragraphQuote }));
+    expect(m.code).toBe("not_dispatched");
+    expect(sb.control.count("/api/block/moveBlock")).toBe(0);
+  });
+});
+
 describe("transactions", () => {
   it("setAttrs through /api/transactions is applied", async () => {
     await client.transactions.send({

@@ -109,6 +109,30 @@ describe("undici transport: what goes on the wire", () => {
   });
 });
 
+describe("required fields", () => {
+  it("a call missing a required field is not sent (not_dispatched, invalid_request)", async () => {
+    let refused = 0;
+    for (const key of clientMethodKeys(client)) {
+      const spec = ENDPOINTS[key as keyof typeof ENDPOINTS];
+      if (spec.required.length === 0 && spec.anyOf === undefined) continue;
+      const full = sampleArgs(key);
+      for (const field of [...spec.required, ...(spec.anyOf === undefined ? [] : ["<anchor>"])]) {
+        const args: Record<string, unknown> = { ...full };
+        if (field === "<anchor>") for (const f of spec.anyOf ?? []) delete args[f];
+        else args[field] = undefined;
+        const e = await failure(invokeByKey(client, key, args));
+        expect(e.code, `${key} without ${field}`).toBe("not_dispatched");
+        expect(e.details.reason).toBe("invalid_request");
+        expect(e.writeDispatched).toBe(false);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(80);
+    expect(server.requests).toHaveLength(0);
+    expect(client.stats().totalAttempts).toBe(0);
+  });
+});
+
 describe("undici transport: failure classes", () => {
   it("refused connection → not_dispatched (a read retries, a write does not)", async () => {
     const port = await refusedPort();

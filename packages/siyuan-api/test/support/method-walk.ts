@@ -1,5 +1,5 @@
 /** Enumerates a client's endpoint methods as `group.method` keys, with minimal arguments for each. */
-import type { SiyuanClient } from "../../src/index.js";
+import { ENDPOINTS, type EndpointKey, type SiyuanClient } from "../../src/index.js";
 
 /** Top-level client members that are not kernel endpoints. */
 export const NON_ENDPOINT_MEMBERS = new Set(["flush", "callRaw", "stats", "resetStats", "close"]);
@@ -16,18 +16,32 @@ export function clientMethodKeys(client: SiyuanClient): string[] {
   return keys.sort();
 }
 
-/** Arguments good enough to build a request for each method (the server does not judge them). */
-export function sampleArgs(key: string): unknown {
-  switch (key) {
-    case "asset.upload":
-      return { files: [{ filename: "a.txt", bytes: Uint8Array.from([97]) }] };
-    case "file.putFile":
-      return { path: "/data/x.txt", file: "x" };
-    case "query.sql":
-      return { stmt: "select 1" };
-    default:
-      return { id: "20260101120000-abcdefg" };
+const ARRAY_FIELDS = new Set([
+  "ids",
+  "fromIDs",
+  "notebooks",
+  "paths",
+  "fromPaths",
+  "srcIDs",
+  "srcs",
+  "values",
+  "blockAttrs",
+  "transactions",
+]);
+
+/** Arguments that satisfy the table's required fields (the wire server does not judge them). */
+export function sampleArgs(key: string): Record<string, unknown> {
+  const spec = ENDPOINTS[key as EndpointKey];
+  const args: Record<string, unknown> = {};
+  for (const f of [...spec.required, ...(spec.anyOf?.slice(0, 1) ?? [])]) {
+    if (ARRAY_FIELDS.has(f)) args[f] = [];
+    else if (f === "attrs" || f === "conf") args[f] = {};
+    else if (f === "files") args[f] = [{ filename: "a.txt", bytes: Uint8Array.from([97]) }];
+    else if (f === "dataType") args[f] = "markdown";
+    else args[f] = "20260101120000-abcdefg";
   }
+  if (key === "file.putFile") args["file"] = "x";
+  return args;
 }
 
 /** Calls `client[group][method](args)`. */
