@@ -276,11 +276,9 @@ export function createRequestListener(
     }
 
     const route = ROUTES[path];
-    if (route?.auth !== false) {
-      const fail = authFailure(req, url, opts.token);
-      if (fail) return sendJson(res, entry, 401, { code: -1, msg: fail });
-    }
-    if (!route) {
+    // gin answers unknown routes (and a wrong method) with 404 before any guard runs
+    const getAllowed = path === "/api/system/version" || path === "/api/system/bootProgress";
+    if (!route || (method !== "POST" && !(method === "GET" && getAllowed))) {
       send(
         res,
         entry,
@@ -290,6 +288,10 @@ export function createRequestListener(
         null,
       );
       return;
+    }
+    if (route.auth) {
+      const fail = authFailure(req, url, opts.token);
+      if (fail) return sendJson(res, entry, 401, { code: -1, msg: fail });
     }
 
     await locks.run(path, async () => {

@@ -88,7 +88,13 @@ describe("auth and envelope", () => {
   });
 
   it("answers 404 for unknown routes and 204 to OPTIONS", async () => {
-    expect((await post(sb, "/api/nope/nope", {}).catch(() => ({ status: 404 }))).status).toBe(404);
+    const nope = await fetch(`${sb.url}/api/nope/nope`, { method: "POST", body: "{}" });
+    expect(nope.status).toBe(404);
+    expect(await nope.text()).toBe("404 page not found");
+    const get = await fetch(`${sb.url}/api/block/getBlockKramdown`, {
+      headers: { authorization: `Token ${TOKEN}` },
+    });
+    expect(get.status).toBe(404);
     const o = await fetch(`${sb.url}/api/block/updateBlock`, { method: "OPTIONS" });
     expect(o.status).toBe(204);
     expect(o.headers.get("access-control-allow-headers")).toContain("Authorization");
