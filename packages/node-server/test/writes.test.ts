@@ -244,3 +244,76 @@ describe("legacy cancellation", () => {
     await client.close();
   });
 });
+
+describe("delegation edge cases", () => {
+  it("confirms a dangerous call at the stdio ingress, then the authority runs it once", async () => {
+    const client = await stdioClient({
+      era: "modern",
+      dataDir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+      elicitation: { form: {} },
+    });
+    let asked = 0;
+    client.setRequestHandler("elicitation/create", async () => {
+      asked += 1;
+      return { action: "accept", content: { confirm: true } } as never;
+    });
+    const id = DEMO_IDS.paragraphMilestones;
+    const p = sc(
+      await client.callTool({
+        name: "block",
+        arguments: { action: "delete", id, validateOnly: true },
+      }),
+    );
+    const field = p["preconditionField"] as string;
+    const before = sandbox.control.count("/api/block/deleteBlock");
+    const res = await client.callTool({
+      name: "block",
+      arguments: { action: "delete", id, requestId: p["requestId"], [field]: p[field] },
+    });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked).toBe(1);
+    expect(sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
+    await client.close();
+  });
+
+  it("answers write_coordinator_changed once the authority a stdio process used was replaced", async () => {
+    const dir = tempDataDir();
+    let auth = await spawnAuthority({
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    const client = await stdioClient({
+      era: "modern",
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+    });
+    const pre = async () =>
+      client.callTool({
+        name: "block",
+        arguments: {
+          action: "update",
+          id: DEMO_IDS.paragraphDecision,
+          dataType: "markdown",
+          data: "x",
+          validateOnly: true,
+        },
+      });
+    expect((await pre()).isError).not.toBe(true);
+    await auth.stop();
+    expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
+    auth = await spawnAuthority({
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    expect(errorCode(await pre())).toBe("write_coordinator_changed");
+    await client.close();
+    await auth.stop();
+  });
+});
