@@ -6,13 +6,13 @@ import { createSha256, describeType, isUint8Array } from "./sha256.js";
 /** Options of `hashChunked`. */
 export interface HashChunkedOptions {
   /** Bytes hashed between two yields; a positive integer, `CHUNK_BATCH_BYTES` (64 KiB) by default. */
-  batchBytes?: number;
+  batchBytes?: number | undefined;
   /**
    * Called between batches (never before the first or after the last). The default only yields to
    * the microtask queue, since a pure package reads no timer globals; on Node inject
    * `yieldToEventLoop` from `@sisyphus/core-hash/node` to let I/O callbacks run.
    */
-  yieldFn?: () => Promise<void>;
+  yieldFn?: (() => Promise<void>) | undefined;
 }
 
 const microtaskYield = (): Promise<void> => Promise.resolve();
