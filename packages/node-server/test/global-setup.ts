@@ -17,6 +17,14 @@ function newest(dir: string): number {
 }
 
 export default function setup(): void {
+  // The embedded demo loads the sandbox's build lazily (it stays outside the bundle).
+  if (!existsSync(join(pkg, "..", "siyuan-sandbox", "dist", "index.js"))) {
+    execFileSync("pnpm", ["--filter", "@sisyphus/siyuan-sandbox", "build"], {
+      cwd: pkg,
+      stdio: "inherit",
+      timeout: 120_000,
+    });
+  }
   const bin = join(pkg, "dist", "bin.js");
   const sources = Math.max(...bundled.map((name) => newest(join(pkg, "..", name, "src"))));
   if (existsSync(bin) && statSync(bin).mtimeMs > sources) return;

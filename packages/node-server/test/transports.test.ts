@@ -1,8 +1,12 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
   type Authority,
+  BIN,
   httpClient,
   killAll,
   spawnAuthority,
@@ -164,5 +168,51 @@ describe("kernel down", () => {
       siyuanToken: sandbox.token,
     }).catch((e: Error) => e);
     expect(String(err)).toContain(`owned by process ${authority.child.pid}`);
+  });
+});
+
+describe("embedded demo", () => {
+  it("starts the demo sandbox without a SiYuan URL, prints endpoint, token and client config, and serves notes", async () => {
+    const dir = tempDataDir();
+    const child = spawn(process.execPath, [BIN, "--port", "0", "--data-dir", dir], {
+      env: { PATH: process.env["PATH"] ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stderr.setEncoding("utf8");
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(out)), 20_000);
+        child.stderr.on("data", (c: string) => {
+          out += c;
+          if (/"mcpServers"[\s\S]*\n}\n/.test(out)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      expect(out).toContain("embedded demo SiYuan sandbox");
+      const url = /listening on (\S+\/mcp)/.exec(out)?.[1] as string;
+      const token = /auth token (\S+)/.exec(out)?.[1] as string;
+      const config = JSON.parse(out.slice(out.indexOf("{"))) as {
+        mcpServers: { sisyphus: { url: string } };
+      };
+      expect(config.mcpServers.sisyphus.url).toBe(url);
+      const client = await httpClient(url, { era: "modern", token });
+      const read = await client.callTool({
+        name: "block",
+        arguments: { action: "get_kramdown", id: "20260101120102-pgoals1" },
+      });
+      expect(read.isError).not.toBe(true);
+      await client.close();
+      for (const name of readdirSync(dir)) {
+        if (statSync(join(dir, name)).isFile())
+          expect(readFileSync(join(dir, name), "utf8")).not.toContain(token);
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+    expect(existsSync(join(dir, "authority.json"))).toBe(false);
   });
 });
