@@ -11,6 +11,7 @@
  */
 import { ALIAS_MIN_HEX_DIGITS, SHA256_HEX_DIGITS, STATE_DIGEST_PREFIX } from "./constants.js";
 import { parseCredential } from "./credential.js";
+import { CoreHashError } from "./errors.js";
 import { assertStateDigest, type StateDigest } from "./state-hash.js";
 
 const HEX_START = STATE_DIGEST_PREFIX.length;
@@ -40,8 +41,9 @@ export class AliasPool {
     }
     // Every prefix, the complete hex included, is held by another digest: impossible for a valid
     // digest (its complete hex can only be its own), so the input was malformed.
-    assertStateDigest(digest, "digest");
-    throw new Error("unreachable: a valid digest always finds its alias or a free prefix");
+    throw new CoreHashError("digest_malformed", "digest is not a sha256:v1: state digest", {
+      argument: "digest",
+    });
   }
 
   /**
