@@ -222,15 +222,22 @@ function getBlockKramdown(ctx: HandlerContext): unknown {
   const mode = optStr(ctx, "mode") ?? "md";
   if (mode !== "md" && mode !== "textmark") throw kernelError(-1, "Invalid mode");
   const loc = ctx.kernel.ws.locate(id);
-  return { id, kramdown: loc ? renderKramdown(loc.block) : "" };
+  return {
+    id,
+    kramdown: loc
+      ? renderKramdown(loc.block, { withIal: true, textmark: mode === "textmark" })
+      : "",
+  };
 }
 
 function getBlockKramdowns(ctx: HandlerContext): unknown {
   const ids = reqStrArray(ctx, "ids");
+  const mode = optStr(ctx, "mode") ?? "md";
+  if (mode !== "md" && mode !== "textmark") throw kernelError(-1, "Invalid mode");
   const out: Record<string, string> = {};
   for (const id of ids) {
     const loc = ctx.kernel.ws.locate(id);
-    if (loc) out[id] = renderKramdown(loc.block);
+    if (loc) out[id] = renderKramdown(loc.block, { withIal: true, textmark: mode === "textmark" });
   }
   return out;
 }

@@ -40,9 +40,12 @@ export interface KramdownOptions {
   withIal: boolean;
   /** Replace block references by their anchor text (export). */
   refsAsText?: boolean;
+  /** `textmark` mode: inline marks as `<span data-type="…">` instead of Markdown markers. */
+  textmark?: boolean;
 }
 
 function inlineMd(text: string, opts: KramdownOptions): string {
+  if (opts.textmark) return inlineDom(text);
   if (!opts.refsAsText) return text;
   return text.replace(
     /\(\((\d{14}-[a-z0-9]{7})(?:\s+(?:"([^"]*)"|'([^']*)'))?\)\)/g,
@@ -61,7 +64,9 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
   const ial = opts.withIal ? `\n${ialString(b.attrs)}` : "";
   switch (b.type) {
     case "p":
-      return escapeParagraph(inlineMd(b.text, opts)) + ial;
+      return (
+        (opts.textmark ? inlineMd(b.text, opts) : escapeParagraph(inlineMd(b.text, opts))) + ial
+      );
     case "h":
       return `${"#".repeat(headingLevel(b))} ${inlineMd(b.text, opts)}${ial}`;
     case "c": {

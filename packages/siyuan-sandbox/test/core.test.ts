@@ -118,6 +118,15 @@ describe("block reads", () => {
     expect(bad.body.msg).toBe("Invalid mode");
   });
 
+  it("getBlockKramdown textmark mode renders inline marks as spans", async () => {
+    const r = await ok<{ kramdown: string }>(sb, "/api/block/getBlockKramdown", {
+      id: I.paragraphGoals,
+      mode: "textmark",
+    });
+    expect(r.kramdown).toContain('<span data-type="strong">sandbox</span>');
+    expect(r.kramdown).toContain(`{: id="${I.paragraphGoals}"`);
+  });
+
   it("getBlockKramdown of a document ends with the document IAL", async () => {
     const k = await kramdown(sb, I.docMeeting);
     expect(k.split("\n").pop()).toMatch(
