@@ -7,6 +7,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -31,6 +32,8 @@ export interface FileStore {
   mkdir(path: string): void;
   list(path: string): DirEntry[];
   remove(path: string): void;
+  /** Moves a file or directory; the destination's parent is created. */
+  rename(from: string, to: string): void;
 }
 
 /**
@@ -88,6 +91,23 @@ export class MemoryFileStore implements FileStore {
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
+  rename(from: string, to: string): void {
+    const moved = (p: string): string => to + p.slice(from.length);
+    for (const [p, f] of [...this.files]) {
+      if (p === from || p.startsWith(`${from}/`)) {
+        this.files.delete(p);
+        this.write(moved(p), f.data, f.mtimeMs);
+      }
+    }
+    for (const [p, t] of [...this.dirs]) {
+      if (p === from || p.startsWith(`${from}/`)) {
+        this.dirs.delete(p);
+        this.mkdir(moved(p));
+        this.dirs.set(moved(p), t);
+      }
+    }
+    this.mkdir(posix.dirname(to));
+  }
   remove(path: string): void {
     this.files.delete(path);
     for (const p of [...this.files.keys()]) if (p.startsWith(`${path}/`)) this.files.delete(p);
@@ -130,5 +150,9 @@ export class DiskFileStore implements FileStore {
   }
   remove(path: string): void {
     rmSync(this.abs(path), { recursive: true, force: true });
+  }
+  rename(from: string, to: string): void {
+    mkdirSync(dirname(this.abs(to)), { recursive: true });
+    renameSync(this.abs(from), this.abs(to));
   }
 }

@@ -323,6 +323,18 @@ function removeFile(ctx: HandlerContext): unknown {
   return null;
 }
 
+function renameFile(ctx: HandlerContext): unknown {
+  const from = filePath(ctx, ctx.body.path);
+  const to = filePath(ctx, ctx.body.newPath);
+  const files = ctx.kernel.files;
+  if (files.kind(from) === null) throw kernelError(404, "Field [path]: path does not exist");
+  if (files.kind(to) !== null) throw kernelError(409, "Field [newPath]: path already exists");
+  if (to.startsWith(`${from}/`))
+    throw kernelError(409, "Field [newPath]: cannot move a directory into itself");
+  files.rename(from, to);
+  return null;
+}
+
 const pub = (handler: Route["handler"]): Route => ({
   handler,
   auth: false,
@@ -348,4 +360,5 @@ export const miscRoutes: Record<string, Route> = {
   "/api/file/putFile": r(putFile, "raw", true),
   "/api/file/readDir": r(readDir),
   "/api/file/removeFile": r(removeFile, "json", true),
+  "/api/file/renameFile": r(renameFile, "json", true),
 };

@@ -198,6 +198,24 @@ describe("updateBlock", () => {
     expect(await kramdown(sb, id)).toMatch(/^fresher\n/);
   });
 
+  it("updating a list item with '* x' unwraps the list: the item keeps its ID", async () => {
+    await ok(sb, "/api/block/updateBlock", {
+      id: I.itemTaskContract,
+      dataType: "markdown",
+      data: "* [X] Read the contract twice",
+    });
+    await flush(sb);
+    expect(await children(I.listTasks)).toContain(I.itemTaskContract);
+    expect(await kramdown(sb, I.itemTaskContract)).toMatch(/Read the contract twice/);
+    expect(
+      (
+        await ok<Array<{ type: string }>>(sb, "/api/block/getChildBlocks", {
+          id: I.itemTaskContract,
+        })
+      ).map((c) => c.type),
+    ).toEqual(["p"]);
+  });
+
   it("updating a document replaces all of its children", async () => {
     const doc = await ok<string>(sb, "/api/filetree/createDocWithMd", {
       notebook: I.notebookPersonal,

@@ -201,6 +201,41 @@ describe("workspace files", () => {
     ).toMatchObject({ code: 404 });
   });
 
+  it("renameFile moves files and directories; errors 404/409", async () => {
+    const form = new FormData();
+    form.set("path", "/data/storage/petal/r/a/one.txt");
+    form.set("file", new Blob(["1"]), "one.txt");
+    await fetch(`${sb.url}/api/file/putFile`, {
+      method: "POST",
+      headers: { authorization: `Token ${TOKEN}` },
+      body: form,
+    });
+    await ok(sb, "/api/file/renameFile", {
+      path: "/data/storage/petal/r/a",
+      newPath: "/data/storage/petal/r/b",
+    });
+    expect(await ok(sb, "/api/file/readDir", { path: "/data/storage/petal/r/b" })).toMatchObject([
+      { name: "one.txt" },
+    ]);
+    expect(
+      (await post(sb, "/api/file/readDir", { path: "/data/storage/petal/r/a" })).body.code,
+    ).toBe(404);
+    expect(
+      (await post(sb, "/api/file/renameFile", { path: "/data/none", newPath: "/data/x" })).body,
+    ).toMatchObject({
+      code: 404,
+      msg: "Field [path]: path does not exist",
+    });
+    expect(
+      (
+        await post(sb, "/api/file/renameFile", {
+          path: "/data/storage/petal/r/b",
+          newPath: "/data/storage/petal/r/b/c",
+        })
+      ).body.code,
+    ).toBe(409);
+  });
+
   it("getFile errors are HTTP 202 with the envelope", async () => {
     const missing = await post(sb, "/api/file/getFile", { path: "/data/none.txt" });
     expect(missing.status).toBe(202);
