@@ -166,6 +166,19 @@ describe("updateBlock", () => {
     expect(attrs.updated).not.toBe("20260101120109");
   });
 
+  it("several blocks in the data: the first keeps the ID, the others follow it", async () => {
+    await ok(sb, "/api/block/updateBlock", {
+      id: I.paragraphMilestones,
+      dataType: "markdown",
+      data: "one\n\ntwo",
+    });
+    await flush(sb);
+    const kids = await children(I.docMilestones);
+    const at = kids.indexOf(I.paragraphMilestones);
+    expect(await kramdown(sb, I.paragraphMilestones)).toMatch(/^one\n/);
+    expect(await kramdown(sb, kids[at + 1]!)).toMatch(/^two\n/);
+  });
+
   it("unknown ID → -1; malformed → invalid ID argument", async () => {
     const r = await post(sb, "/api/block/updateBlock", {
       id: UNKNOWN,
@@ -239,6 +252,20 @@ describe("moveBlock, fold", () => {
     await flush(sb);
     const kids = await children(I.docPlan);
     expect(kids.indexOf(I.headingGoals)).toBe(kids.indexOf(I.paragraphGoals) + 1);
+  });
+
+  it("insertBlock after a folded heading goes after the blocks under it", async () => {
+    await ok(sb, "/api/block/foldBlock", { id: I.headingJournal });
+    const tx = await ok<Tx>(sb, "/api/block/insertBlock", {
+      dataType: "markdown",
+      data: "after the fold",
+      previousID: I.headingJournal,
+    });
+    await flush(sb);
+    const kids = await children(I.docJournal);
+    expect(kids.at(-1)).toBe(tx[0]!.doOperations[0]!.id);
+    await ok(sb, "/api/block/unfoldBlock", { id: I.headingJournal });
+    await flush(sb);
   });
 
   it("moveBlock errors", async () => {
