@@ -287,6 +287,21 @@ describe("the asynchronous write queue", () => {
     expect(failures.at(-1)!.message).toContain("block not found");
   });
 
+  it("an external delete between the queued update and its application: code 0, async failure, nothing written", async () => {
+    const [id] = sb.control.external.appendBlock(I.docReading, "target");
+    const r = await post(sb, "/api/block/updateBlock", {
+      id,
+      dataType: "markdown",
+      data: "lost update",
+    });
+    expect(r.body.code).toBe(0);
+    sb.control.external.deleteBlock(id!);
+    const before = sb.control.transactionFailures().length;
+    await flush(sb);
+    expect(sb.control.transactionFailures().length).toBe(before + 1);
+    expect(await ok(sb, "/api/block/checkBlockExist", { id })).toBe(false);
+  });
+
   it("deleteBlock is queued: the block is still readable until flushed", async () => {
     const [id] = sb.control.external.appendBlock(I.docReading, "to be deleted");
     const tx = await ok<Array<{ doOperations: Array<{ action: string; data: unknown }> }>>(
