@@ -5,7 +5,7 @@
  * was sent → `outcome_unknown`; a different authority than the one first seen →
  * `write_coordinator_changed`.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DELEGATION_TIMEOUT_MS, SERVER_INFO } from "./constants.js";
 import { type AuthorityRecord, readAuthorityRecord } from "./data-dir.js";
@@ -169,6 +169,8 @@ export class AuthorityLink {
   async #connect(url: string, token: string): Promise<Client> {
     if (this.#client !== undefined && this.#clientUrl === url) return this.#client;
     await this.#reset();
+    // Loaded on first delegation, so the HTTP authority never loads the client SDK.
+    const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
     const client = new Client(
       { name: `${SERVER_INFO.name}-delegate`, version: SERVER_INFO.version },
       { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } },

@@ -9,7 +9,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { RandomSource } from "@sisyphus/core-hash";
 import { installNodeSha256 } from "@sisyphus/core-hash/node";
 import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
-import { createSiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
+import { createSiyuanClient } from "@sisyphus/siyuan-api";
 import {
   createWriteCoordinator,
   type LedgerEntry,
@@ -29,6 +29,7 @@ import {
 } from "./data-dir.js";
 import { type AuthorityRole, createGateway, type GatewayConnection } from "./gateway.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
+import { lazyKernelTransport } from "./kernel-transport.js";
 import { principalOf } from "./security.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
@@ -138,7 +139,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       strict: config.strict,
     });
     const client = createSiyuanClient({
-      transport: undiciTransport({
+      transport: lazyKernelTransport({
         baseUrl: siyuanUrl as string,
         ...(siyuanToken === undefined ? {} : { token: siyuanToken }),
         timeoutMs: KERNEL_TIMEOUT_MS,
@@ -230,7 +231,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
 
 async function startStdio(config: ServerConfig, log: Log): Promise<RunningServer> {
   const client = createSiyuanClient({
-    transport: undiciTransport({
+    transport: lazyKernelTransport({
       baseUrl: config.siyuanUrl as string,
       ...(config.siyuanToken === undefined ? {} : { token: config.siyuanToken }),
       timeoutMs: KERNEL_TIMEOUT_MS,
