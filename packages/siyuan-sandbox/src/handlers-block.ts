@@ -415,6 +415,23 @@ function transactions(ctx: HandlerContext): unknown {
   return echo;
 }
 
+function transferBlockRef(ctx: HandlerContext): unknown {
+  const fromID = reqId(ctx, "fromID");
+  const toID = reqId(ctx, "toID");
+  const refIDs = Array.isArray(ctx.body.refIDs)
+    ? ctx.body.refIDs.filter((x): x is string => typeof x === "string")
+    : null;
+  const to = ctx.kernel.ws.locate(toID);
+  if (!to) throw kernelError(-1, "block not found", { closeTimeout: 7000 });
+  ctx.kernel.ws.transferRefs(
+    fromID,
+    toID,
+    refIDs && refIDs.length > 0 ? refIDs : null,
+    plainContent(to.block),
+  );
+  return null;
+}
+
 /** Block, attribute and transaction routes. */
 export const blockRoutes: Record<string, Route> = {
   "/api/block/insertBlock": r(insertBlock),
@@ -445,6 +462,7 @@ export const blockRoutes: Record<string, Route> = {
     const id = optStr(ctx, "id") ?? "";
     return isValidNodeId(id) && ctx.kernel.ws.locate(id) !== null;
   }),
+  "/api/block/transferBlockRef": r(transferBlockRef, true),
   "/api/attr/getBlockAttrs": r(getBlockAttrs),
   "/api/attr/setBlockAttrs": r(setBlockAttrs, true),
   "/api/attr/batchSetBlockAttrs": r(batchSetBlockAttrs, true),

@@ -278,6 +278,20 @@ const filetreeRoutes: Record<string, Route> = {
     if (tags) opts.tags = tags;
     return ctx.kernel.ws.createDocWithMd(box, path, markdown, opts).id;
   }),
+  "/api/filetree/createDoc": w((ctx) => {
+    const ws = ctx.kernel.ws;
+    const box = notebookArg(ctx);
+    const path = reqStr(ctx, "path");
+    const title = reqStr(ctx, "title");
+    const md = reqStr(ctx, "md");
+    ws.openBox(box);
+    const parts = path.replace(/\.sy$/, "").split("/").filter(Boolean);
+    const id = parts.pop() ?? "";
+    if (ws.docs.has(id) || ws.isTaken(id)) throw kernelError(-1, "Duplicated filename");
+    const parentId = parts.pop() ?? null;
+    if (parentId && ws.docs.get(parentId)?.box !== box) throw kernelError(-1, "block not found");
+    return { id: ws.createDoc(box, parentId, title, md, { id }).id };
+  }),
   "/api/filetree/renameDoc": w((ctx) => {
     const box = notebookArg(ctx);
     const d = ctx.kernel.ws.docByPath(box, reqStr(ctx, "path"));

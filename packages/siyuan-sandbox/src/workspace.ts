@@ -711,6 +711,32 @@ export class Workspace {
     this.touchDoc(loc.doc.id);
   }
 
+  /**
+   * transferBlockRef: every block reference to `fromID` (in `refIDs` blocks only, when given)
+   * now points at `toID`; dynamic refs take `toID`'s plain text. Returns the changed block IDs.
+   */
+  transferRefs(fromID: string, toID: string, refIDs: string[] | null, toText: string): string[] {
+    const changed: string[] = [];
+    const pattern = new RegExp(`\\(\\(${fromID}(\\s+(?:"[^"]*"|'[^']*'))?\\)\\)`, "g");
+    for (const doc of this.docs.values()) {
+      let touched = false;
+      walk(doc.root, (b) => {
+        if ((b.type !== "p" && b.type !== "h") || (refIDs && !refIDs.includes(b.id))) return;
+        const next = b.text.replace(pattern, (_m, anchor?: string) => {
+          if (anchor?.trim().startsWith('"')) return `((${toID}${anchor}))`;
+          return `((${toID} '${toText.replace(/'/g, "&apos;")}'))`;
+        });
+        if (next !== b.text) {
+          b.text = next;
+          changed.push(b.id);
+          touched = true;
+        }
+      });
+      if (touched) this.touchDoc(doc.id);
+    }
+    return changed;
+  }
+
   /** Count of block references whose target is inside a document (File.count). */
   refCountOfDoc(docId: string): number {
     const targets = new Set(this.docBlockIds.get(docId) ?? []);

@@ -242,6 +242,25 @@ describe("updateBlock", () => {
   });
 });
 
+describe("transferBlockRef", () => {
+  it("repoints static refs (text kept) and dynamic refs (text from the target)", async () => {
+    expect(await kramdown(sb, I.paragraphJournal)).toContain(`((${I.paragraphGoals} 'the goals'))`);
+    await ok(sb, "/api/block/transferBlockRef", { fromID: I.paragraphGoals, toID: I.headingTasks });
+    expect(await kramdown(sb, I.paragraphJournal)).toContain(`((${I.headingTasks} 'Tasks'))`);
+    expect(
+      (await post(sb, "/api/block/transferBlockRef", { fromID: I.paragraphGoals, toID: UNKNOWN }))
+        .body,
+    ).toMatchObject({
+      code: -1,
+      msg: "block not found",
+    });
+    expect(
+      (await post(sb, "/api/block/transferBlockRef", { fromID: "bad", toID: I.headingTasks })).body
+        .msg,
+    ).toBe("invalid ID argument");
+  });
+});
+
 describe("moveBlock, fold", () => {
   it("moveBlock after previousID answers null and moves on flush", async () => {
     const r = await post(sb, "/api/block/moveBlock", {

@@ -213,6 +213,32 @@ describe("file tree", () => {
     ).toBeNull();
   });
 
+  it("createDoc at a storage path: duplicate and missing parent errors", async () => {
+    const id = "20260102120000-newdoc1";
+    const r = await ok<{ id: string }>(sb, "/api/filetree/createDoc", {
+      notebook: I.notebookPersonal,
+      path: `/${I.docJournal}/${id}.sy`,
+      title: "Child",
+      md: "hello",
+    });
+    expect(r.id).toBe(id);
+    expect(await ok(sb, "/api/filetree/getHPathByID", { id })).toBe("/Journal/Child");
+    const dup = await post(sb, "/api/filetree/createDoc", {
+      notebook: I.notebookPersonal,
+      path: `/${id}.sy`,
+      title: "x",
+      md: "",
+    });
+    expect(dup.body).toMatchObject({ code: -1, msg: "Duplicated filename" });
+    const orphan = await post(sb, "/api/filetree/createDoc", {
+      notebook: I.notebookPersonal,
+      path: `/${UNKNOWN}/20260102120000-newdoc2.sy`,
+      title: "x",
+      md: "",
+    });
+    expect(orphan.body).toMatchObject({ code: -1, msg: "block not found" });
+  });
+
   it("a new doc gets the last sibling's sort + 1; changeSort rewrites sort.json", async () => {
     const id = await ok<string>(sb, "/api/filetree/createDocWithMd", {
       notebook: I.notebookResearch,
