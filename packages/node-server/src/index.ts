@@ -1,2 +1,54 @@
-/** @sisyphus/node-server: stdio + Streamable HTTP MCP server for SiYuan, and the Node write authority. */
-export const PACKAGE_NAME = "@sisyphus/node-server";
+/**
+ * @sisyphus/node-server: the stdio + Streamable HTTP MCP server for SiYuan and the Node write
+ * authority (data-directory lock, crash-safe file stores, `authority.json`), plus the pieces other
+ * shells reuse: authority discovery and delegation, admission, confirmation states.
+ * The executable is `sisyphus-server` (`dist/bin.js`).
+ */
+export {
+  Admission,
+  type AdmissionClass,
+  type AdmissionCounts,
+  type AdmissionRefusal,
+} from "./admission.js";
+export {
+  AUTHORITY_EPOCH_META_KEY,
+  AuthorityLink,
+  type AuthorityLinkOptions,
+} from "./authority-link.js";
+export { isLoopbackHost, parseConfig, type ServerConfig } from "./config.js";
+export {
+  type ConfirmationBinding,
+  ConfirmationBook,
+  type ConfirmationRefusal,
+} from "./confirmation-book.js";
+export {
+  ADMISSION_CAP,
+  CONFIRMATION_TTL_MS,
+  DATA_FILES,
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DELEGATION_TIMEOUT_MS,
+  HEALTH_PATH,
+  LEGACY_SESSION_IDLE_MS,
+  MAX_CONFIRMATIONS,
+  MAX_REQUEST_BODY_BYTES,
+  MCP_PATH,
+  READ_CONCURRENCY,
+  WRITE_LANE_CONCURRENCY,
+} from "./constants.js";
+export {
+  type AuthorityRecord,
+  acquireDataDirLock,
+  type DataDirLock,
+  readAuthorityRecord,
+} from "./data-dir.js";
+export {
+  isNodeServerError,
+  NodeServerError,
+  type NodeServerErrorCode,
+  type NodeServerErrorDetails,
+} from "./errors.js";
+export { type RunningServer, startServer } from "./main.js";
+export { SHELL_HINTS, type ShellErrorCode } from "./results.js";
+export { FileLedgerStore } from "./stores/file-ledger-store.js";
+export { FileReservationStore } from "./stores/file-reservation-store.js";

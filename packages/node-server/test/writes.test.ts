@@ -317,3 +317,42 @@ describe("delegation edge cases", () => {
     await auth.stop();
   });
 });
+
+describe("delegation: response lost after dispatch", () => {
+  it("answers outcome_unknown in the stdio process when the authority dies during a delegated commit", async () => {
+    const dir = tempDataDir();
+    const auth = await spawnAuthority({
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    const client = await stdioClient({
+      era: "modern",
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      authToken: AUTH_TOKEN,
+    });
+    const id = DEMO_IDS.headingJournal;
+    const args = { action: "update", id, dataType: "markdown", data: "## Journal (lost response)" };
+    const pre = sc(
+      await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+    );
+    const field = pre["preconditionField"] as string;
+    const before = sandbox.control.count(UPDATE);
+    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
+    const pending = client.callTool({
+      name: "block",
+      arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
+    });
+    const deadline = Date.now() + 15_000;
+    while (sandbox.control.count(UPDATE) === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    await auth.stop("SIGKILL");
+    const res = await pending;
+    sandbox.control.clearFaults();
+    expect(errorCode(res)).toBe("outcome_unknown");
+    expect(sc(res)["error"]).toMatchObject({ requestId: pre["requestId"] });
+    await client.close();
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+describe("public surface", () => {
+  it("exports exactly the documented runtime names", () => {
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        "ADMISSION_CAP",
+        "AUTHORITY_EPOCH_META_KEY",
+        "Admission",
+        "AuthorityLink",
+        "CONFIRMATION_TTL_MS",
+        "ConfirmationBook",
+        "DATA_FILES",
+        "DEFAULT_HTTP_HOST",
+        "DEFAULT_HTTP_PORT",
+        "DELEGATION_TIMEOUT_MS",
+        "FileLedgerStore",
+        "FileReservationStore",
+        "HEALTH_PATH",
+        "LEGACY_SESSION_IDLE_MS",
+        "MAX_CONFIRMATIONS",
+        "MAX_REQUEST_BODY_BYTES",
+        "MCP_PATH",
+        "NodeServerError",
+        "READ_CONCURRENCY",
+        "SHELL_HINTS",
+        "WRITE_LANE_CONCURRENCY",
+        "acquireDataDirLock",
+        "isLoopbackHost",
+        "isNodeServerError",
+        "parseConfig",
+        "readAuthorityRecord",
+        "startServer",
+      ].sort(),
+    );
+  });
+});
