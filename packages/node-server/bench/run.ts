@@ -101,6 +101,16 @@ async function main(): Promise<void> {
     down.push(b.ms);
     await stop(b.child);
   }
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    execFileSync(process.execPath, ["-e", "0"]);
+    bare.push(performance.now() - t0);
+  }
+  rows.push([
+    "baseline: bare `node -e 0` on this machine (median of 5, ms)",
+    median(bare).toFixed(0),
+  ]);
   rows.push(["cold start → first tools/list, kernel up (median of 5, ms)", median(up).toFixed(0)]);
   rows.push([
     "cold start → first tools/list, kernel down (median of 5, ms)",
