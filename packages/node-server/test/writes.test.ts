@@ -185,19 +185,31 @@ describe("admission", () => {
   it("refuses calls beyond 128 in flight with queue_full, running none of them", async () => {
     const client = await httpClient(authority.url, { era: "modern" });
     const endpoint = "/api/block/getBlockKramdown";
-    sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 4_000, times: 4 });
-    const calls = Array.from({ length: 132 }, () =>
+    const read = () =>
       client.callTool({
         name: "block",
         arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphGoals },
-      }),
-    );
-    const results = await Promise.all(calls);
+      });
+    const health = async () =>
+      (await (
+        await fetch(authority.url.replace("/mcp", "/health"), {
+          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
+        })
+      ).json()) as Record<string, number>;
+    // The first four reads hold the read slots; the other 124 wait in the queue.
+    sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
+    const admitted = Array.from({ length: 128 }, read);
+    const deadline = Date.now() + 7_000;
+    while ((await health())["inFlight"] !== 128 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await health())["inFlight"]).toBe(128);
+    const before = sandbox.control.count(endpoint);
+    const extra = await Promise.all(Array.from({ length: 4 }, read));
+    for (const r of extra) expect(errorCode(r)).toBe("queue_full");
+    expect(sandbox.control.count(endpoint)).toBe(before);
+    const results = await Promise.all(admitted);
     sandbox.control.clearFaults();
-    const full = results.filter((r) => errorCode(r) === "queue_full");
-    expect(full.length).toBe(4);
-    const ok = results.filter((r) => r.isError !== true);
-    expect(ok.length).toBe(128);
+    expect(results.filter((r) => r.isError !== true)).toHaveLength(128);
     await client.close();
   });
 });
