@@ -90,6 +90,44 @@ describe("both protocol eras", () => {
     const none = await fetch(authority.url, { method: "POST", headers, body });
     expect(none.status).toBe(400);
   });
+  it("ends a legacy session on DELETE; the session is then unknown (404)", async () => {
+    const headers = {
+      authorization: `Bearer ${AUTH_TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const init = await fetch(authority.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+    expect(init.status).toBe(200);
+    const session = init.headers.get("mcp-session-id") as string;
+    expect(session).toMatch(/^[\x21-\x7e]+$/);
+    await init.text();
+    const withSession = {
+      ...headers,
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const del = await fetch(authority.url, { method: "DELETE", headers: withSession });
+    expect(del.status).toBe(200);
+    const after = await fetch(authority.url, {
+      method: "POST",
+      headers: withSession,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
+    });
+    expect(after.status).toBe(404);
+  });
 });
 
 describe("HTTP security", () => {
