@@ -4,7 +4,7 @@
  * reads turned into `null`. Writes pass the client's errors through unchanged, so the coordinator
  * can tell "not dispatched" from "outcome unknown".
  */
-import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api";
+import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import type { BlockInfo, DocList, Kernel, NotebookRow } from "./kernel.js";
 
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */

@@ -5,8 +5,8 @@
  * authority) a coordinator.
  */
 import { stateHash } from "@sisyphus/core-hash";
-import type { SiyuanClient } from "@sisyphus/siyuan-api";
-import { isSiyuanApiError } from "@sisyphus/siyuan-api";
+import type { SiyuanClient } from "@sisyphus/siyuan-api/kernel";
+import { isSiyuanApiError } from "@sisyphus/siyuan-api/kernel";
 import {
   type CommitAnswer,
   isWriteSafetyError,

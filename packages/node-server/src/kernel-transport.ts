@@ -2,7 +2,7 @@
  * The kernel HTTP transport, loaded on first use: `undici` and its transport stay out of the
  * start-up path, so `initialize`, `server/discover` and `tools/list` never wait on loading them.
  */
-import type { Transport, TransportRequest, TransportResponse } from "@sisyphus/siyuan-api";
+import type { Transport, TransportRequest, TransportResponse } from "@sisyphus/siyuan-api/kernel";
 
 /** Options forwarded to `undiciTransport`. */
 export interface LazyKernelTransportOptions {

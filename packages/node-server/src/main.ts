@@ -9,7 +9,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { RandomSource } from "@sisyphus/core-hash";
 import { installNodeSha256 } from "@sisyphus/core-hash/node";
 import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
-import { createSiyuanClient } from "@sisyphus/siyuan-api";
+import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import {
   createWriteCoordinator,
   type LedgerEntry,
