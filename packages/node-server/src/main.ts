@@ -5,7 +5,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { join } from "node:path";
 import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { RandomSource } from "@sisyphus/core-hash";
 import { installNodeSha256 } from "@sisyphus/core-hash/node";
 import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
@@ -253,6 +252,8 @@ async function startStdio(config: ServerConfig, log: Log): Promise<RunningServer
     confirmations: new ConfirmationBook(),
     role: { kind: "delegate", link },
   });
+  // Loaded here, not at the top: an HTTP server never needs the stdio transport.
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   const handle = serveStdio(buildFactory(runtime, gateway, `stdio:${process.pid}`), {
     onerror: (e) => log(`sisyphus-server: ${e.message}`),
   });
