@@ -1,5 +1,6 @@
 /** SQL, search, system, notification, export and workspace-file endpoints (§4.6, §4.8, §4.9). */
 import type { SqlValue } from "sql.js";
+import { type BlockType, LUTE_NODE_NAMES } from "./block.js";
 import {
   KERNEL_VERSION,
   PUSH_MSG_DEFAULT_TIMEOUT_MS,
@@ -76,19 +77,6 @@ const DEFAULT_SEARCH_TYPES = new Set([
   "widget",
   "callout",
 ]);
-const LUTE_NAME: Record<string, string> = {
-  d: "NodeDocument",
-  h: "NodeHeading",
-  l: "NodeList",
-  i: "NodeListItem",
-  c: "NodeCodeBlock",
-  m: "NodeMathBlock",
-  b: "NodeBlockquote",
-  s: "NodeSuperBlock",
-  p: "NodeParagraph",
-  tb: "NodeThematicBreak",
-  html: "NodeHTMLBlock",
-};
 
 function parseIal(ial: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -179,7 +167,7 @@ function fullTextSearchBlock(ctx: HandlerContext): unknown {
       fcontent: s("fcontent"),
       markdown: s("markdown"),
       folded: false,
-      type: LUTE_NAME[s("type")] ?? s("type"),
+      type: LUTE_NODE_NAMES[s("type") as BlockType] ?? s("type"),
       subType: s("subtype"),
       refText: "",
       refs: null,
