@@ -82,3 +82,18 @@ export function contentKey(markdownOrDom: string, dataType: "markdown" | "dom"):
       : stripIals(markdownOrDom).replace(/\(\(\d{14}-[a-z0-9]{7}\s+(["'])(.*?)\1\)\)/g, "$2");
   return text.replace(/[\s*_~=`#>|\\-]+/g, "").replace(/^\d+\./gm, "");
 }
+
+/** The value the kernel stores for a requested attribute value (`null` or "" delete it; values are trimmed). */
+function storedValue(v: string | null): string | undefined {
+  if (v === null) return undefined;
+  const t = v.trim();
+  return t === "" ? undefined : t;
+}
+
+/** True when `attrs` shows every requested attribute as the kernel would have stored it. */
+export function attrsMatch(
+  attrs: Readonly<Record<string, string>>,
+  requested: Readonly<Record<string, string | null>>,
+): boolean {
+  return Object.entries(requested).every(([k, v]) => attrs[k.toLowerCase()] === storedValue(v));
+}

@@ -13,7 +13,7 @@ import { notFound, ToolError } from "../handler.js";
 import type { InsertAnchor } from "../kernel.js";
 import { notebooksOfBlocks } from "../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
-import { contentKey, parseIalLine, renderIalLine } from "../state/ial.js";
+import { attrsMatch, contentKey, parseIalLine, renderIalLine } from "../state/ial.js";
 import { normalizeKramdown } from "../state/normalize.js";
 
 type DataType = "markdown" | "dom";
@@ -248,20 +248,6 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
 };
 
 // ---------------------------------------------------------------- attributes
-
-/** The value the kernel stores for a requested attribute value (`null`/"" delete it). */
-function storedValue(v: string | null): string | undefined {
-  if (v === null) return undefined;
-  const t = v.trim();
-  return t === "" ? undefined : t;
-}
-
-function attrsMatch(
-  attrs: Readonly<Record<string, string>>,
-  requested: Readonly<Record<string, string | null>>,
-): boolean {
-  return Object.entries(requested).every(([k, v]) => attrs[k.toLowerCase()] === storedValue(v));
-}
 
 function validateAttrNames(attrs: Readonly<Record<string, string | null>>): void {
   for (const name of Object.keys(attrs)) {

@@ -22,6 +22,7 @@ import {
   requireDoc,
   resolveParent,
 } from "../state/doc-state.js";
+import { attrsMatch } from "../state/ial.js";
 import { reorderHandler } from "./reorder.js";
 
 /** At most this many documents in one list_tree answer. */
@@ -167,10 +168,6 @@ const rename: MutationHandler<RenameArgs, Meta, null> = {
     };
   },
 };
-
-const storedValue = (v: string | null) => (v === null || v.trim() === "" ? undefined : v.trim());
-const attrsMatch = (attrs: Record<string, string>, req: Readonly<Record<string, string | null>>) =>
-  Object.entries(req).every(([k, v]) => attrs[k.toLowerCase()] === storedValue(v));
 
 const setAttr: MutationHandler<SetAttrArgs, Meta, null> = {
   targets: (a) => [a.id],

@@ -88,19 +88,28 @@ async function parentAt(ctx: ToolContext, path: string): Promise<DocParent> {
   return { id, notebook, path: loc.path, isNotebook: false };
 }
 
-async function requireDocAt(
+/** Resolves a document path's notebook and hpath; a bare notebook path is refused. */
+async function docPath(
   ctx: ToolContext,
   path: string,
-): Promise<{ id: string; notebook: string }> {
+): Promise<{ notebook: string; hpath: string }> {
   const p = parsePath(path);
-  if (p.hpath === "/")
+  if (p.hpath === "/") {
     throw new ToolError(
       "invalid_arguments",
       "the path names a notebook, not a document",
       "Add the document title to the path.",
     );
-  const notebook = await notebookByName(ctx, p.notebookName);
-  const id = await docAt(ctx, notebook, p.hpath);
+  }
+  return { notebook: await notebookByName(ctx, p.notebookName), hpath: p.hpath };
+}
+
+async function requireDocAt(
+  ctx: ToolContext,
+  path: string,
+): Promise<{ id: string; notebook: string }> {
+  const { notebook, hpath } = await docPath(ctx, path);
+  const id = await docAt(ctx, notebook, hpath);
   if (!id) throw notFound("path", path);
   return { id, notebook };
 }
@@ -122,14 +131,8 @@ interface WriteSnapshot {
 const write: MutationHandler<WriteArgs, WriteSnapshot, string> = {
   targets: (a) => [a.path],
   async probe(ctx, a) {
-    const p = parsePath(a.path);
-    if (p.hpath === "/")
-      throw new ToolError(
-        "invalid_arguments",
-        "the path names a notebook, not a document",
-        "Add the document title to the path.",
-      );
-    const notebook = await notebookByName(ctx, p.notebookName);
+    const p = await docPath(ctx, a.path);
+    const notebook = p.notebook;
     const existing = await docAt(ctx, notebook, p.hpath);
     if (!a.overwrite) {
       if (existing) {
