@@ -64,3 +64,19 @@ export async function notebooksOfBlocks(
   const infos = await Promise.all(ids.map((id) => ctx.kernel.getBlockInfo(id)));
   return infos.flatMap((info) => (info ? [info.box] : []));
 }
+
+/**
+ * Keeps only the rows whose `box` (notebook) column the permissions let the caller read. When every
+ * notebook is readable the rows pass unchanged; otherwise a row without a `box` column is dropped,
+ * because its notebook cannot be checked.
+ */
+export function readableRows<T extends Record<string, unknown>>(
+  map: PermissionMap,
+  rows: readonly T[],
+): { rows: T[]; withheld: number } {
+  if (grantsEverywhere(map, "read")) return { rows: [...rows], withheld: 0 };
+  const kept = rows.filter(
+    (r) => typeof r["box"] === "string" && RANK[permissionOf(map, r["box"] as string)] >= RANK.read,
+  );
+  return { rows: kept, withheld: rows.length - kept.length };
+}

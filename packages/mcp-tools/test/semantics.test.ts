@@ -279,3 +279,24 @@ describe("additive preflight", () => {
     expect(h.coordinator.health().reservations).toBe(reservations);
   });
 });
+
+describe("search under restricted permissions", () => {
+  it("withholds rows of notebooks the caller may not read", async () => {
+    const d = await doc("secretword in a hidden notebook");
+    const stmt = `SELECT id, box FROM blocks WHERE content LIKE '%secretword%'`;
+    const open = await h.call("search", { action: "sql", stmt });
+    expect(open.structuredContent["rowCount"]).toBe(1);
+    const found = await h.call("search", { action: "fulltext", query: "secretword" });
+    expect(JSON.stringify(found.structuredContent)).toContain(d.blocks[0]);
+    h.permissions = { default: "delete", notebooks: { [h.notebook]: "none" } };
+    try {
+      const hidden = await h.call("search", { action: "sql", stmt });
+      expect(hidden.structuredContent["rowCount"]).toBe(0);
+      expect(hidden.structuredContent["withheld"]).toBe(1);
+      const full = await h.call("search", { action: "fulltext", query: "secretword" });
+      expect(JSON.stringify(full.structuredContent)).not.toContain(d.blocks[0]);
+    } finally {
+      h.permissions = { default: "delete" };
+    }
+  });
+});

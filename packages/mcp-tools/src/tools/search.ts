@@ -3,6 +3,7 @@
  */
 import type { RunHandler, ToolContext, ToolHandlers } from "../handler.js";
 import { ToolError } from "../handler.js";
+import { readableRows } from "../permissions.js";
 
 /** Only read statements: the kernel's `/api/query/sql` would run anything. */
 const READ_STATEMENT = /^\s*(select|with)\b/i;
@@ -19,10 +20,16 @@ export const searchHandlers: ToolHandlers = {
             "Write a single SELECT (or WITH … SELECT); use the write actions of block/document to change notes.",
           );
         }
-        const rows = await ctx.kernel.sql(a.stmt);
+        const { rows, withheld } = readableRows(ctx.permissions, await ctx.kernel.sql(a.stmt));
         return {
           rows,
           rowCount: rows.length,
+          ...(withheld > 0
+            ? {
+                withheld,
+                withheldReason: "rows of notebooks you may not read, or without a box column",
+              }
+            : {}),
           note: "The SQL index can lag recent writes by a moment.",
         };
       },
@@ -30,8 +37,13 @@ export const searchHandlers: ToolHandlers = {
   },
   fulltext: {
     read: {
-      run: async (ctx: ToolContext, a: { query: string; page: number; pageSize: number }) =>
-        ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize),
+      run: async (ctx: ToolContext, a: { query: string; page: number; pageSize: number }) => {
+        const result = (await ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize)) as {
+          blocks?: Array<Record<string, unknown>> | null;
+        };
+        const { rows, withheld } = readableRows(ctx.permissions, result.blocks ?? []);
+        return { ...result, blocks: rows, ...(withheld > 0 ? { withheld } : {}) };
+      },
     } as RunHandler<never>,
   },
 };

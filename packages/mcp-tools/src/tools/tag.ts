@@ -8,7 +8,7 @@
  */
 import type { MutationHandler, RunHandler, ToolContext, ToolHandlers } from "../handler.js";
 import { ToolError } from "../handler.js";
-import { notebooksOfBlocks } from "../permissions.js";
+import { notebooksOfBlocks, readableRows } from "../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
 import { renderIalLine } from "../state/ial.js";
 
@@ -130,7 +130,10 @@ export const tagHandlers: ToolHandlers = {
     read: {
       run: async (ctx: ToolContext) => {
         await ctx.kernel.flush();
-        const rows = await ctx.kernel.sql("SELECT tag FROM blocks WHERE tag != '' LIMIT 4096");
+        const { rows } = readableRows(
+          ctx.permissions,
+          await ctx.kernel.sql("SELECT box, tag FROM blocks WHERE tag != '' LIMIT 4096"),
+        );
         const counts = new Map<string, number>();
         for (const row of rows) {
           for (const m of String(row["tag"]).matchAll(/#([^#\s][^#]*)#/g)) {
