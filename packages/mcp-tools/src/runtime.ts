@@ -19,7 +19,14 @@ import {
 } from "@sisyphus/write-safety";
 import type { z } from "zod";
 import { safetyFields, splitArguments } from "./args.js";
-import { type ActionSurface, findAction, policyOf, TOOL_NAMES, type ToolName } from "./catalog.js";
+import {
+  ACTIONS,
+  type ActionSurface,
+  findAction,
+  policyOf,
+  TOOL_NAMES,
+  type ToolName,
+} from "./catalog.js";
 import type { MutationHandler, Probed, RunHandler, ToolContext, ToolHandlers } from "./handler.js";
 import { isToolError, ToolError } from "./handler.js";
 import type { Kernel } from "./kernel.js";
@@ -197,10 +204,8 @@ function parseCall(tool: string, args: Record<string, unknown>): Parsed {
     throw new ToolError(
       "unknown_action",
       `${tool} has no action ${JSON.stringify(action)}`,
-      "Read the tool description for its actions.",
-      {
-        actions: [],
-      },
+      "Use one of the actions listed in details.actions.",
+      { actions: ACTIONS.filter((a) => a.tool === tool).map((a) => a.action) },
     );
   }
   const b = surface.args.safeParse(business);

@@ -187,6 +187,11 @@ describe("calls refused before any kernel call", () => {
     expect((r.structuredContent["error"] as { hint: string }).hint.length).toBeGreaterThan(0);
     expect(h.sandbox.control.log()).toHaveLength(0);
   });
+
+  it("names the tool's actions when the action is unknown", async () => {
+    const r = await h.call("block", { action: "nope" });
+    expect((r.structuredContent["error"] as { actions: string[] }).actions).toContain("update");
+  });
 });
 
 describe("confirmation, permissions, external actions, strict mode off", () => {
