@@ -20,6 +20,9 @@ if (!existsSync(BIN))
     stdio: "inherit",
   });
 
+/** Cold starts per kernel state (odd, so the median is one run). */
+const COLD_RUNS = 9;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function coldStart(
@@ -93,7 +96,7 @@ async function main(): Promise<void> {
 
   const up: number[] = [];
   const down: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < COLD_RUNS; i++) {
     const a = await coldStart(sandbox.url, sandbox.token);
     up.push(a.ms);
     await stop(a.child);
@@ -111,9 +114,12 @@ async function main(): Promise<void> {
     "baseline: bare `node -e 0` on this machine (median of 5, ms)",
     median(bare).toFixed(0),
   ]);
-  rows.push(["cold start → first tools/list, kernel up (median of 5, ms)", median(up).toFixed(0)]);
   rows.push([
-    "cold start → first tools/list, kernel down (median of 5, ms)",
+    `cold start → first tools/list, kernel up (median of ${COLD_RUNS}, ms)`,
+    median(up).toFixed(0),
+  ]);
+  rows.push([
+    `cold start → first tools/list, kernel down (median of ${COLD_RUNS}, ms)`,
     median(down).toFixed(0),
   ]);
 

@@ -1,36 +1,23 @@
 /**
- * The Streamable HTTP shell: bearer auth, Origin/Host guards, body limit, `/health`, and era
- * routing on `/mcp` (modern 2026-07-28 through `createMcpHandler` with `legacy: 'reject'`;
- * 2025-era traffic through a table of sessionful `NodeStreamableHTTPServerTransport`s).
+ * The Streamable HTTP shell: bearer auth, Origin/Host guards, body limit, `/health`, and the `/mcp`
+ * path, which it hands to an `McpEndpoint` (see `mcp-stack.ts`). The shell needs neither the MCP
+ * SDK nor zod, so it listens before they are loaded: the endpoint loads once the process has announced
+ * itself (`HttpServerHandle.loadEndpoint`) or on the first `/mcp` request, and `/mcp` requests that arrive before it resolves wait for it.
  */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type NodeIncomingMessageLike,
-  NodeStreamableHTTPServerTransport,
-  toNodeHandler,
-  toWebRequest,
-} from "@modelcontextprotocol/node";
-import {
-  type AuthInfo,
-  createMcpHandler,
-  isInitializeRequest,
-  isLegacyRequest,
-  type McpServer,
-} from "@modelcontextprotocol/server";
 import { isLoopbackHost } from "./config.js";
-import {
-  HEALTH_PATH,
-  LEGACY_SESSION_SWEEP_MS,
-  MAX_REQUEST_BODY_BYTES,
-  MCP_PATH,
-} from "./constants.js";
-import { type Clock, LegacySessionTable } from "./legacy-sessions.js";
-import { bearerMatches, originAllowed, principalOf } from "./security.js";
+import { HEALTH_PATH, MAX_REQUEST_BODY_BYTES, MCP_PATH } from "./constants.js";
+import { bearerMatches, originAllowed } from "./security.js";
 
-/** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */
-export type ServerFactory = (ctx: { era: "modern" | "legacy"; authInfo?: AuthInfo }) => McpServer;
+/** What serves the `/mcp` path once authentication, guards and body parsing passed. */
+export interface McpEndpoint {
+  /** Answers one request; `body` is the parsed JSON body (POST) or `undefined`. */
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** Number of open legacy sessions. */
+  legacySessions(): number;
+  close(): Promise<void>;
+}
 
 /** Options of `startHttpServer`. */
 export interface HttpServerOptions {
@@ -41,10 +28,10 @@ export interface HttpServerOptions {
   readonly authToken: string;
   /** Extra allowed browser origins (loopback origins are always allowed). */
   readonly allowedOrigins: readonly string[];
-  readonly factory: ServerFactory;
+  /** Loads the `/mcp` endpoint; called at most once, after the socket listens. */
+  readonly loadEndpoint: () => Promise<McpEndpoint>;
   /** Aggregate counters for `/health` (numbers only: no IDs, tokens or content). */
   readonly health: () => Record<string, number | string | boolean>;
-  readonly clock?: Clock;
   readonly onError?: (error: Error) => void;
 }
 
@@ -55,6 +42,8 @@ export interface HttpServerHandle {
   readonly port: number;
   /** Number of open legacy sessions. */
   legacySessions(): number;
+  /** Starts loading the `/mcp` endpoint now (else the first `/mcp` request does); idempotent. */
+  loadEndpoint(): void;
   close(): Promise<void>;
 }
 
@@ -92,54 +81,10 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "
  * unparseable body or a legacy request without session, 404 (-32001) for an unknown session.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
-  const clock = options.clock ?? Date.now;
-  const principal = principalOf(options.authToken);
-  const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [] };
   const onError = options.onError ?? (() => undefined);
-  const modern = createMcpHandler(() => options.factory({ era: "modern", authInfo }), {
-    legacy: "reject",
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    onerror: onError,
-  });
-  const modernNode = toNodeHandler(modern, {
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    onerror: onError,
-  });
-  const sessions = new LegacySessionTable<NodeStreamableHTTPServerTransport>(clock);
+  let endpoint: Promise<McpEndpoint> | undefined;
+  let loaded: McpEndpoint | undefined;
   const loopbackBind = isLoopbackHost(options.host);
-
-  async function handleLegacy(
-    req: IncomingMessage & { auth?: AuthInfo },
-    res: ServerResponse,
-    body: unknown,
-  ): Promise<void> {
-    req.auth = authInfo;
-    const header = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(header) ? header[0] : header;
-    if (sessionId !== undefined) {
-      const transport = sessions.touch(sessionId);
-      if (transport === undefined) {
-        rpcError(res, 404, -32001, "Session not found");
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    if (req.method !== "POST" || !isInitializeRequest(body)) {
-      rpcError(res, 400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
-      return;
-    }
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => sessions.add(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
-    };
-    const server = options.factory({ era: "legacy", authInfo });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -164,7 +109,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         json(res, 405, { error: "method_not_allowed" });
         return;
       }
-      json(res, 200, { ok: true, ...options.health(), legacySessions: sessions.size });
+      json(res, 200, {
+        ok: true,
+        ...options.health(),
+        legacySessions: loaded?.legacySessions() ?? 0,
+      });
       return;
     }
     if (path !== MCP_PATH) {
@@ -190,15 +139,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         return;
       }
     }
-    const legacy =
-      req.method !== "POST" ||
-      req.headers["mcp-session-id"] !== undefined ||
-      (await isLegacyRequest(await toWebRequest(req as NodeIncomingMessageLike, body), body));
-    if (legacy) {
-      await handleLegacy(req, res, body);
-      return;
-    }
-    await modernNode(req as NodeIncomingMessageLike, res, body);
+    await (endpoint ?? startLoading()).then((e) => e.handle(req, res, body));
+  }
+
+  function startLoading(): Promise<McpEndpoint> {
+    endpoint = options.loadEndpoint().then((e) => {
+      loaded = e;
+      return e;
+    });
+    // A failed load answers every `/mcp` request with 500 (through `handle`'s catch); report it once.
+    endpoint.catch((e: unknown) => onError(e instanceof Error ? e : new Error(String(e))));
+    return endpoint;
   }
 
   const server: Server = createServer((req, res) => {
@@ -217,18 +168,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       resolve();
     });
   });
-  const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
-  sweep.unref();
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
-    legacySessions: () => sessions.size,
+    legacySessions: () => loaded?.legacySessions() ?? 0,
+    loadEndpoint() {
+      if (endpoint === undefined) startLoading();
+    },
     async close() {
-      clearInterval(sweep);
-      await sessions.closeAll();
-      await modern.close();
+      await endpoint?.then((e) => e.close()).catch(() => undefined);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

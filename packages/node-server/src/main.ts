@@ -4,11 +4,8 @@
  */
 import { randomBytes, randomInt } from "node:crypto";
 import { join } from "node:path";
-import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { RandomSource } from "@sisyphus/core-hash";
 import { installNodeSha256 } from "@sisyphus/core-hash/node";
-import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
-import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import {
   createWriteCoordinator,
   type LedgerEntry,
@@ -16,22 +13,21 @@ import {
   type WriteCoordinator,
 } from "@sisyphus/write-safety";
 import { Admission } from "./admission.js";
-import { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
-import { ConfirmationBook } from "./confirmation-book.js";
-import { DATA_FILES, KERNEL_TIMEOUT_MS, SERVER_INFO } from "./constants.js";
+import { DATA_FILES } from "./constants.js";
 import {
   acquireDataDirLock,
   type DataDirLock,
   removeAuthorityRecord,
   writeAuthorityRecord,
 } from "./data-dir.js";
-import { type AuthorityRole, createGateway, type GatewayConnection } from "./gateway.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
-import { lazyKernelTransport } from "./kernel-transport.js";
-import { principalOf } from "./security.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
+
+// Everything that needs the MCP SDK, zod or the tool catalog lives in `mcp-stack.ts`, loaded with
+// `import()` only once the HTTP socket listens (or, in stdio mode, at once): keep it out of the
+// static imports here, or the cold start pays for it before listening again.
 
 /** A CSPRNG `RandomSource` for request IDs. */
 export const cryptoRandomSource: RandomSource = {
@@ -62,30 +58,6 @@ async function startEmbeddedSandbox(dataDir: string): Promise<EmbeddedSandbox> {
   if (typeof mod.startSandbox !== "function")
     throw new Error("@sisyphus/siyuan-sandbox has no startSandbox");
   return mod.startSandbox({ port: 0, seed: "demo", dataDir: join(dataDir, "demo-workspace") });
-}
-
-function buildFactory(
-  runtime: ToolRuntime,
-  gateway: ReturnType<typeof createGateway>,
-  principal: string,
-) {
-  return () => {
-    const server = new McpServer(
-      { name: SERVER_INFO.name, version: SERVER_INFO.version },
-      { capabilities: { tools: {} } },
-    );
-    const conn: GatewayConnection = {
-      principal,
-      legacyCapabilities: () => server.server.getClientCapabilities(),
-    };
-    registerTools(
-      server,
-      runtime,
-      (tool: string, args: Record<string, unknown>, ctx: ServerContext) =>
-        gateway(tool, args, ctx, conn),
-    );
-    return server;
-  };
 }
 
 /** Writes one line to stderr (stdout belongs to the stdio protocol). */
@@ -137,37 +109,23 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       reservationStore,
       strict: config.strict,
     });
-    const client = createSiyuanClient({
-      transport: lazyKernelTransport({
-        baseUrl: siyuanUrl as string,
-        ...(siyuanToken === undefined ? {} : { token: siyuanToken }),
-        timeoutMs: KERNEL_TIMEOUT_MS,
-      }),
-    });
     const admission = new Admission();
-    const runtime = createToolRuntime({
-      client,
-      coordinator,
-      config: {
-        strict: config.strict,
-        authority: { kind: "node-http", epoch },
-        health: () => ({ ...admission.counts() }),
-      },
-    });
-    const role: AuthorityRole = { kind: "local", epoch };
-    const gateway = createGateway({
-      runtime,
-      admission,
-      confirmations: new ConfirmationBook(),
-      role,
-    });
-    const principal = principalOf(authToken as string);
     const http: HttpServerHandle = await startHttpServer({
       host: config.host,
       port: config.port,
       authToken: authToken as string,
       allowedOrigins: config.allowedOrigins,
-      factory: buildFactory(runtime, gateway, principal),
+      loadEndpoint: async () =>
+        (await import("./mcp-stack.js")).createHttpEndpoint({
+          siyuanUrl: siyuanUrl as string,
+          ...(siyuanToken === undefined ? {} : { siyuanToken }),
+          strict: config.strict,
+          epoch,
+          coordinator,
+          admission,
+          authToken: authToken as string,
+          onError: (e) => log(`sisyphus-server: ${e.message}`),
+        }),
       health: () => {
         const h = coordinator.health();
         const a = admission.counts();
@@ -221,6 +179,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
         ),
       );
     }
+    http.loadEndpoint();
     return { url: http.url, close: cleanup };
   } catch (e) {
     await cleanup();
@@ -229,39 +188,5 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
 }
 
 async function startStdio(config: ServerConfig, log: Log): Promise<RunningServer> {
-  const client = createSiyuanClient({
-    transport: lazyKernelTransport({
-      baseUrl: config.siyuanUrl as string,
-      ...(config.siyuanToken === undefined ? {} : { token: config.siyuanToken }),
-      timeoutMs: KERNEL_TIMEOUT_MS,
-    }),
-  });
-  const admission = new Admission();
-  const runtime = createToolRuntime({
-    client,
-    config: { strict: config.strict, authority: { kind: "delegating", epoch: "" } },
-  });
-  const link = new AuthorityLink({
-    dataDir: config.dataDir,
-    ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
-    ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
-  });
-  const gateway = createGateway({
-    runtime,
-    admission,
-    confirmations: new ConfirmationBook(),
-    role: { kind: "delegate", link },
-  });
-  // Loaded here, not at the top: an HTTP server never needs the stdio transport.
-  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-  const handle = serveStdio(buildFactory(runtime, gateway, `stdio:${process.pid}`), {
-    onerror: (e) => log(`sisyphus-server: ${e.message}`),
-  });
-  log("sisyphus-server: serving MCP on stdio; writes are delegated to the HTTP authority");
-  return {
-    async close() {
-      await handle.close();
-      await link.close();
-    },
-  };
+  return (await import("./mcp-stack.js")).startStdio(config, log);
 }

@@ -1,0 +1,232 @@
+/**
+ * The MCP half of the process: the SDK, zod, the tool catalog, the gateway and the SiYuan client.
+ * `main.ts` loads this module with a dynamic `import()` only after the HTTP socket listens, so the
+ * parse and evaluation of these bundles (most of the cold start) overlap the client's connect and
+ * first request instead of delaying the listening socket. Requests that arrive earlier wait for
+ * it in the HTTP shell.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type NodeIncomingMessageLike,
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  toWebRequest,
+} from "@modelcontextprotocol/node";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  McpServer,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
+import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
+import type { WriteCoordinator } from "@sisyphus/write-safety";
+import { Admission } from "./admission.js";
+import { AuthorityLink } from "./authority-link.js";
+import type { ServerConfig } from "./config.js";
+import { ConfirmationBook } from "./confirmation-book.js";
+import {
+  KERNEL_TIMEOUT_MS,
+  LEGACY_SESSION_SWEEP_MS,
+  MAX_REQUEST_BODY_BYTES,
+  SERVER_INFO,
+} from "./constants.js";
+import { createGateway, type GatewayConnection } from "./gateway.js";
+import type { McpEndpoint } from "./http-server.js";
+import { lazyKernelTransport } from "./kernel-transport.js";
+import { type Clock, LegacySessionTable } from "./legacy-sessions.js";
+import { principalOf } from "./security.js";
+
+/** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */
+export type ServerFactory = (ctx: { era: "modern" | "legacy"; authInfo?: AuthInfo }) => McpServer;
+
+/** Writes one line to stderr (stdout belongs to the stdio protocol). */
+type Log = (line: string) => void;
+
+function buildFactory(
+  runtime: ToolRuntime,
+  gateway: ReturnType<typeof createGateway>,
+  principal: string,
+): ServerFactory {
+  return () => {
+    const server = new McpServer(
+      { name: SERVER_INFO.name, version: SERVER_INFO.version },
+      { capabilities: { tools: {} } },
+    );
+    const conn: GatewayConnection = {
+      principal,
+      legacyCapabilities: () => server.server.getClientCapabilities(),
+    };
+    registerTools(
+      server,
+      runtime,
+      (tool: string, args: Record<string, unknown>, ctx: ServerContext) =>
+        gateway(tool, args, ctx, conn),
+    );
+    return server;
+  };
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string) {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
+}
+
+/** What the HTTP authority hands to `createHttpEndpoint`. */
+export interface HttpEndpointOptions {
+  readonly siyuanUrl: string;
+  readonly siyuanToken?: string;
+  readonly strict: boolean;
+  readonly epoch: string;
+  readonly coordinator: WriteCoordinator;
+  readonly admission: Admission;
+  /** The bearer token of the HTTP shell (secret; only its digest becomes the principal). */
+  readonly authToken: string;
+  readonly clock?: Clock;
+  readonly onError: (error: Error) => void;
+}
+
+/**
+ * The `/mcp` endpoint of the HTTP authority: modern 2026-07-28 traffic through `createMcpHandler`
+ * with `legacy: 'reject'`, 2025-era traffic through a table of sessionful
+ * `NodeStreamableHTTPServerTransport`s. Authentication, guards and body parsing stay in the shell.
+ */
+export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
+  const clock = options.clock ?? Date.now;
+  const onError = options.onError;
+  const client = createSiyuanClient({
+    transport: lazyTransport(options.siyuanUrl, options.siyuanToken),
+  });
+  const runtime = createToolRuntime({
+    client,
+    coordinator: options.coordinator,
+    config: {
+      strict: options.strict,
+      authority: { kind: "node-http", epoch: options.epoch },
+      health: () => ({ ...options.admission.counts() }),
+    },
+  });
+  const gateway = createGateway({
+    runtime,
+    admission: options.admission,
+    confirmations: new ConfirmationBook(),
+    role: { kind: "local", epoch: options.epoch },
+  });
+  const principal = principalOf(options.authToken);
+  const factory = buildFactory(runtime, gateway, principal);
+  const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [] };
+  const modern = createMcpHandler(() => factory({ era: "modern", authInfo }), {
+    legacy: "reject",
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    onerror: onError,
+  });
+  const modernNode = toNodeHandler(modern, {
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    onerror: onError,
+  });
+  const sessions = new LegacySessionTable<NodeStreamableHTTPServerTransport>(clock);
+  const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
+  sweep.unref();
+
+  async function handleLegacy(
+    req: IncomingMessage & { auth?: AuthInfo },
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
+    req.auth = authInfo;
+    const header = req.headers["mcp-session-id"];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId !== undefined) {
+      const transport = sessions.touch(sessionId);
+      if (transport === undefined) {
+        rpcError(res, 404, -32001, "Session not found");
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== "POST" || !isInitializeRequest(body)) {
+      rpcError(res, 400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
+      return;
+    }
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => sessions.add(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
+    };
+    const server = factory({ era: "legacy", authInfo });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  return {
+    async handle(req, res, body) {
+      const legacy =
+        req.method !== "POST" ||
+        req.headers["mcp-session-id"] !== undefined ||
+        (await isLegacyRequest(await toWebRequest(req as NodeIncomingMessageLike, body), body));
+      if (legacy) {
+        await handleLegacy(req, res, body);
+        return;
+      }
+      await modernNode(req as NodeIncomingMessageLike, res, body);
+    },
+    legacySessions: () => sessions.size,
+    async close() {
+      clearInterval(sweep);
+      await sessions.closeAll();
+      await modern.close();
+    },
+  };
+}
+
+function lazyTransport(baseUrl: string, token: string | undefined) {
+  return lazyKernelTransport({
+    baseUrl,
+    ...(token === undefined ? {} : { token }),
+    timeoutMs: KERNEL_TIMEOUT_MS,
+  });
+}
+
+/** A stdio server delegating writes to the HTTP authority. */
+export async function startStdio(
+  config: ServerConfig,
+  log: Log,
+): Promise<{ close(): Promise<void> }> {
+  const client = createSiyuanClient({
+    transport: lazyTransport(config.siyuanUrl as string, config.siyuanToken),
+  });
+  const runtime = createToolRuntime({
+    client,
+    config: { strict: config.strict, authority: { kind: "delegating", epoch: "" } },
+  });
+  const link = new AuthorityLink({
+    dataDir: config.dataDir,
+    ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
+    ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
+  });
+  const gateway = createGateway({
+    runtime,
+    admission: new Admission(),
+    confirmations: new ConfirmationBook(),
+    role: { kind: "delegate", link },
+  });
+  // Loaded here, not at the top: an HTTP server never needs the stdio transport.
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  const handle = serveStdio(buildFactory(runtime, gateway, `stdio:${process.pid}`), {
+    onerror: (e) => log(`sisyphus-server: ${e.message}`),
+  });
+  log("sisyphus-server: serving MCP on stdio; writes are delegated to the HTTP authority");
+  return {
+    async close() {
+      await handle.close();
+      await link.close();
+    },
+  };
+}
