@@ -42,8 +42,11 @@ export interface HttpServerHandle {
   readonly port: number;
   /** Number of open legacy sessions. */
   legacySessions(): number;
-  /** Starts loading the `/mcp` endpoint now (else the first `/mcp` request does); idempotent. */
-  loadEndpoint(): void;
+  /**
+   * Starts loading the `/mcp` endpoint now (else the first `/mcp` request does); idempotent. The
+   * promise rejects when the endpoint cannot be loaded (then every `/mcp` request answers 500).
+   */
+  loadEndpoint(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -174,8 +177,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     port,
     legacySessions: () => loaded?.legacySessions() ?? 0,
-    loadEndpoint() {
-      if (endpoint === undefined) startLoading();
+    async loadEndpoint() {
+      await (endpoint ?? startLoading());
     },
     async close() {
       await endpoint?.then((e) => e.close()).catch(() => undefined);

@@ -75,8 +75,10 @@ export async function startServer(config: ServerConfig, log: Log): Promise<Runni
 
 async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer> {
   const cleanups: Array<() => Promise<void>> = [];
+  // Idempotent: each cleanup runs once, newest first, however often `cleanup` is called.
   const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+    while (cleanups.length > 0)
+      await (cleanups.pop() as () => Promise<void>)().catch(() => undefined);
   };
   try {
     let siyuanUrl = config.siyuanUrl;
@@ -179,7 +181,15 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
         ),
       );
     }
-    http.loadEndpoint();
+    // The MCP half loads after the socket listens (a faster first answer); if it cannot load, the
+    // server stops with a clear message instead of answering every /mcp request with 500.
+    http.loadEndpoint().catch(async (e: unknown) => {
+      log(
+        `sisyphus-server: cannot load the MCP endpoint (${e instanceof Error ? e.message : String(e)}); stopping.`,
+      );
+      process.exitCode = 1;
+      await cleanup();
+    });
     return { url: http.url, close: cleanup };
   } catch (e) {
     await cleanup();
