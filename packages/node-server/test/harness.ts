@@ -155,6 +155,28 @@ export async function stdioClient(options: {
   return client;
 }
 
+/** Where a spawned process finds the SiYuan kernel (a sandbox's `url` and `token`). */
+export interface KernelAddress {
+  readonly url: string;
+  readonly token: string;
+}
+
+/** An HTTP authority for `kernel` on `dataDir`. */
+export function authorityFor(kernel: KernelAddress, dataDir: string): Promise<Authority> {
+  return spawnAuthority({ dataDir, siyuanUrl: kernel.url, siyuanToken: kernel.token });
+}
+
+/** A modern stdio client whose process delegates its writes to the authority of `dataDir`. */
+export function delegatingClient(kernel: KernelAddress, dataDir: string): Promise<Client> {
+  return stdioClient({
+    era: "modern",
+    dataDir,
+    siyuanUrl: kernel.url,
+    siyuanToken: kernel.token,
+    authToken: AUTH_TOKEN,
+  });
+}
+
 /** The structured content of a tool result. */
 export function sc(result: unknown): Record<string, unknown> {
   return ((result as { structuredContent?: Record<string, unknown> }).structuredContent ??

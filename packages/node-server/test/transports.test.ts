@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
   type Authority,
+  authorityFor,
   BIN,
   httpClient,
   killAll,
@@ -23,7 +24,7 @@ let dataDir: string;
 beforeAll(async () => {
   sandbox = await startSandbox({ seed: "demo" });
   dataDir = tempDataDir();
-  authority = await spawnAuthority({ dataDir, siyuanUrl: sandbox.url, siyuanToken: sandbox.token });
+  authority = await authorityFor(sandbox, dataDir);
 });
 
 afterAll(async () => {
@@ -200,11 +201,7 @@ describe("kernel down", () => {
   });
 
   it("refuses a second process on the same data directory, naming the holder", async () => {
-    const err = await spawnAuthority({
-      dataDir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    }).catch((e: Error) => e);
+    const err = await authorityFor(sandbox, dataDir).catch((e: Error) => e);
     expect(String(err)).toContain(`owned by process ${authority.child.pid}`);
   });
 });

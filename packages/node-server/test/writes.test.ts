@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
   type Authority,
+  authorityFor,
+  delegatingClient,
   errorCode,
   httpClient,
   killAll,
   sc,
-  spawnAuthority,
   stdioClient,
   strictUpdate,
   tempDataDir,
@@ -22,7 +23,7 @@ let dataDir: string;
 beforeAll(async () => {
   sandbox = await startSandbox({ seed: "demo" });
   dataDir = tempDataDir();
-  authority = await spawnAuthority({ dataDir, siyuanUrl: sandbox.url, siyuanToken: sandbox.token });
+  authority = await authorityFor(sandbox, dataDir);
 });
 
 afterAll(async () => {
@@ -32,13 +33,7 @@ afterAll(async () => {
 
 describe("strict writes through the one authority", () => {
   it("runs a full strict write from a stdio process that delegates to the HTTP authority", async () => {
-    const client = await stdioClient({
-      era: "modern",
-      dataDir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-      authToken: AUTH_TOKEN,
-    });
+    const client = await delegatingClient(sandbox, dataDir);
     const before = sandbox.control.count(UPDATE);
     const { pre, commit, commitArgs } = await strictUpdate(
       client,
@@ -84,13 +79,7 @@ describe("strict writes through the one authority", () => {
   it("serialises two HTTP clients and a stdio client writing at once through one lane", async () => {
     const a = await httpClient(authority.url, { era: "modern" });
     const b = await httpClient(authority.url, { era: "legacy" });
-    const c = await stdioClient({
-      era: "modern",
-      dataDir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-      authToken: AUTH_TOKEN,
-    });
+    const c = await delegatingClient(sandbox, dataDir);
     const before = sandbox.control.count(UPDATE);
     const targets = [
       DEMO_IDS.paragraphGoals,
@@ -130,11 +119,7 @@ describe("strict writes through the one authority", () => {
 describe("crash between executing and committed", () => {
   it("answers outcome_unknown after a SIGKILL and restart, without a second kernel write", async () => {
     const dir = tempDataDir();
-    let auth = await spawnAuthority({
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    });
+    let auth = await authorityFor(sandbox, dir);
     const client = await httpClient(auth.url, { era: "modern" });
     const id = DEMO_IDS.paragraphQuote;
     const args = { action: "update", id, dataType: "markdown", data: "Quote after crash" };
@@ -158,11 +143,7 @@ describe("crash between executing and committed", () => {
     await client.close().catch(() => undefined);
     sandbox.control.clearFaults();
 
-    auth = await spawnAuthority({
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    });
+    auth = await authorityFor(sandbox, dir);
     const again = await httpClient(auth.url, { era: "modern" });
     const replay = await again.callTool({ name: "block", arguments: commitArgs });
     expect(errorCode(replay)).toBe("outcome_unknown");
@@ -293,18 +274,8 @@ describe("delegation edge cases", () => {
 
   it("answers write_coordinator_changed once the authority a stdio process used was replaced", async () => {
     const dir = tempDataDir();
-    let auth = await spawnAuthority({
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    });
-    const client = await stdioClient({
-      era: "modern",
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-      authToken: AUTH_TOKEN,
-    });
+    let auth = await authorityFor(sandbox, dir);
+    const client = await delegatingClient(sandbox, dir);
     const pre = async () =>
       client.callTool({
         name: "block",
@@ -319,11 +290,7 @@ describe("delegation edge cases", () => {
     expect((await pre()).isError).not.toBe(true);
     await auth.stop();
     expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
-    auth = await spawnAuthority({
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    });
+    auth = await authorityFor(sandbox, dir);
     expect(errorCode(await pre())).toBe("write_coordinator_changed");
     await client.close();
     await auth.stop();
@@ -333,18 +300,8 @@ describe("delegation edge cases", () => {
 describe("delegation: response lost after dispatch", () => {
   it("answers outcome_unknown in the stdio process when the authority dies during a delegated commit", async () => {
     const dir = tempDataDir();
-    const auth = await spawnAuthority({
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-    });
-    const client = await stdioClient({
-      era: "modern",
-      dataDir: dir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
-      authToken: AUTH_TOKEN,
-    });
+    const auth = await authorityFor(sandbox, dir);
+    const client = await delegatingClient(sandbox, dir);
     const id = DEMO_IDS.headingJournal;
     const args = { action: "update", id, dataType: "markdown", data: "## Journal (lost response)" };
     const pre = sc(
