@@ -3,26 +3,10 @@
  * contract's reply shape. Wire faults come from the scripted wire server.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createSiyuanClient,
-  isSiyuanApiError,
-  kernelFetchTransport,
-  type SiyuanApiError,
-  type SiyuanClient,
-} from "../src/kernel.js";
+import { createSiyuanClient, kernelFetchTransport, type SiyuanClient } from "../src/kernel.js";
+import { failure, instantSleep } from "./support/failure.js";
 import { type FakeSiyuanClient, fakeSiyuanClient } from "./support/fake-siyuan-client.js";
 import { ok, refusedPort, startWireServer, type WireServer } from "./support/wire-server.js";
-
-const instantSleep = async (): Promise<void> => {};
-async function failure(p: Promise<unknown>): Promise<SiyuanApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isSiyuanApiError(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a SiyuanApiError, got success");
-}
 
 let server: WireServer;
 let fake: FakeSiyuanClient;

@@ -3,22 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createCallBudget,
   createSiyuanClient,
-  isSiyuanApiError,
   resolveReadRetry,
-  type SiyuanApiError,
   undiciTransport,
 } from "../src/index.js";
+import { failure } from "./support/failure.js";
 import { ok, startWireServer, type WireServer } from "./support/wire-server.js";
-
-async function failure(p: Promise<unknown>): Promise<SiyuanApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isSiyuanApiError(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a SiyuanApiError, got success");
-}
 
 let server: WireServer;
 beforeEach(async () => {

@@ -8,25 +8,12 @@ import {
   classifyUndiciError,
   createSiyuanClient,
   ENDPOINTS,
-  isSiyuanApiError,
-  type SiyuanApiError,
   type SiyuanClient,
   undiciTransport,
 } from "../src/index.js";
+import { failure, instantSleep } from "./support/failure.js";
 import { clientMethodKeys, invokeByKey, sampleArgs } from "./support/method-walk.js";
 import { ok, refusedPort, startWireServer, type WireServer } from "./support/wire-server.js";
-
-const instantSleep = async (): Promise<void> => {};
-
-async function failure(p: Promise<unknown>): Promise<SiyuanApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isSiyuanApiError(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a SiyuanApiError, got success");
-}
 
 let server: WireServer;
 let client: SiyuanClient;

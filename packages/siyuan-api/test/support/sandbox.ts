@@ -5,22 +5,20 @@
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   createSiyuanClient,
-  isSiyuanApiError,
   kernelFetchTransport,
-  type SiyuanApiError,
   type SiyuanClient,
   undiciTransport,
 } from "../../src/index.js";
+import { instantSleep } from "./failure.js";
 import { fakeSiyuanClient } from "./fake-siyuan-client.js";
 
 export { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+export { failure, instantSleep } from "./failure.js";
 
 /** A well-formed ID that no seed uses. */
 export const UNKNOWN_ID = "20991231235959-zzzzzzz";
 /** Not a node ID at all. */
 export const MALFORMED_ID = "not-an-id";
-
-export const instantSleep = async (): Promise<void> => {};
 
 /** Starts a sandbox with the demo seed (kernel-exact replies: block writes flush before answering). */
 export function startDemoSandbox(): Promise<Sandbox> {
@@ -78,15 +76,4 @@ export function armFault(
     ...(opts.status === undefined ? {} : { status: opts.status }),
     ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
   });
-}
-
-/** Awaits a promise that must fail with a SiyuanApiError, and returns the error. */
-export async function failure(p: Promise<unknown>): Promise<SiyuanApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isSiyuanApiError(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a SiyuanApiError, got success");
 }
