@@ -31,27 +31,60 @@ const zodEnglishOnly = {
   },
 };
 
-// The bin bundles everything it runs on (the workspace packages from their TypeScript sources via
-// the "source" export condition, and the npm dependencies), so building this one package is enough
-// to run it, and a cold start resolves a handful of files instead of hundreds of modules (measured:
-// ~15% faster to the first tools/list). Only the demo sandbox (loaded lazily, with sql.js's wasm)
-// stays external.
-export default defineConfig({
-  entry: ["src/index.ts", "src/bin.ts"],
-  format: ["esm"],
-  target: "es2022",
-  platform: "node",
-  dts: { entry: "src/index.ts" },
-  clean: true,
-  sourcemap: true,
-  noExternal: [/^(?!@sisyphus\/siyuan-sandbox)/],
-  external: ["@sisyphus/siyuan-sandbox"],
-  // Bundled CommonJS (undici) needs a real `require` inside the ESM output.
-  banner: {
-    js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
+// Two builds. The library entry (`index.ts`) is ESM with declarations. The executable is CommonJS:
+// `server.cjs` bundles the server program with everything it runs on at start (the workspace
+// packages from their TypeScript sources via the "source" export condition, the SDK and zod), so a
+// cold start reads one file, which the launcher `bin.cjs` runs from V8's code cache (see
+// `src/bin.ts`). What a start never needs stays outside, resolved from node_modules when first
+// used: the demo sandbox (with sql.js's wasm), undici (the kernel transport, loaded on the first
+// kernel call) and the MCP client (stdio delegation only). `scripts/build.mjs` runs both builds and
+// then makes the code cache.
+const EXTERNAL = ["@sisyphus/siyuan-sandbox", "undici", "@modelcontextprotocol/client"];
+const notExternal = /^(?!(@sisyphus\/siyuan-sandbox|undici|@modelcontextprotocol\/client)(\/|$))/;
+
+// In the executable, `import-esm.ts` stays its own file: see that file for why.
+const importEsmApart = {
+  name: "import-esm-apart",
+  setup(build: {
+    onResolve(o: { filter: RegExp }, cb: () => { path: string; external: boolean }): void;
+  }) {
+    build.onResolve({ filter: /^\.\/import-esm\.js$/ }, () => ({
+      path: "./import-esm.cjs",
+      external: true,
+    }));
   },
-  esbuildPlugins: [zodEnglishOnly],
-  esbuildOptions(options) {
-    options.conditions = ["source"];
+};
+
+export default defineConfig([
+  {
+    entry: ["src/index.ts"],
+    format: ["esm"],
+    target: "es2022",
+    platform: "node",
+    dts: { entry: "src/index.ts" },
+    sourcemap: true,
+    noExternal: [notExternal],
+    external: EXTERNAL,
+    // Bundled CommonJS needs a real `require` inside the ESM output.
+    banner: {
+      js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
+    },
+    esbuildPlugins: [zodEnglishOnly],
+    esbuildOptions(options) {
+      options.conditions = ["source"];
+    },
   },
-});
+  {
+    entry: { server: "src/server-main.ts", bin: "src/bin.ts", "import-esm": "src/import-esm.ts" },
+    format: ["cjs"],
+    target: "node20",
+    platform: "node",
+    sourcemap: true,
+    noExternal: [notExternal],
+    external: EXTERNAL,
+    esbuildPlugins: [zodEnglishOnly, importEsmApart],
+    esbuildOptions(options) {
+      options.conditions = ["source"];
+    },
+  },
+]);

@@ -1,7 +1,7 @@
 /**
  * node-server benchmark: cold start to the first `tools/list` (kernel up and down), strict
  * `block.update` end to end through HTTP versus a direct kernel `updateBlock` (same run, ratio),
- * and strict writes per second through the one lane. Spawns the built `dist/bin.js`.
+ * and strict writes per second through the one lane. Spawns the built `dist/bin.cjs`.
  * Run: pnpm --filter @sisyphus/node-server bench
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -12,10 +12,10 @@ import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
 
-const BIN = resolve(import.meta.dirname, "..", "dist", "bin.js");
+const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 const TOKEN = "bench-token-0123456789abcdef";
 if (!existsSync(BIN))
-  execFileSync("pnpm", ["exec", "tsup"], {
+  execFileSync("pnpm", ["run", "build"], {
     cwd: resolve(import.meta.dirname, ".."),
     stdio: "inherit",
   });

@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DELEGATION_TIMEOUT_MS, SERVER_INFO } from "./constants.js";
 import { type AuthorityRecord, readAuthorityRecord } from "./data-dir.js";
+import { importEsm } from "./import-esm.js";
 import { shellError } from "./results.js";
 
 /** `_meta` key carrying the authority epoch the delegating process expects. */
@@ -170,7 +171,9 @@ export class AuthorityLink {
     if (this.#client !== undefined && this.#clientUrl === url) return this.#client;
     await this.#reset();
     // Loaded on first delegation, so the HTTP authority never loads the client SDK.
-    const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const { Client, StreamableHTTPClientTransport } = (await importEsm(
+      "@modelcontextprotocol/client",
+    )) as typeof import("@modelcontextprotocol/client");
     const client = new Client(
       { name: `${SERVER_INFO.name}-delegate`, version: SERVER_INFO.version },
       { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } },

@@ -2,7 +2,7 @@
  * @sisyphus/node-server: the stdio + Streamable HTTP MCP server for SiYuan and the Node write
  * authority (data-directory lock, crash-safe file stores, `authority.json`), plus the pieces other
  * shells reuse: authority discovery and delegation, admission, confirmation states.
- * The executable is `sisyphus-server` (`dist/bin.js`).
+ * The executable is `sisyphus-server` (`dist/bin.cjs`, which runs the bundled `dist/server.cjs`).
  */
 export {
   Admission,

@@ -22,6 +22,7 @@ import {
   writeAuthorityRecord,
 } from "./data-dir.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
+import { importEsm } from "./import-esm.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
 
@@ -52,7 +53,7 @@ interface EmbeddedSandbox {
 }
 
 async function startEmbeddedSandbox(dataDir: string): Promise<EmbeddedSandbox> {
-  const mod = (await import("@sisyphus/siyuan-sandbox")) as unknown as {
+  const mod = (await importEsm("@sisyphus/siyuan-sandbox")) as {
     startSandbox?: (o: Record<string, unknown>) => Promise<EmbeddedSandbox>;
   };
   if (typeof mod.startSandbox !== "function")

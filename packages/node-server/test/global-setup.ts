@@ -1,4 +1,4 @@
-/** Builds `dist/bin.js` when it is missing or older than the sources it bundles. */
+/** Builds the executable (and its code cache) when it is missing or older than the sources it bundles. */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -25,8 +25,12 @@ export default function setup(): void {
       timeout: 120_000,
     });
   }
-  const bin = join(pkg, "dist", "bin.js");
-  const sources = Math.max(...bundled.map((name) => newest(join(pkg, "..", name, "src"))));
-  if (existsSync(bin) && statSync(bin).mtimeMs > sources) return;
-  execFileSync("pnpm", ["exec", "tsup"], { cwd: pkg, stdio: "inherit", timeout: 120_000 });
+  // The code cache is the build's last output.
+  const built = join(pkg, "dist", "server.cjs.cache");
+  const sources = Math.max(
+    ...bundled.map((name) => newest(join(pkg, "..", name, "src"))),
+    newest(join(pkg, "scripts")),
+  );
+  if (existsSync(built) && statSync(built).mtimeMs > sources) return;
+  execFileSync("pnpm", ["run", "build"], { cwd: pkg, stdio: "inherit", timeout: 120_000 });
 }

@@ -1,5 +1,5 @@
 /**
- * Cross-process test harness: spawns the built `dist/bin.js` as real child processes against a
+ * Cross-process test harness: spawns the built `dist/bin.cjs` as real child processes against a
  * sandbox kernel started in the test process, and connects official MCP clients to them.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
-export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.js");
+export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 export const AUTH_TOKEN = "test-token-0123456789abcdef";
 const START_TIMEOUT_MS = 20_000;
 
@@ -54,11 +54,14 @@ export async function spawnAuthority(options: {
   siyuanUrl: string;
   siyuanToken: string;
   extraArgs?: string[];
+  /** Another build of the executable (default: the package's `dist/bin.cjs`). */
+  bin?: string;
+  env?: Record<string, string>;
 }): Promise<Authority> {
   const child = spawn(
     process.execPath,
     [
-      BIN,
+      options.bin ?? BIN,
       "--http",
       "--port",
       "0",
@@ -69,7 +72,12 @@ export async function spawnAuthority(options: {
       ...(options.extraArgs ?? []),
     ],
     {
-      env: { ...process.env, SIYUAN_TOKEN: options.siyuanToken, SISYPHUS_AUTH_TOKEN: AUTH_TOKEN },
+      env: {
+        ...process.env,
+        ...options.env,
+        SIYUAN_TOKEN: options.siyuanToken,
+        SISYPHUS_AUTH_TOKEN: AUTH_TOKEN,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
