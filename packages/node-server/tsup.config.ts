@@ -100,6 +100,9 @@ export default defineConfig([
   },
   {
     entry: { server: "src/server-main.ts", bin: "src/bin.ts", "import-esm": "src/import-esm.ts" },
+    // Whitespace and comments only (names stay, and the source map maps back): 1.43 → 1.03 MB to
+    // read, decode and hash on every start; measured −15 to −20 ms to the first tools/list.
+    minifyWhitespace: true,
     format: ["cjs"],
     target: "node20",
     platform: "node",
