@@ -2,9 +2,17 @@
  * The server program behind `sisyphus-server`: parses flags and environment, starts the server,
  * stops on SIGINT/SIGTERM. Bundled to `dist/server.cjs` and run by the launcher `dist/bin.cjs`.
  */
+import { z } from "zod";
 import { parseConfig } from "./config.js";
 import { isNodeServerError } from "./errors.js";
 import { startServer } from "./main.js";
+
+// Before any schema exists (the SDK's are built when the MCP half loads, after listening): zod
+// without its JIT parses through its generic path instead of compiling a `new Function` per object
+// schema on first use. That compilation is most of the first request's zod cost, and the code
+// cache cannot hold it; the generic path costs microseconds per message. Measured −10 to −15 ms to
+// the first tools/list. Only the executable sets this: the library leaves zod's settings alone.
+z.config({ jitless: true });
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
