@@ -1,5 +1,6 @@
 import { missingPolicies, type PolicyRegistry } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ACTIONS, TOOL_NAMES } from "./catalog.js";
 import { handlerOf } from "./runtime.js";
 import { describeTool, describeTools } from "./surface.js";
@@ -109,5 +110,49 @@ describe("the advertised surface", () => {
       const action = (t.inputSchema["properties"] as Record<string, { enum: string[] }>)["action"];
       expect(action?.enum).toEqual(ACTIONS.filter((a) => a.tool === t.name).map((a) => a.action));
     }
+  });
+
+  it("describes each argument as the zod JSON Schema of the action would (the oracle)", () => {
+    type Json = Record<string, unknown>;
+    // The former route: full JSON Schemas from zod, reduced to type / enum / item type.
+    const reduce = (schema: Json): Json => {
+      if (Array.isArray(schema["anyOf"])) {
+        const variants = (schema["anyOf"] as Json[]).filter((v) => v["type"] !== "null");
+        return variants.length === 1 ? reduce(variants[0] as Json) : {};
+      }
+      const out: Json = {};
+      if (schema["enum"]) out["enum"] = schema["enum"];
+      else if (schema["type"]) out["type"] = schema["type"];
+      if (schema["type"] === "array" && schema["items"]) {
+        const items = reduce(schema["items"] as Json);
+        if (items["type"] === "object") out["items"] = { type: "object" };
+        else if (Object.keys(items).length > 0) out["items"] = items;
+      }
+      return out;
+    };
+    let compared = 0;
+    for (const strict of [true, false]) {
+      for (const tool of TOOL_NAMES) {
+        const expected: Json = {};
+        for (const a of ACTIONS.filter((x) => x.tool === tool)) {
+          const json = z.toJSONSchema(a.args, { io: "input", unrepresentable: "any" }) as Json;
+          for (const [key, value] of Object.entries((json["properties"] ?? {}) as Json)) {
+            if (!(key in expected)) expected[key] = reduce(value as Json);
+          }
+        }
+        const actual = describeTool(tool, strict).inputSchema["properties"] as Json;
+        for (const [key, value] of Object.entries(expected)) {
+          expect({ tool, key, schema: actual[key] }).toEqual({ tool, key, schema: value });
+          compared += 1;
+        }
+        const extra = Object.keys(actual).filter((k) => !(k in expected));
+        for (const key of extra) {
+          expect(
+            ["action", "validateOnly", "requestId"].includes(key) || key.startsWith("expected"),
+          ).toBe(true);
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(60);
   });
 });

@@ -6,7 +6,7 @@
  * The tool surface is an agent's context budget, so nothing here repeats what `system.bootstrap`
  * explains once.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import {
   ACTIONS,
   type ActionSurface,
@@ -36,29 +36,56 @@ const PURPOSE: Record<ToolName, string> = {
 
 type JsonSchema = Record<string, unknown>;
 
-/** Reduces a zod-generated property schema to what an agent needs: type, enum, item type. */
-function compactProperty(schema: JsonSchema): JsonSchema {
-  if (Array.isArray(schema["anyOf"])) {
-    const variants = (schema["anyOf"] as JsonSchema[]).filter((v) => v["type"] !== "null");
-    if (variants.length === 1) return compactProperty(variants[0] as JsonSchema);
-    return {};
+/**
+ * What an agent is told about one argument: its JSON type (`string`, `integer`, …), or its `enum`,
+ * and for arrays the item type (objects as plain `{type: "object"}`). Nothing else: lengths,
+ * patterns and defaults are enforced on the server with clear errors.
+ *
+ * Read straight from the zod definition. This is what `z.toJSONSchema(args, {io: "input"})` would
+ * say for each property once reduced to those keys (a test holds the two equal for every action),
+ * without generating full JSON Schemas on the way to the first `tools/list`.
+ */
+function compactProperty(schema: z.core.$ZodType): JsonSchema {
+  const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  switch (def.type) {
+    case "string":
+    case "boolean":
+      return { type: def.type };
+    case "number": {
+      // `z.int()` is itself an integer-format check; `.int()` adds one to `checks`.
+      const checks = [def, ...((def.checks ?? []) as z.core.$ZodCheck[]).map((c) => c._zod.def)];
+      const isInt = checks.some(
+        (c) =>
+          c.check === "number_format" && String((c as { format?: unknown }).format).includes("int"),
+      );
+      return { type: isInt ? "integer" : "number" };
+    }
+    case "enum":
+      return { enum: Object.values(def["entries"] as Record<string, string>) };
+    case "object":
+    case "record":
+      return { type: "object" };
+    case "array": {
+      const items = compactProperty(def["element"] as z.core.$ZodType);
+      if (items["type"] === "object") return { type: "array", items: { type: "object" } };
+      return Object.keys(items).length > 0 ? { type: "array", items } : { type: "array" };
+    }
+    case "optional":
+    case "nullable":
+    case "default":
+      return compactProperty(def["innerType"] as z.core.$ZodType);
+    case "pipe":
+      return compactProperty(def["in"] as z.core.$ZodType);
+    default:
+      return {};
   }
-  const out: JsonSchema = {};
-  if (schema["enum"]) out["enum"] = schema["enum"];
-  else if (schema["type"]) out["type"] = schema["type"];
-  if (schema["type"] === "array" && schema["items"]) {
-    const items = compactProperty(schema["items"] as JsonSchema);
-    if (items["type"] === "object") out["items"] = { type: "object" };
-    else if (Object.keys(items).length > 0) out["items"] = items;
-  }
-  return out;
 }
 
 function propertiesOf(surface: ActionSurface): Record<string, JsonSchema> {
-  const json = z.toJSONSchema(surface.args, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  const props = (json["properties"] ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
-  for (const [key, value] of Object.entries(props)) out[key] = compactProperty(value);
+  for (const [key, value] of Object.entries(surface.args.shape)) {
+    out[key] = compactProperty(value as z.core.$ZodType);
+  }
   return out;
 }
 
