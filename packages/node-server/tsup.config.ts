@@ -42,7 +42,9 @@ const zodEnglishOnly = {
 // kernel call) and the MCP client (stdio delegation only). `scripts/build.mjs` runs both builds and
 // then makes the code cache.
 const EXTERNAL = ["@sisyphus/siyuan-sandbox", "undici", "@modelcontextprotocol/client"];
-const notExternal = /^(?!(@sisyphus\/siyuan-sandbox|undici|@modelcontextprotocol\/client)(\/|$))/;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+// Everything else is bundled: any specifier that is not one of EXTERNAL or a subpath of one.
+const notExternal = new RegExp(`^(?!(${EXTERNAL.map(escapeRegExp).join("|")})(/|$))`);
 
 // `@modelcontextprotocol/node` imports `@hono/node-server` only for `NodeStreamableHTTPServerTransport`,
 // which the server does not use (see `LegacySession` in mcp-stack.ts). That package declares no

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * `sisyphus-server`: runs the bundled server program (`server.cjs`, next to this file) from V8's code
- * cache (`server.cjs.cache`, made at build time by `scripts/build-code-cache.mjs`).
+ * cache (`server.cjs.cache`, made at build time by `scripts/build.mjs`).
  *
- * Node 20 has no module compile cache, so without this every start parses and compiles about 1.5 MB
+ * Node 20 has no module compile cache, so without this every start parses and compiles about 1 MB
  * of SDK, zod and tools again before it can answer. The cache is used only when it was made from
  * exactly this `server.cjs` (its first 32 bytes are the program's SHA-256) and V8 accepts it (same V8
  * version and flags); otherwise the program compiles as usual and behaves the same, only slower.
