@@ -1,7 +1,5 @@
 import { dirname, join } from "node:path";
-import { defineConfig, type Options } from "tsup";
-
-type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number];
+import { defineConfig } from "tsup";
 
 // zod (its classic API and its core) re-exports every locale as the `locales` namespace (~360 KB of
 // the bundle, about half of zod), although only English, which zod installs by itself, is ever used
@@ -46,28 +44,6 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$
 // Everything else is bundled: any specifier that is not one of EXTERNAL or a subpath of one.
 const notExternal = new RegExp(`^(?!(${EXTERNAL.map(escapeRegExp).join("|")})(/|$))`);
 
-// `@modelcontextprotocol/node` imports `@hono/node-server` only for `NodeStreamableHTTPServerTransport`,
-// which the server does not use (see `LegacySession` in mcp-stack.ts). That package declares no
-// `sideEffects`, so esbuild would keep its module body, and with it `node:http2` and `node:tls`, in
-// every cold start. Its top level only defines classes and constants: marked side-effect free, it
-// is left out while nothing uses it, and bundled as usual if something does.
-const honoSideEffectFree: EsbuildPlugin = {
-  name: "hono-side-effect-free",
-  setup(build) {
-    build.onResolve({ filter: /^@hono\/node-server$/ }, async (args) => {
-      if (args.pluginData === "hono-side-effect-free") return undefined;
-      const resolved = await build.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: "hono-side-effect-free",
-      });
-      if (resolved.errors.length > 0) return undefined;
-      return { path: resolved.path, sideEffects: false };
-    });
-  },
-};
-
 // In the executable, `import-esm.ts` stays its own file: see that file for why.
 const importEsmApart = {
   name: "import-esm-apart",
@@ -95,7 +71,7 @@ export default defineConfig([
     banner: {
       js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
     },
-    esbuildPlugins: [zodEnglishOnly, honoSideEffectFree],
+    esbuildPlugins: [zodEnglishOnly],
     esbuildOptions(options) {
       options.conditions = ["source"];
     },
@@ -111,7 +87,7 @@ export default defineConfig([
     sourcemap: true,
     noExternal: [notExternal],
     external: EXTERNAL,
-    esbuildPlugins: [zodEnglishOnly, honoSideEffectFree, importEsmApart],
+    esbuildPlugins: [zodEnglishOnly, importEsmApart],
     esbuildOptions(options) {
       options.conditions = ["source"];
     },

@@ -59,11 +59,13 @@ async function buildFloors(): Promise<{ sdk: string; http: string }> {
 async function coldStart(
   script: string,
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
 ): Promise<{ ms: number; child: ChildProcess }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
-    env: { ...process.env, ...env },
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined),
+    ),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let err = "";
@@ -117,20 +119,22 @@ async function main(): Promise<void> {
 
   // Cold starts, the variants interleaved round by round so machine noise hits them alike.
   const floors = await buildFloors();
-  const ours = (siyuanUrl: string, siyuanToken: string) => (): Promise<ColdRun> =>
-    coldStart(
-      BIN,
-      [
-        "--http",
-        "--port",
-        "0",
-        "--siyuan-url",
-        siyuanUrl,
-        "--data-dir",
-        mkdtempSync(join(tmpdir(), "sis-bench-")),
-      ],
-      { SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN },
-    );
+  const ours =
+    (siyuanUrl: string, siyuanToken: string, env: Record<string, undefined> = {}) =>
+    (): Promise<ColdRun> =>
+      coldStart(
+        BIN,
+        [
+          "--http",
+          "--port",
+          "0",
+          "--siyuan-url",
+          siyuanUrl,
+          "--data-dir",
+          mkdtempSync(join(tmpdir(), "sis-bench-")),
+        ],
+        { SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN, ...env },
+      );
   const variants: Array<[string, () => Promise<ColdRun>]> = [
     ["cold start → first tools/list, kernel up", ours(sandbox.url, sandbox.token)],
     ["cold start → first tools/list, kernel down", ours("http://127.0.0.1:9", "x")],
@@ -140,6 +144,25 @@ async function main(): Promise<void> {
     ],
     ["floor: bare node:http server", () => coldStart(floors.http, [], {})],
   ];
+  // Node reads and parses the file NODE_EXTRA_CA_CERTS names at every start, before any of our
+  // code (tens of ms). Where the environment sets it, the same starts run without it too.
+  if (process.env["NODE_EXTRA_CA_CERTS"] !== undefined) {
+    const without = { NODE_EXTRA_CA_CERTS: undefined };
+    variants.push(
+      [
+        "cold start → first tools/list, kernel down, without NODE_EXTRA_CA_CERTS",
+        ours("http://127.0.0.1:9", "x", without),
+      ],
+      [
+        "floor: minimal official-SDK server, without NODE_EXTRA_CA_CERTS",
+        () => coldStart(floors.sdk, [], without),
+      ],
+      [
+        "floor: bare node:http server, without NODE_EXTRA_CA_CERTS",
+        () => coldStart(floors.http, [], without),
+      ],
+    );
+  }
   const times = variants.map((): number[] => []);
   for (let i = 0; i < COLD_RUNS; i++) {
     for (const [v, [, run]] of variants.entries()) {

@@ -1,5 +1,5 @@
 /**
- * The legacy (2025-era) session table: one sessionful SDK transport per
+ * The legacy (2025-era) session table: one sessionful `NodeStreamableHTTPServerTransport` per
  * `Mcp-Session-Id`, closed after `LEGACY_SESSION_IDLE_MS` without a request. Time is injected.
  */
 import { LEGACY_SESSION_IDLE_MS, MAX_LEGACY_SESSIONS } from "./constants.js";

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type NodeIncomingMessageLike,
-  type NodeMcpRequestHandler,
+  NodeStreamableHTTPServerTransport,
   toNodeHandler,
   toWebRequest,
 } from "@modelcontextprotocol/node";
@@ -20,7 +20,6 @@ import {
   isLegacyRequest,
   McpServer,
   type ServerContext,
-  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
@@ -77,18 +76,6 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
-/**
- * A 2025-era session: the SDK's web-standard sessionful transport behind the SDK's Node adapter
- * (`toNodeHandler`, which streams SSE with backpressure and aborts on disconnect). The SDK's
- * `NodeStreamableHTTPServerTransport` does the same through `@hono/node-server`, whose import
- * alone loads `node:http2` and `node:tls` on every cold start; this keeps them out.
- */
-interface LegacySession {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly handle: NodeMcpRequestHandler;
-  close(): Promise<void>;
-}
-
 /** What the HTTP authority hands to `createHttpEndpoint`. */
 export interface HttpEndpointOptions {
   readonly siyuanUrl: string;
@@ -106,7 +93,7 @@ export interface HttpEndpointOptions {
 /**
  * The `/mcp` endpoint of the HTTP authority: modern 2026-07-28 traffic through `createMcpHandler`
  * with `legacy: 'reject'`, 2025-era traffic through a table of sessionful
- * `WebStandardStreamableHTTPServerTransport`s. Authentication, guards and body parsing stay in the shell.
+ * `NodeStreamableHTTPServerTransport`s. Authentication, guards and body parsing stay in the shell.
  */
 export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const clock = options.clock ?? Date.now;
@@ -141,7 +128,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     onerror: onError,
   });
-  const sessions = new LegacySessionTable<LegacySession>(clock);
+  const sessions = new LegacySessionTable<NodeStreamableHTTPServerTransport>(clock);
   const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
   sweep.unref();
 
@@ -154,37 +141,28 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
-      const session = sessions.touch(sessionId);
-      if (session === undefined) {
+      const transport = sessions.touch(sessionId);
+      if (transport === undefined) {
         rpcError(res, 404, -32001, "Session not found");
         return;
       }
-      await session.handle(req as NodeIncomingMessageLike, res, body);
+      await transport.handleRequest(req, res, body);
       return;
     }
     if (req.method !== "POST" || !isInitializeRequest(body)) {
       rpcError(res, 400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
       return;
     }
-    const transport: WebStandardStreamableHTTPServerTransport =
-      new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => sessions.add(id, session),
-      });
-    const session: LegacySession = {
-      transport,
-      handle: toNodeHandler(
-        { fetch: (request, extra) => transport.handleRequest(request, extra) },
-        { maxRequestBodySize: MAX_REQUEST_BODY_BYTES, onerror: onError },
-      ),
-      close: () => transport.close(),
-    };
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => sessions.add(id, transport),
+    });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
     };
     const server = factory({ era: "legacy", authInfo });
     await server.connect(transport);
-    await session.handle(req as NodeIncomingMessageLike, res, body);
+    await transport.handleRequest(req, res, body);
   }
 
   return {
