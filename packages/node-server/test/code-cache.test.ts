@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, httpClient, killAll, spawnAuthority, tempDataDir } from "./harness.js";
+import { BIN, httpClient, killAll, spawnAuthority, TOOL_NAMES, tempDataDir } from "./harness.js";
 
 const DIST = dirname(BIN);
 const KERNEL_DOWN = { siyuanUrl: "http://127.0.0.1:9", siyuanToken: "unused" };
@@ -52,13 +52,11 @@ async function startAndList(bin: string): Promise<{ state: string; tools: string
   return { state, tools: tools.map((t) => t.name) };
 }
 
-const ALL_TOOLS = ["block", "document", "fs", "notebook", "search", "tag", "system"];
-
 describe("code cache of the executable", () => {
   it("is accepted for the build it was made from", async () => {
     const run = await startAndList(BIN);
     expect(run.state).toBe("accepted");
-    expect(run.tools.sort()).toEqual([...ALL_TOOLS].sort());
+    expect(run.tools.sort()).toEqual(TOOL_NAMES);
   });
 
   it("is ignored when it was made from another server.cjs", async () => {
@@ -67,7 +65,7 @@ describe("code cache of the executable", () => {
     });
     const run = await startAndList(bin);
     expect(run.state).toBe("stale");
-    expect(run.tools.sort()).toEqual([...ALL_TOOLS].sort());
+    expect(run.tools.sort()).toEqual(TOOL_NAMES);
   });
 
   it("is rejected by V8 when its payload is damaged, and the server still runs", async () => {
@@ -79,13 +77,13 @@ describe("code cache of the executable", () => {
     });
     const run = await startAndList(bin);
     expect(run.state).toBe("rejected");
-    expect(run.tools.sort()).toEqual([...ALL_TOOLS].sort());
+    expect(run.tools.sort()).toEqual(TOOL_NAMES);
   });
 
   it("is optional: without it the server compiles as usual", async () => {
     const bin = copyOfDist((dir) => unlinkSync(join(dir, "server.cjs.cache")));
     const run = await startAndList(bin);
     expect(run.state).toBe("absent");
-    expect(run.tools.sort()).toEqual([...ALL_TOOLS].sort());
+    expect(run.tools.sort()).toEqual(TOOL_NAMES);
   });
 });

@@ -1,40 +1,16 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AUTH_TOKEN,
-  type Authority,
-  errorCode,
-  httpClient,
-  killAll,
-  sc,
-  spawnAuthority,
-  tempDataDir,
-} from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { AUTH_TOKEN, errorCode, httpClient, sc, sharedDemoAuthority } from "./harness.js";
 
 const DELETE = "/api/block/deleteBlock";
 type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
 
-let sandbox: Sandbox;
-let authority: Authority;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo" });
-  authority = await spawnAuthority({
-    dataDir: tempDataDir(),
-    siyuanUrl: sandbox.url,
-    siyuanToken: sandbox.token,
-  });
-});
-
-afterAll(async () => {
-  await killAll();
-  await sandbox.stop();
-});
+const shared = sharedDemoAuthority();
 
 /** A client that declares form elicitation and answers every confirmation with `answer`. */
 async function confirmingClient(era: "modern" | "legacy", answer: () => Answer) {
-  const client = await httpClient(authority.url, { era, elicitation: { form: {} } });
+  const client = await httpClient(shared.authority.url, { era, elicitation: { form: {} } });
   const asked = { count: 0 };
   client.setRequestHandler("elicitation/create", async () => {
     asked.count += 1;
@@ -62,20 +38,20 @@ describe("modern form confirmation (input_required + elicitation/create)", () =>
     }));
     const args = await preflightDelete(client, DEMO_IDS.paragraphTaskParser);
     expect(asked.count).toBe(0);
-    const before = sandbox.control.count(DELETE);
+    const before = shared.sandbox.control.count(DELETE);
     const res = await client.callTool({ name: "block", arguments: args });
     expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
     expect(asked.count).toBe(1);
-    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     const replay = await client.callTool({ name: "block", arguments: args });
     expect(replay.isError).not.toBe(true);
     expect(asked.count).toBe(2);
-    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
   it("distinguishes decline, cancel and invalid content, writing nothing", async () => {
-    const before = sandbox.control.count(DELETE);
+    const before = shared.sandbox.control.count(DELETE);
     const cases: Array<[Answer, string, boolean]> = [
       [{ action: "decline" }, "confirmation_declined", false],
       [{ action: "accept", content: { confirm: false } }, "confirmation_declined", false],
@@ -91,8 +67,8 @@ describe("modern form confirmation (input_required + elicitation/create)", () =>
       expect(sc(res)["cancelled"]).toBe(cancelled);
       await client.close();
     }
-    expect(sandbox.control.count(DELETE)).toBe(before);
-    expect(sandbox.control.kramdown(DEMO_IDS.paragraphTaskContract)).not.toBeNull();
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
+    expect(shared.sandbox.control.kramdown(DEMO_IDS.paragraphTaskContract)).not.toBeNull();
   });
 
   it("treats confirm=false as a decline without asking", async () => {
@@ -110,16 +86,19 @@ describe("modern form confirmation (input_required + elicitation/create)", () =>
 
 describe("clients without form elicitation, and legacy sessions", () => {
   it("requires confirm=true from a client without form elicitation, then runs", async () => {
-    const client = await httpClient(authority.url, { era: "modern", elicitation: { url: {} } });
+    const client = await httpClient(shared.authority.url, {
+      era: "modern",
+      elicitation: { url: {} },
+    });
     const args = await preflightDelete(client, DEMO_IDS.paragraphMilestones);
-    const before = sandbox.control.count(DELETE);
+    const before = shared.sandbox.control.count(DELETE);
     expect(errorCode(await client.callTool({ name: "block", arguments: args }))).toBe(
       "confirmation_required",
     );
-    expect(sandbox.control.count(DELETE)).toBe(before);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
     const res = await client.callTool({ name: "block", arguments: { ...args, confirm: true } });
     expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
-    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
@@ -129,16 +108,16 @@ describe("clients without form elicitation, and legacy sessions", () => {
       content: { confirm: true },
     }));
     const args = await preflightDelete(client, DEMO_IDS.codeJournal);
-    const before = sandbox.control.count(DELETE);
+    const before = shared.sandbox.control.count(DELETE);
     const res = await client.callTool({ name: "block", arguments: args });
     expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
     expect(asked.count).toBe(1);
-    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
   it("keeps confirm=true working for a legacy client without elicitation", async () => {
-    const client = await httpClient(authority.url, { era: "legacy" });
+    const client = await httpClient(shared.authority.url, { era: "legacy" });
     const args = await preflightDelete(client, DEMO_IDS.mathJournal);
     expect(errorCode(await client.callTool({ name: "block", arguments: args }))).toBe(
       "confirmation_required",
@@ -152,7 +131,7 @@ describe("clients without form elicitation, and legacy sessions", () => {
 describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
   const caps = { elicitation: {} };
   async function raw(args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-    const res = await fetch(authority.url, {
+    const res = await fetch(shared.authority.url, {
       method: "POST",
       headers: {
         authorization: `Bearer ${AUTH_TOKEN}`,
@@ -185,10 +164,10 @@ describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
     (r["structuredContent"] as { error?: { code?: string; reason?: string } } | undefined)?.error;
 
   it("rejects forged, reused and re-bound states; elicitation: {} counts as form", async () => {
-    const client = await httpClient(authority.url, { era: "modern" });
+    const client = await httpClient(shared.authority.url, { era: "modern" });
     const args = await preflightDelete(client, DEMO_IDS.paragraphGoals);
     await client.close();
-    const before = sandbox.control.count(DELETE);
+    const before = shared.sandbox.control.count(DELETE);
 
     const first = await raw(args);
     expect(first["resultType"]).toBe("input_required");
@@ -208,12 +187,12 @@ describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
     expect(code(changed)).toMatchObject({ code: "confirmation_invalid", reason: "mismatch" });
     const reused = await raw(args, { inputResponses: accept, requestState: state });
     expect(code(reused)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
-    expect(sandbox.control.count(DELETE)).toBe(before);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
 
     const second = await raw(args);
     const ok = await raw(args, { inputResponses: accept, requestState: second["requestState"] });
     expect(ok["isError"]).not.toBe(true);
-    expect(sandbox.control.count(DELETE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     const again = await raw(args, { inputResponses: accept, requestState: second["requestState"] });
     expect(code(again)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
   });

@@ -8,9 +8,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll } from "vitest";
 
 export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 export const AUTH_TOKEN = "test-token-0123456789abcdef";
+/** The tools every server lists, sorted. */
+export const TOOL_NAMES = ["block", "document", "fs", "notebook", "search", "system", "tag"];
 const START_TIMEOUT_MS = 20_000;
 
 export function tempDataDir(): string {
@@ -209,4 +213,29 @@ export async function strictUpdate(client: Client, id: string, data: string) {
     arguments: { ...args, requestId: p["requestId"], [field]: p[field] },
   });
   return { pre: p, commit, commitArgs: { ...args, requestId: p["requestId"], [field]: p[field] } };
+}
+
+/** What `sharedDemoAuthority` starts; read its fields inside tests (they are set in `beforeAll`). */
+export interface SharedAuthority {
+  readonly sandbox: Sandbox;
+  readonly authority: Authority;
+  readonly dataDir: string;
+}
+
+/**
+ * The fixture most files share: a demo sandbox and one HTTP authority on it, started before the
+ * file's tests and stopped (with every other spawned child) after them.
+ */
+export function sharedDemoAuthority(): SharedAuthority {
+  const shared = {} as { sandbox: Sandbox; authority: Authority; dataDir: string };
+  beforeAll(async () => {
+    shared.sandbox = await startSandbox({ seed: "demo" });
+    shared.dataDir = tempDataDir();
+    shared.authority = await authorityFor(shared.sandbox, shared.dataDir);
+  });
+  afterAll(async () => {
+    await killAll();
+    await shared.sandbox.stop();
+  });
+  return shared;
 }

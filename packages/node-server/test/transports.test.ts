@@ -1,40 +1,24 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
-  type Authority,
   authorityFor,
   BIN,
   httpClient,
-  killAll,
+  sharedDemoAuthority,
   spawnAuthority,
   stdioClient,
+  TOOL_NAMES,
   tempDataDir,
 } from "./harness.js";
 
-const TOOL_NAMES = ["block", "document", "fs", "notebook", "search", "system", "tag"];
-
-let sandbox: Sandbox;
-let authority: Authority;
-let dataDir: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo" });
-  dataDir = tempDataDir();
-  authority = await authorityFor(sandbox, dataDir);
-});
-
-afterAll(async () => {
-  await killAll();
-  await sandbox.stop();
-});
+const shared = sharedDemoAuthority();
 
 describe("both protocol eras", () => {
   it("serves MCP 2026-07-28 over HTTP statelessly", async () => {
-    const client = await httpClient(authority.url, { era: "modern" });
+    const client = await httpClient(shared.authority.url, { era: "modern" });
     expect(client.getProtocolEra()).toBe("modern");
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
@@ -42,11 +26,11 @@ describe("both protocol eras", () => {
   });
 
   it("serves legacy initialize over HTTP with an Mcp-Session-Id session", async () => {
-    const client = await httpClient(authority.url, { era: "legacy" });
+    const client = await httpClient(shared.authority.url, { era: "legacy" });
     expect(client.getProtocolEra()).toBe("legacy");
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
-    const res = await fetch(authority.url.replace("/mcp", "/health"), {
+    const res = await fetch(shared.authority.url.replace("/mcp", "/health"), {
       headers: { authorization: `Bearer ${AUTH_TOKEN}` },
     });
     const health = (await res.json()) as Record<string, unknown>;
@@ -58,9 +42,9 @@ describe("both protocol eras", () => {
     for (const era of ["modern", "legacy"] as const) {
       const client = await stdioClient({
         era,
-        dataDir,
-        siyuanUrl: sandbox.url,
-        siyuanToken: sandbox.token,
+        dataDir: shared.dataDir,
+        siyuanUrl: shared.sandbox.url,
+        siyuanToken: shared.sandbox.token,
         authToken: AUTH_TOKEN,
       });
       expect(client.getProtocolEra()).toBe(era);
@@ -82,13 +66,13 @@ describe("both protocol eras", () => {
       accept: "application/json, text/event-stream",
     };
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
-    const unknown = await fetch(authority.url, {
+    const unknown = await fetch(shared.authority.url, {
       method: "POST",
       headers: { ...headers, "mcp-session-id": "nope" },
       body,
     });
     expect(unknown.status).toBe(404);
-    const none = await fetch(authority.url, { method: "POST", headers, body });
+    const none = await fetch(shared.authority.url, { method: "POST", headers, body });
     expect(none.status).toBe(400);
   });
   it("ends a legacy session on DELETE; the session is then unknown (404)", async () => {
@@ -97,7 +81,7 @@ describe("both protocol eras", () => {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
     };
-    const init = await fetch(authority.url, {
+    const init = await fetch(shared.authority.url, {
       method: "POST",
       headers,
       body: JSON.stringify({
@@ -120,9 +104,9 @@ describe("both protocol eras", () => {
       "mcp-session-id": session,
       "mcp-protocol-version": "2025-11-25",
     };
-    const del = await fetch(authority.url, { method: "DELETE", headers: withSession });
+    const del = await fetch(shared.authority.url, { method: "DELETE", headers: withSession });
     expect(del.status).toBe(200);
-    const after = await fetch(authority.url, {
+    const after = await fetch(shared.authority.url, {
       method: "POST",
       headers: withSession,
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
@@ -132,7 +116,7 @@ describe("both protocol eras", () => {
 });
 
 describe("HTTP security", () => {
-  const health = () => authority.url.replace("/mcp", "/health");
+  const health = () => shared.authority.url.replace("/mcp", "/health");
 
   it("refuses a missing or wrong bearer token with 401", async () => {
     expect((await fetch(health())).status).toBe(401);
@@ -140,7 +124,7 @@ describe("HTTP security", () => {
       (await fetch(health(), { headers: { authorization: "Bearer wrong-token-0123456789" } }))
         .status,
     ).toBe(401);
-    const post = await fetch(authority.url, {
+    const post = await fetch(shared.authority.url, {
       method: "POST",
       body: "{}",
       headers: { "content-type": "application/json" },
@@ -160,7 +144,7 @@ describe("HTTP security", () => {
 
   it("refuses an oversized body with 413", async () => {
     const big = "x".repeat(4 * 1024 * 1024 + 10);
-    const res = await fetch(authority.url, {
+    const res = await fetch(shared.authority.url, {
       method: "POST",
       body: big,
       headers: { authorization: `Bearer ${AUTH_TOKEN}`, "content-type": "application/json" },
@@ -177,7 +161,7 @@ describe("HTTP security", () => {
     expect(body).toHaveProperty("leases");
     expect(body).toHaveProperty("inFlight");
     expect(text).not.toContain(AUTH_TOKEN);
-    expect(text).not.toContain(sandbox.token);
+    expect(text).not.toContain(shared.sandbox.token);
   });
 });
 
@@ -201,8 +185,8 @@ describe("kernel down", () => {
   });
 
   it("refuses a second process on the same data directory, naming the holder", async () => {
-    const err = await authorityFor(sandbox, dataDir).catch((e: Error) => e);
-    expect(String(err)).toContain(`owned by process ${authority.child.pid}`);
+    const err = await authorityFor(shared.sandbox, shared.dataDir).catch((e: Error) => e);
+    expect(String(err)).toContain(`owned by process ${shared.authority.child.pid}`);
   });
 });
 
@@ -248,6 +232,6 @@ describe("embedded demo", () => {
       child.kill("SIGTERM");
       await new Promise((r) => child.once("exit", r));
     }
-    expect(existsSync(join(dir, "authority.json"))).toBe(false);
+    expect(existsSync(join(dir, "shared.authority.json"))).toBe(false);
   });
 });

@@ -1,14 +1,13 @@
-import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
-  type Authority,
   authorityFor,
   delegatingClient,
   errorCode,
   httpClient,
-  killAll,
   sc,
+  sharedDemoAuthority,
   stdioClient,
   strictUpdate,
   tempDataDir,
@@ -16,25 +15,12 @@ import {
 
 const UPDATE = "/api/block/updateBlock";
 
-let sandbox: Sandbox;
-let authority: Authority;
-let dataDir: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo" });
-  dataDir = tempDataDir();
-  authority = await authorityFor(sandbox, dataDir);
-});
-
-afterAll(async () => {
-  await killAll();
-  await sandbox.stop();
-});
+const shared = sharedDemoAuthority();
 
 describe("strict writes through the one authority", () => {
   it("runs a full strict write from a stdio process that delegates to the HTTP authority", async () => {
-    const client = await delegatingClient(sandbox, dataDir);
-    const before = sandbox.control.count(UPDATE);
+    const client = await delegatingClient(shared.sandbox, shared.dataDir);
+    const before = shared.sandbox.control.count(UPDATE);
     const { pre, commit, commitArgs } = await strictUpdate(
       client,
       DEMO_IDS.paragraphStatus,
@@ -43,12 +29,14 @@ describe("strict writes through the one authority", () => {
     expect(pre["writeAttempted"]).toBe(false);
     expect(commit.isError).not.toBe(true);
     expect(sc(commit)["status"]).toBe("committed");
-    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
-    expect(sandbox.control.kramdown(DEMO_IDS.paragraphStatus)).toContain("Status: delegated write");
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(shared.sandbox.control.kramdown(DEMO_IDS.paragraphStatus)).toContain(
+      "Status: delegated write",
+    );
     // The lease and ledger live in the authority: a replay of the same request does not write again.
     const replay = await client.callTool({ name: "block", arguments: commitArgs });
     expect(replay.isError).not.toBe(true);
-    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     await client.close();
   });
 
@@ -56,11 +44,11 @@ describe("strict writes through the one authority", () => {
     const client = await stdioClient({
       era: "modern",
       dataDir: tempDataDir(),
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
+      siyuanUrl: shared.sandbox.url,
+      siyuanToken: shared.sandbox.token,
       authToken: AUTH_TOKEN,
     });
-    const before = sandbox.control.count(UPDATE);
+    const before = shared.sandbox.control.count(UPDATE);
     const res = await client.callTool({
       name: "block",
       arguments: {
@@ -72,26 +60,26 @@ describe("strict writes through the one authority", () => {
       },
     });
     expect(errorCode(res)).toBe("write_coordinator_unavailable");
-    expect(sandbox.control.count(UPDATE)).toBe(before);
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before);
     await client.close();
   });
 
   it("serialises two HTTP clients and a stdio client writing at once through one lane", async () => {
-    const a = await httpClient(authority.url, { era: "modern" });
-    const b = await httpClient(authority.url, { era: "legacy" });
-    const c = await delegatingClient(sandbox, dataDir);
-    const before = sandbox.control.count(UPDATE);
+    const a = await httpClient(shared.authority.url, { era: "modern" });
+    const b = await httpClient(shared.authority.url, { era: "legacy" });
+    const c = await delegatingClient(shared.sandbox, shared.dataDir);
+    const before = shared.sandbox.control.count(UPDATE);
     const targets = [
       DEMO_IDS.paragraphGoals,
       DEMO_IDS.paragraphDecision,
       DEMO_IDS.paragraphJournal,
     ];
-    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 600, times: 3 });
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 600, times: 3 });
     const samples: Array<Record<string, number>> = [];
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const res = await fetch(authority.url.replace("/mcp", "/health"), {
+        const res = await fetch(shared.authority.url.replace("/mcp", "/health"), {
           headers: { authorization: `Bearer ${AUTH_TOKEN}` },
         });
         samples.push((await res.json()) as Record<string, number>);
@@ -105,10 +93,10 @@ describe("strict writes through the one authority", () => {
     ]);
     sampling = false;
     await sampler;
-    sandbox.control.clearFaults();
+    shared.sandbox.control.clearFaults();
     for (const r of results) expect(sc(r.commit)["status"]).toBe("committed");
-    expect(sandbox.control.count(UPDATE)).toBe(before + 3);
-    expect(sandbox.control.kramdown(targets[2] as string)).toContain("Journal from stdio C");
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 3);
+    expect(shared.sandbox.control.kramdown(targets[2] as string)).toContain("Journal from stdio C");
     // One lane: never more than one write running, and the others waited in it.
     expect(Math.max(...samples.map((h) => h["writesRunning"] ?? 0))).toBe(1);
     expect(Math.max(...samples.map((h) => h["writesQueued"] ?? 0))).toBeGreaterThanOrEqual(1);
@@ -119,7 +107,7 @@ describe("strict writes through the one authority", () => {
 describe("crash between executing and committed", () => {
   it("answers outcome_unknown after a SIGKILL and restart, without a second kernel write", async () => {
     const dir = tempDataDir();
-    let auth = await authorityFor(sandbox, dir);
+    let auth = await authorityFor(shared.sandbox, dir);
     const client = await httpClient(auth.url, { era: "modern" });
     const id = DEMO_IDS.paragraphQuote;
     const args = { action: "update", id, dataType: "markdown", data: "Quote after crash" };
@@ -128,35 +116,35 @@ describe("crash between executing and committed", () => {
     );
     const field = pre["preconditionField"] as string;
     const commitArgs = { ...args, requestId: pre["requestId"], [field]: pre[field] };
-    const before = sandbox.control.count(UPDATE);
-    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
+    const before = shared.sandbox.control.count(UPDATE);
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
     const pending = client
       .callTool({ name: "block", arguments: commitArgs })
       .catch((e: unknown) => e);
     const deadline = Date.now() + 15_000;
-    while (sandbox.control.count(UPDATE) === before && Date.now() < deadline) {
+    while (shared.sandbox.control.count(UPDATE) === before && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     await auth.stop("SIGKILL");
     await pending;
     await client.close().catch(() => undefined);
-    sandbox.control.clearFaults();
+    shared.sandbox.control.clearFaults();
 
-    auth = await authorityFor(sandbox, dir);
+    auth = await authorityFor(shared.sandbox, dir);
     const again = await httpClient(auth.url, { era: "modern" });
     const replay = await again.callTool({ name: "block", arguments: commitArgs });
     expect(errorCode(replay)).toBe("outcome_unknown");
     // Let the delayed first write land, then check nothing else reached the kernel.
     const landed = Date.now() + 15_000;
     while (
-      !String(sandbox.control.kramdown(id)).includes("Quote after crash") &&
+      !String(shared.sandbox.control.kramdown(id)).includes("Quote after crash") &&
       Date.now() < landed
     ) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(sandbox.control.kramdown(id)).toContain("Quote after crash");
-    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(shared.sandbox.control.kramdown(id)).toContain("Quote after crash");
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     await again.close();
     await auth.stop();
   });
@@ -164,7 +152,7 @@ describe("crash between executing and committed", () => {
 
 describe("admission", () => {
   it("refuses calls beyond 128 in flight with queue_full, running none of them", async () => {
-    const client = await httpClient(authority.url, { era: "modern" });
+    const client = await httpClient(shared.authority.url, { era: "modern" });
     const endpoint = "/api/block/getBlockKramdown";
     const read = () =>
       client.callTool({
@@ -173,23 +161,23 @@ describe("admission", () => {
       });
     const health = async () =>
       (await (
-        await fetch(authority.url.replace("/mcp", "/health"), {
+        await fetch(shared.authority.url.replace("/mcp", "/health"), {
           headers: { authorization: `Bearer ${AUTH_TOKEN}` },
         })
       ).json()) as Record<string, number>;
     // The first four reads hold the read slots; the other 124 wait in the queue.
-    sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
+    shared.sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
     const admitted = Array.from({ length: 128 }, read);
     const deadline = Date.now() + 7_000;
     while ((await health())["inFlight"] !== 128 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect((await health())["inFlight"]).toBe(128);
-    const before = sandbox.control.count(endpoint);
+    const before = shared.sandbox.control.count(endpoint);
     const extra = await Promise.all(Array.from({ length: 4 }, read));
     for (const r of extra) expect(errorCode(r)).toBe("queue_full");
-    expect(sandbox.control.count(endpoint)).toBe(before);
+    expect(shared.sandbox.control.count(endpoint)).toBe(before);
     const results = await Promise.all(admitted);
-    sandbox.control.clearFaults();
+    shared.sandbox.control.clearFaults();
     expect(results.filter((r) => r.isError !== true)).toHaveLength(128);
     await client.close();
   });
@@ -197,7 +185,7 @@ describe("admission", () => {
 
 describe("legacy cancellation", () => {
   it("stops a queued call on notifications/cancelled before it runs", async () => {
-    const client = await httpClient(authority.url, { era: "legacy" });
+    const client = await httpClient(shared.authority.url, { era: "legacy" });
     const preflight = async (id: string, data: string) => {
       const args = { action: "update", id, dataType: "markdown", data };
       const p = sc(
@@ -208,8 +196,8 @@ describe("legacy cancellation", () => {
     };
     const first = await preflight(DEMO_IDS.headingGoals, "# Goals (first)");
     const second = await preflight(DEMO_IDS.headingTasks, "## Tasks (cancelled)");
-    const before = sandbox.control.count(UPDATE);
-    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_500, times: 1 });
+    const before = shared.sandbox.control.count(UPDATE);
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_500, times: 1 });
     const running = client.callTool({ name: "block", arguments: first });
     const ctl = new AbortController();
     const queued = client
@@ -217,7 +205,7 @@ describe("legacy cancellation", () => {
       .catch((e: unknown) => e);
     const health = async () =>
       (await (
-        await fetch(authority.url.replace("/mcp", "/health"), {
+        await fetch(shared.authority.url.replace("/mcp", "/health"), {
           headers: { authorization: `Bearer ${AUTH_TOKEN}` },
         })
       ).json()) as Record<string, number>;
@@ -228,12 +216,12 @@ describe("legacy cancellation", () => {
     const q = await queued;
     expect(q, JSON.stringify(q)).toBeInstanceOf(Error);
     expect(sc(await running)["status"]).toBe("committed");
-    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     expect((await health())["inFlight"]).toBe(0);
     // It never started: the same request can still execute once.
     const later = await client.callTool({ name: "block", arguments: second });
     expect(sc(later)["status"]).toBe("committed");
-    expect(sandbox.control.count(UPDATE)).toBe(before + 2);
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before + 2);
     await client.close();
   });
 });
@@ -242,9 +230,9 @@ describe("delegation edge cases", () => {
   it("confirms a dangerous call at the stdio ingress, then the authority runs it once", async () => {
     const client = await stdioClient({
       era: "modern",
-      dataDir,
-      siyuanUrl: sandbox.url,
-      siyuanToken: sandbox.token,
+      dataDir: shared.dataDir,
+      siyuanUrl: shared.sandbox.url,
+      siyuanToken: shared.sandbox.token,
       authToken: AUTH_TOKEN,
       elicitation: { form: {} },
     });
@@ -261,21 +249,21 @@ describe("delegation edge cases", () => {
       }),
     );
     const field = p["preconditionField"] as string;
-    const before = sandbox.control.count("/api/block/deleteBlock");
+    const before = shared.sandbox.control.count("/api/block/deleteBlock");
     const res = await client.callTool({
       name: "block",
       arguments: { action: "delete", id, requestId: p["requestId"], [field]: p[field] },
     });
     expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
     expect(asked).toBe(1);
-    expect(sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
+    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
     await client.close();
   });
 
   it("answers write_coordinator_changed once the authority a stdio process used was replaced", async () => {
     const dir = tempDataDir();
-    let auth = await authorityFor(sandbox, dir);
-    const client = await delegatingClient(sandbox, dir);
+    let auth = await authorityFor(shared.sandbox, dir);
+    const client = await delegatingClient(shared.sandbox, dir);
     const pre = async () =>
       client.callTool({
         name: "block",
@@ -290,7 +278,7 @@ describe("delegation edge cases", () => {
     expect((await pre()).isError).not.toBe(true);
     await auth.stop();
     expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
-    auth = await authorityFor(sandbox, dir);
+    auth = await authorityFor(shared.sandbox, dir);
     expect(errorCode(await pre())).toBe("write_coordinator_changed");
     await client.close();
     await auth.stop();
@@ -300,26 +288,26 @@ describe("delegation edge cases", () => {
 describe("delegation: response lost after dispatch", () => {
   it("answers outcome_unknown in the stdio process when the authority dies during a delegated commit", async () => {
     const dir = tempDataDir();
-    const auth = await authorityFor(sandbox, dir);
-    const client = await delegatingClient(sandbox, dir);
+    const auth = await authorityFor(shared.sandbox, dir);
+    const client = await delegatingClient(shared.sandbox, dir);
     const id = DEMO_IDS.headingJournal;
     const args = { action: "update", id, dataType: "markdown", data: "## Journal (lost response)" };
     const pre = sc(
       await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
     );
     const field = pre["preconditionField"] as string;
-    const before = sandbox.control.count(UPDATE);
-    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
+    const before = shared.sandbox.control.count(UPDATE);
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
     const pending = client.callTool({
       name: "block",
       arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
     });
     const deadline = Date.now() + 15_000;
-    while (sandbox.control.count(UPDATE) === before && Date.now() < deadline)
+    while (shared.sandbox.control.count(UPDATE) === before && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     await auth.stop("SIGKILL");
     const res = await pending;
-    sandbox.control.clearFaults();
+    shared.sandbox.control.clearFaults();
     expect(errorCode(res)).toBe("outcome_unknown");
     expect(sc(res)["error"]).toMatchObject({ requestId: pre["requestId"] });
     await client.close();
