@@ -1,103 +1,94 @@
 /** Block and attribute methods against the sandbox: happy paths, unknown IDs, malformed arguments. */
-import type { Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NODE_ID_PATTERN, type SiyuanClient } from "../src/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { NODE_ID_PATTERN } from "../src/index.js";
 import {
   failure,
   DEMO_IDS as I,
   MALFORMED_ID,
-  startDemoSandbox,
+  sharedDemoClient,
   UNKNOWN_ID,
-  undiciClientFor,
 } from "./support/sandbox.js";
 
-let sb: Sandbox;
-let client: SiyuanClient;
+const shared = sharedDemoClient();
 let doc: string;
 beforeAll(async () => {
-  sb = await startDemoSandbox();
-  client = undiciClientFor(sb);
-  doc = await client.filetree.createDocWithMd({
+  doc = await shared.client.filetree.createDocWithMd({
     notebook: I.notebookPersonal,
     path: "/Block Playground",
     markdown: "first paragraph\n\nsecond paragraph",
   });
 });
-afterAll(async () => {
-  await client.close();
-  await sb.stop();
-});
 
 async function childIds(id: string): Promise<string[]> {
-  return (await client.block.getChildBlocks({ id })).map((c) => c.id);
+  return (await shared.client.block.getChildBlocks({ id })).map((c) => c.id);
 }
 
 describe("block reads", () => {
   it("getBlockKramdown returns kramdown with the IAL, null for an unknown ID", async () => {
-    const k = await client.block.getBlockKramdown({ id: I.paragraphGoals });
+    const k = await shared.client.block.getBlockKramdown({ id: I.paragraphGoals });
     expect(k?.id).toBe(I.paragraphGoals);
     expect(k?.kramdown).toContain("**sandbox**");
     expect(k?.kramdown).toContain(`id="${I.paragraphGoals}"`);
-    expect(await client.block.getBlockKramdown({ id: UNKNOWN_ID })).toBeNull();
+    expect(await shared.client.block.getBlockKramdown({ id: UNKNOWN_ID })).toBeNull();
   });
 
   it("getBlockKramdown rejects a malformed ID and an invalid mode", async () => {
-    const e = await failure(client.block.getBlockKramdown({ id: MALFORMED_ID }));
+    const e = await failure(shared.client.block.getBlockKramdown({ id: MALFORMED_ID }));
     expect(e.code).toBe("kernel_rejected");
     expect(e.details.kernelMessage).toBe("invalid ID argument");
     const m = await failure(
-      client.block.getBlockKramdown({ id: I.paragraphGoals, mode: "weird" as "md" }),
+      shared.client.block.getBlockKramdown({ id: I.paragraphGoals, mode: "weird" as "md" }),
     );
     expect(m.code).toBe("kernel_rejected");
   });
 
   it("getBlockKramdowns and getBlockDOMs map unknown IDs to null or leave them out", async () => {
-    const ks = await client.block.getBlockKramdowns({ ids: [I.paragraphGoals, UNKNOWN_ID] });
+    const ks = await shared.client.block.getBlockKramdowns({ ids: [I.paragraphGoals, UNKNOWN_ID] });
     expect(ks[I.paragraphGoals]).toContain("**sandbox**");
     expect(ks[UNKNOWN_ID] ?? null).toBeNull();
-    const ds = await client.block.getBlockDOMs({ ids: [I.paragraphGoals, UNKNOWN_ID] });
+    const ds = await shared.client.block.getBlockDOMs({ ids: [I.paragraphGoals, UNKNOWN_ID] });
     expect(ds[I.paragraphGoals]).toContain(`data-node-id="${I.paragraphGoals}"`);
     expect(ds[UNKNOWN_ID] ?? null).toBeNull();
   });
 
   it("getBlockDOM returns the block DOM, null for an unknown ID", async () => {
-    const d = await client.block.getBlockDOM({ id: I.paragraphGoals });
+    const d = await shared.client.block.getBlockDOM({ id: I.paragraphGoals });
     expect(d?.dom).toContain(`data-node-id="${I.paragraphGoals}"`);
     expect(d?.dom).toContain('data-type="NodeParagraph"');
-    expect(await client.block.getBlockDOM({ id: UNKNOWN_ID })).toBeNull();
-    expect((await failure(client.block.getBlockDOM({ id: MALFORMED_ID }))).code).toBe(
+    expect(await shared.client.block.getBlockDOM({ id: UNKNOWN_ID })).toBeNull();
+    expect((await failure(shared.client.block.getBlockDOM({ id: MALFORMED_ID }))).code).toBe(
       "kernel_rejected",
     );
   });
 
   it("getChildBlocks lists children; [] for a leaf and for an unknown ID", async () => {
-    const kids = await client.block.getChildBlocks({ id: I.docPlan });
+    const kids = await shared.client.block.getChildBlocks({ id: I.docPlan });
     expect(kids.map((k) => k.id)).toContain(I.headingGoals);
     expect(kids.find((k) => k.id === I.headingGoals)?.type).toBe("h");
-    expect(await client.block.getChildBlocks({ id: I.paragraphGoals })).toEqual([]);
-    expect(await client.block.getChildBlocks({ id: UNKNOWN_ID })).toEqual([]);
+    expect(await shared.client.block.getChildBlocks({ id: I.paragraphGoals })).toEqual([]);
+    expect(await shared.client.block.getChildBlocks({ id: UNKNOWN_ID })).toEqual([]);
   });
 
   it("getBlockInfo locates a block; unknown → kernel_rejected", async () => {
-    const info = await client.block.getBlockInfo({ id: I.paragraphGoals });
+    const info = await shared.client.block.getBlockInfo({ id: I.paragraphGoals });
     expect(info.rootID).toBe(I.docPlan);
     expect(info.box).toBe(I.notebookResearch);
     expect(info.path).toBe(`/${I.docPlan}.sy`);
-    const e = await failure(client.block.getBlockInfo({ id: UNKNOWN_ID }));
+    const e = await failure(shared.client.block.getBlockInfo({ id: UNKNOWN_ID }));
     expect(e.code).toBe("kernel_rejected");
     expect(e.details.kernelCode).toBe(-1);
   });
 
   it("checkBlockExist answers true and false", async () => {
-    expect(await client.block.checkBlockExist({ id: I.paragraphGoals })).toBe(true);
-    expect(await client.block.checkBlockExist({ id: UNKNOWN_ID })).toBe(false);
+    expect(await shared.client.block.checkBlockExist({ id: I.paragraphGoals })).toBe(true);
+    expect(await shared.client.block.checkBlockExist({ id: UNKNOWN_ID })).toBe(false);
   });
 });
 
 describe("block writes", () => {
   it("insertBlock / prependBlock / appendBlock return transactions with the new ID", async () => {
     const [first] = await childIds(doc);
-    const ins = await client.block.insertBlock({
+    const ins = await shared.client.block.insertBlock({
       dataType: "markdown",
       data: "inserted",
       previousID: first!,
@@ -105,54 +96,64 @@ describe("block writes", () => {
     const insId = ins[0]!.doOperations[0]!.id;
     expect(insId).toMatch(NODE_ID_PATTERN);
     expect(ins[0]!.doOperations[0]!.action).toBe("insert");
-    const pre = await client.block.prependBlock({
+    const pre = await shared.client.block.prependBlock({
       dataType: "markdown",
       data: "prepended",
       parentID: doc,
     });
     const preId = pre[0]!.doOperations[0]!.id;
-    const app = await client.block.appendBlock({
+    const app = await shared.client.block.appendBlock({
       dataType: "markdown",
       data: "appended",
       parentID: doc,
     });
     const appId = app[0]!.doOperations[0]!.id;
-    await client.flush();
+    await shared.client.flush();
     const ids = await childIds(doc);
     expect(ids[0]).toBe(preId);
     expect(ids[2]).toBe(insId);
     expect(ids[ids.length - 1]).toBe(appId);
-    expect((await client.block.getBlockKramdown({ id: insId }))?.kramdown).toContain("inserted");
+    expect((await shared.client.block.getBlockKramdown({ id: insId }))?.kramdown).toContain(
+      "inserted",
+    );
   });
 
   it("insert anchors: a malformed anchor and a leaf parent are kernel_rejected", async () => {
     expect(
       (
         await failure(
-          client.block.insertBlock({ dataType: "markdown", data: "x", previousID: MALFORMED_ID }),
+          shared.client.block.insertBlock({
+            dataType: "markdown",
+            data: "x",
+            previousID: MALFORMED_ID,
+          }),
         )
       ).code,
     ).toBe("kernel_rejected");
     const e = await failure(
-      client.block.appendBlock({ dataType: "markdown", data: "x", parentID: I.paragraphGoals }),
+      shared.client.block.appendBlock({
+        dataType: "markdown",
+        data: "x",
+        parentID: I.paragraphGoals,
+      }),
     );
     expect(e.code).toBe("kernel_rejected");
   });
 
   it("updateBlock replaces content; unknown → kernel_rejected", async () => {
     const [first] = await childIds(doc);
-    const tx = await client.block.updateBlock({
+    const tx = await shared.client.block.updateBlock({
       id: first!,
       dataType: "markdown",
       data: "updated **text**",
     });
     expect(tx[0]!.doOperations[0]!.id).toBe(first);
-    await client.flush();
-    expect((await client.block.getBlockKramdown({ id: first! }))?.kramdown).toContain(
+    await shared.client.flush();
+    expect((await shared.client.block.getBlockKramdown({ id: first! }))?.kramdown).toContain(
       "updated **text**",
     );
     const e = await failure(
-      client.block.updateBlock({ id: UNKNOWN_ID, dataType: "markdown", data: "x" }),
+      shared.client.block.updateBlock({ id: UNKNOWN_ID, dataType: "markdown", data: "x" }),
     );
     expect(e.code).toBe("kernel_rejected");
   });
@@ -160,67 +161,72 @@ describe("block writes", () => {
   it("moveBlock, foldBlock/unfoldBlock and deleteBlock", async () => {
     const ids = await childIds(doc);
     const last = ids[ids.length - 1]!;
-    await client.block.moveBlock({ id: last, parentID: doc });
-    await client.flush();
+    await shared.client.block.moveBlock({ id: last, parentID: doc });
+    await shared.client.flush();
     expect((await childIds(doc))[0]).toBe(last);
 
-    await client.block.foldBlock({ id: last });
-    expect((await client.attr.getBlockAttrs({ id: last }))?.["fold"]).toBe("1");
-    await client.block.unfoldBlock({ id: last });
-    expect((await client.attr.getBlockAttrs({ id: last }))?.["fold"]).toBeUndefined();
-    expect((await failure(client.block.foldBlock({ id: doc }))).code).toBe("kernel_rejected");
-    expect((await failure(client.block.foldBlock({ id: UNKNOWN_ID }))).code).toBe(
+    await shared.client.block.foldBlock({ id: last });
+    expect((await shared.client.attr.getBlockAttrs({ id: last }))?.["fold"]).toBe("1");
+    await shared.client.block.unfoldBlock({ id: last });
+    expect((await shared.client.attr.getBlockAttrs({ id: last }))?.["fold"]).toBeUndefined();
+    expect((await failure(shared.client.block.foldBlock({ id: doc }))).code).toBe(
+      "kernel_rejected",
+    );
+    expect((await failure(shared.client.block.foldBlock({ id: UNKNOWN_ID }))).code).toBe(
       "kernel_rejected",
     );
 
-    const del = await client.block.deleteBlock({ id: last });
+    const del = await shared.client.block.deleteBlock({ id: last });
     expect(del[0]!.doOperations[0]!.action).toBe("delete");
-    await client.flush();
-    expect(await client.block.checkBlockExist({ id: last })).toBe(false);
-    expect((await failure(client.block.moveBlock({ id: UNKNOWN_ID, parentID: doc }))).code).toBe(
-      "kernel_rejected",
-    );
+    await shared.client.flush();
+    expect(await shared.client.block.checkBlockExist({ id: last })).toBe(false);
+    expect(
+      (await failure(shared.client.block.moveBlock({ id: UNKNOWN_ID, parentID: doc }))).code,
+    ).toBe("kernel_rejected");
   });
 });
 
 describe("attr", () => {
   it("getBlockAttrs returns every IAL pair, null for an unknown ID", async () => {
-    const a = await client.attr.getBlockAttrs({ id: I.paragraphStatus });
+    const a = await shared.client.attr.getBlockAttrs({ id: I.paragraphStatus });
     expect(a?.["custom-status"]).toBe("draft");
     expect(a?.["id"]).toBe(I.paragraphStatus);
-    expect(await client.attr.getBlockAttrs({ id: UNKNOWN_ID })).toBeNull();
-    expect((await failure(client.attr.getBlockAttrs({ id: MALFORMED_ID }))).code).toBe(
+    expect(await shared.client.attr.getBlockAttrs({ id: UNKNOWN_ID })).toBeNull();
+    expect((await failure(shared.client.attr.getBlockAttrs({ id: MALFORMED_ID }))).code).toBe(
       "kernel_rejected",
     );
   });
 
   it("setBlockAttrs sets and deletes; unknown block and bad names are kernel_rejected", async () => {
-    await client.attr.setBlockAttrs({
+    await shared.client.attr.setBlockAttrs({
       id: I.paragraphDecision,
       attrs: { "custom-x": "1", "custom-priority": null },
     });
-    const a = await client.attr.getBlockAttrs({ id: I.paragraphDecision });
+    const a = await shared.client.attr.getBlockAttrs({ id: I.paragraphDecision });
     expect(a?.["custom-x"]).toBe("1");
     expect(a?.["custom-priority"]).toBeUndefined();
     expect(
-      (await failure(client.attr.setBlockAttrs({ id: UNKNOWN_ID, attrs: { "custom-x": "1" } })))
-        .code,
+      (
+        await failure(
+          shared.client.attr.setBlockAttrs({ id: UNKNOWN_ID, attrs: { "custom-x": "1" } }),
+        )
+      ).code,
     ).toBe("kernel_rejected");
     const bad = await failure(
-      client.attr.setBlockAttrs({ id: I.paragraphDecision, attrs: { "1bad": "x" } }),
+      shared.client.attr.setBlockAttrs({ id: I.paragraphDecision, attrs: { "1bad": "x" } }),
     );
     expect(bad.code).toBe("kernel_rejected");
     expect(bad.details.kernelCode).toBe(-1);
   });
 
   it("batchSetBlockAttrs and batchGetBlockAttrs; unknown IDs map to null", async () => {
-    await client.attr.batchSetBlockAttrs({
+    await shared.client.attr.batchSetBlockAttrs({
       blockAttrs: [
         { id: I.paragraphJournal, attrs: { "custom-b": "b1" } },
         { id: I.codeJournal, attrs: { "custom-b": "b2" } },
       ],
     });
-    const m = await client.attr.batchGetBlockAttrs({
+    const m = await shared.client.attr.batchGetBlockAttrs({
       ids: [I.paragraphJournal, I.codeJournal, UNKNOWN_ID],
     });
     expect(m[I.paragraphJournal]?.["custom-b"]).toBe("b1");

@@ -3,6 +3,7 @@
  * faults by meaning (the one place that knows the sandbox's fault vocabulary).
  */
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll } from "vitest";
 import {
   createSiyuanClient,
   kernelFetchTransport,
@@ -46,6 +47,31 @@ export function kernelClientFor(sb: Sandbox): SiyuanClient {
     transport: kernelFetchTransport(fakeSiyuanClient(sb.url, sb.token)),
     sleep: instantSleep,
   });
+}
+
+/** What `sharedDemoClient` starts; read its fields inside tests (they are set in `beforeAll`). */
+export interface SharedDemoClient {
+  readonly sb: Sandbox;
+  readonly client: SiyuanClient;
+}
+
+/**
+ * The fixture most files share: a demo sandbox and a client for it (undici unless `clientFor` says
+ * otherwise), started before the file's tests and closed after them.
+ */
+export function sharedDemoClient(
+  clientFor: (sb: Sandbox) => SiyuanClient = undiciClientFor,
+): SharedDemoClient {
+  const shared = {} as { sb: Sandbox; client: SiyuanClient };
+  beforeAll(async () => {
+    shared.sb = await startDemoSandbox();
+    shared.client = clientFor(shared.sb);
+  });
+  afterAll(async () => {
+    await shared.client.close();
+    await shared.sb.stop();
+  });
+  return shared;
 }
 
 /** Fault meanings used by these tests. */
