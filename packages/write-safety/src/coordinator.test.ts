@@ -207,6 +207,128 @@ describe("WriteCoordinator strict flow", () => {
     expect(k.writes).toBe(1);
   });
 
+  it("a second write that is not dispatched is outcome_unknown, never 'nothing written'", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    let calls = 0;
+    const port = {
+      step: async () => {
+        calls++;
+        if (calls === 2) throw Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
+        k.values.set("b1", "x");
+      },
+    };
+    const e = await rejection(
+      coordinator.commit(setCall("b1", "x", args), {
+        ...setHooks(k, "b1", "x"),
+        execute: async (ctx) => {
+          const w = ctx.writes(port);
+          await w.step();
+          await w.step();
+          return {};
+        },
+      }),
+    );
+    expect(e.code).toBe("outcome_unknown");
+    expect(e.writeAttempted).toBe(true);
+    expect(e.details).toMatchObject({ ledgerState: "unknown", writesStarted: 2 });
+    const replay = await rejection(
+      coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
+    );
+    expect(replay.code).toBe("outcome_unknown");
+    expect(calls).toBe(2);
+  });
+
+  it("a first tracked write that is not dispatched keeps the ID usable", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const refused = Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
+    const thrown = await coordinator
+      .commit(setCall("b1", "x", args), {
+        ...setHooks(k, "b1", "x"),
+        execute: async (ctx) => {
+          await ctx.writes({ step: async () => Promise.reject(refused) }).step();
+          return {};
+        },
+      })
+      .catch((x: unknown) => x);
+    expect(thrown).toBe(refused);
+    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(ok.status).toBe("committed");
+  });
+
+  it("a write still in flight when execute fails makes the outcome unknown", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    let release: () => void = () => {};
+    const e = await rejection(
+      coordinator.commit(setCall("b1", "x", args), {
+        ...setHooks(k, "b1", "x"),
+        execute: async (ctx) => {
+          const w = ctx.writes({
+            slow: () => new Promise<void>((r) => (release = r)),
+            refused: async () => {
+              throw Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
+            },
+          });
+          void w.slow();
+          await w.refused();
+          return {};
+        },
+      }),
+    );
+    release();
+    expect(e.code).toBe("outcome_unknown");
+    expect(e.writeAttempted).toBe(true);
+  });
+
+  it("a tracked write started after execute settled is refused", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    let late: (() => Promise<unknown>) | undefined;
+    const hooks = setHooks(k, "b1", "x");
+    await coordinator.commit(setCall("b1", "x", args), {
+      ...hooks,
+      execute: async (ctx) => {
+        const w = ctx.writes({ step: async () => void k.values.set("b1", "x") });
+        await w.step();
+        late = () => w.step();
+        return {};
+      },
+    });
+    await expect(late?.()).rejects.toThrow(TypeError);
+  });
+
+  it("strict mode off: a failure after a dispatched write is outcome_unknown", async () => {
+    const { coordinator } = await makeCoordinator({ strict: false });
+    let n = 0;
+    const e = await rejection(
+      coordinator.commit(setCall("b1", "x", {}), {
+        execute: async (ctx) => {
+          const w = ctx.writes({
+            step: async () => {
+              n++;
+              if (n === 2) throw Object.assign(new Error("refused"), { writeDispatched: false });
+            },
+          });
+          await w.step();
+          await w.step();
+          return {};
+        },
+      }),
+    );
+    expect(e.code).toBe("outcome_unknown");
+    expect(e.writeAttempted).toBe(true);
+  });
+
   it("additive actions need the preflight-issued request ID but no hash", async () => {
     const { coordinator } = await makeCoordinator();
     const k = new FakeKernel();

@@ -36,6 +36,7 @@ import {
 } from "./policy.js";
 import { RequestIdRegistry, type ReservationStore } from "./reservations.js";
 import { type LeaseScope, leaseScope } from "./scope.js";
+import { type WritePort, WriteTracker } from "./write-tracker.js";
 
 /** What a probe returns: the complete digest of the live state, plus small data the executor may need. */
 export interface ProbeResult {
@@ -54,6 +55,13 @@ export interface ExecuteContext {
   requestId: string | undefined;
   /** The probe taken right before execution (precondition actions; additive actions if a probe was given). */
   before: ProbeResult | undefined;
+  /**
+   * The only way an executor should write: returns `port` with every method tracked, so the
+   * coordinator knows whether any write of this execution may have reached the kernel. A failure
+   * proves "nothing written" only while every tracked write failed before dispatch; after that,
+   * any failure is `outcome_unknown`. Writes started after `execute` settled are refused.
+   */
+  writes<W extends WritePort<W>>(port: W): W;
   /**
    * Multi-stage creations: durably record reserved IDs, a confirmed stage, or the complete creation
    * receipt before continuing. Rejects with `write_coordinator_unavailable` if the ledger cannot
@@ -74,9 +82,11 @@ export interface ExecuteOutput {
 }
 
 /**
- * Performs the single kernel write. It is called at most once per call and never retried.
- * Throw an error with `writeDispatched === false` (see `isNotDispatched`) only when the write
- * provably never reached the kernel; any other thrown error is `outcome_unknown`.
+ * Performs the kernel write(s) through `context.writes`. It is called at most once per call and
+ * never retried. A thrown error is "nothing written" (ledger `failed_before_execute`, lease kept)
+ * only when every tracked write failed with `writeDispatched === false` (see `isNotDispatched`),
+ * or, if no write was tracked, when the error itself carries `writeDispatched === false`; anything
+ * else is `outcome_unknown` with `writeAttempted: true`.
  */
 export type Execute = (context: ExecuteContext) => Promise<ExecuteOutput | undefined>;
 
@@ -417,6 +427,98 @@ export class WriteCoordinator {
     }
   }
 
+  /**
+   * The checks a commit makes before it reads anything, run without consuming, recording or
+   * executing: draining, the policy, and for a strict mutation the request ID (absent, unknown or
+   * expired, reused with other arguments, unsettled, issued by another process), the credential
+   * (absent, malformed) and its lease (missing, expired, evicted) in this call's scope. A committed
+   * request passes: its replay still needs the caller's fresh confirmation, then the ledger
+   * deduplicates it. External actions and strict mode off pass. A shell runs this before asking a
+   * user to confirm, so nobody approves a commit that would be refused anyway; passing promises
+   * nothing, since `commit` repeats every check (and the state may change meanwhile).
+   * @throws WriteSafetyError with the code `commit` would answer: `write_coordinator_unavailable`
+   *   (`draining`), `preflight_unavailable` (`no_policy`), `precondition_required`,
+   *   `preflight_lease_invalid`, `idempotency_conflict`, `outcome_unknown`.
+   */
+  precheck(call: WriteCall): void {
+    if (this.#draining) {
+      throw new WriteSafetyError("write_coordinator_unavailable", {
+        message: "The write coordinator is draining for a restart; nothing was executed.",
+        details: { reason: "draining" },
+      });
+    }
+    const policy = this.#mutationOrExternal(call);
+    if (policy.kind === "external" || !this.strict) return;
+    const requestId = call.args["requestId"];
+    if (requestId === undefined || requestId === null || requestId === "") {
+      throw new WriteSafetyError("precondition_required", {
+        message: "requestId is absent; run preflight (validateOnly: true) to obtain one.",
+        details: { reason: "request_id_absent" },
+      });
+    }
+    if (typeof requestId !== "string") {
+      throw new WriteSafetyError("preflight_lease_invalid", {
+        details: { reason: "unknown_request_id" },
+      });
+    }
+    const scope = leaseScope(call);
+    const entry = this.#ledger.get(requestId);
+    if (entry === undefined) {
+      throw new WriteSafetyError("preflight_lease_invalid", {
+        details: {
+          requestId,
+          reason: this.#registry.isReserved(requestId)
+            ? "request_id_expired"
+            : "unknown_request_id",
+        },
+      });
+    }
+    if (entry.scopeKey !== scope.key) {
+      throw new WriteSafetyError("idempotency_conflict", {
+        details: { requestId, reason: "arguments_differ" },
+      });
+    }
+    if (entry.state === "committed") return;
+    if (entry.state === "executing" || entry.state === "unknown") {
+      throw new WriteSafetyError("outcome_unknown", {
+        writeAttempted: false,
+        details: unknownDetails(entry, "replay_of_unsettled_request"),
+      });
+    }
+    if (entry.epoch !== this.epoch) {
+      throw new WriteSafetyError("preflight_lease_invalid", {
+        details: { requestId, reason: "other_epoch" },
+      });
+    }
+    if (this.#clock.now() >= entry.requestIdExpiresAt) {
+      throw new WriteSafetyError("preflight_lease_invalid", {
+        details: { requestId, reason: "request_id_expired" },
+      });
+    }
+    if (policy.precondition === "none") return;
+    const field = preconditionField(policy.precondition);
+    const raw = call.args[field];
+    if (raw === undefined || raw === null || raw === "") {
+      throw new WriteSafetyError("precondition_required", {
+        message: `${field} is absent; copy it from the preflight answer.`,
+        details: { requestId, preconditionField: field, reason: "credential_absent" },
+      });
+    }
+    const parsed = parseCredential(raw);
+    if (!parsed.ok) {
+      throw new WriteSafetyError("precondition_required", {
+        message: `${field} is not a hash credential; copy it from the preflight answer.`,
+        details: { requestId, preconditionField: field, reason: "credential_malformed" },
+      });
+    }
+    const resolved = this.#leases.resolve(scope.key, parsed.hex, entry.epoch);
+    if (resolved.status !== "found") {
+      throw new WriteSafetyError("preflight_lease_invalid", {
+        details: { requestId, preconditionField: field, reason: resolved.status },
+      });
+    }
+  }
+
   #mutationOrExternal(call: WriteCall): Exclude<ActionPolicy, { kind: "read" }> {
     const policy = call.policy;
     if (policy === undefined || !isActionPolicy(policy)) {
@@ -560,12 +662,25 @@ export class WriteCoordinator {
     reason: UnguardedReceipt["reason"],
   ): Promise<UnguardedReceipt | CancelledAnswer> {
     if (call.cancellation !== undefined && !call.cancellation.enterCommit()) return CANCELLED;
-    const output =
-      (await hooks.execute({
-        requestId: undefined,
-        before: undefined,
-        recordCreation: async () => {},
-      })) ?? {};
+    const tracker = new WriteTracker();
+    let output: ExecuteOutput;
+    try {
+      output =
+        (await hooks.execute({
+          requestId: undefined,
+          before: undefined,
+          writes: (port) => tracker.track(port),
+          recordCreation: async () => {},
+        })) ?? {};
+    } catch (error) {
+      if (nothingWritten(tracker, error)) throw error;
+      throw new WriteSafetyError("outcome_unknown", {
+        cause: error,
+        details: { reason: "execute_failed", writesStarted: tracker.started },
+      });
+    } finally {
+      tracker.close();
+    }
     return {
       ...output.receipt,
       status: "executed",
@@ -672,11 +787,13 @@ export class WriteCoordinator {
     }
 
     let executed: ExecuteOutput;
+    const tracker = new WriteTracker();
     try {
       executed =
         (await hooks.execute({
           requestId,
           before,
+          writes: (port) => tracker.track(port),
           recordCreation: async (progress) => {
             try {
               await this.#ledger.recordCreationProgress(requestId, progress);
@@ -689,7 +806,8 @@ export class WriteCoordinator {
           },
         })) ?? {};
     } catch (error) {
-      if (isNotDispatched(error)) {
+      tracker.close();
+      if (nothingWritten(tracker, error)) {
         try {
           await this.#ledger.recordFailedBeforeExecute(requestId, "not_dispatched");
         } catch {
@@ -698,8 +816,17 @@ export class WriteCoordinator {
         throw error;
       }
       if (lease !== undefined) this.#leases.consume(lease);
-      throw await this.#unknown(requestId, "outcome_unknown", "execute_failed", error, before);
+      const unknown = await this.#unknown(
+        requestId,
+        "outcome_unknown",
+        "execute_failed",
+        error,
+        before,
+      );
+      unknown.details.writesStarted = tracker.started;
+      throw unknown;
     }
+    tracker.close();
     if (lease !== undefined) this.#leases.consume(lease);
 
     let readback: ReadbackResult;
@@ -815,6 +942,15 @@ export class WriteCoordinator {
     if (replayed) receipt.replayed = true;
     return receipt;
   }
+}
+
+/**
+ * Whether a failed execution provably wrote nothing: every tracked write failed before dispatch,
+ * or — for an executor that tracked no write — the error itself says it was never dispatched.
+ */
+function nothingWritten(tracker: WriteTracker, error: unknown): boolean {
+  if (!tracker.nothingWritten) return false;
+  return tracker.started > 0 || isNotDispatched(error);
 }
 
 /** A function, not an inline comparison, so narrowing does not survive an `await`. */

@@ -42,6 +42,8 @@ export interface WriteSafetyErrorDetails {
   previousHash?: string;
   /** Multi-stage creations: reserved IDs and confirmed stages recorded before the failure. */
   creation?: { reservedIds: string[]; confirmedStages: string[] };
+  /** A failed execution: kernel writes it had started (any of them may have reached the kernel). */
+  writesStarted?: number;
   /** Admission: the cap that was hit. */
   limit?: number;
   /** Anything else a caller may show; small values only. */

@@ -26,6 +26,7 @@ describe("public surface", () => {
         "WriteCancellation",
         "WriteCoordinator",
         "WriteSafetyError",
+        "WriteTracker",
         "businessArguments",
         "createWriteCoordinator",
         "decodeReservationLog",

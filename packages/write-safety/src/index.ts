@@ -102,3 +102,4 @@ export {
   leaseScope,
   SAFETY_ARGUMENT_FIELDS,
 } from "./scope.js";
+export { type WritePort, WriteTracker } from "./write-tracker.js";
