@@ -22,6 +22,7 @@ describe("public surface", () => {
         "seededRandom",
         "startSandbox",
         "steppingClock",
+        "takeRepoRequests",
       ].sort(),
     );
   });

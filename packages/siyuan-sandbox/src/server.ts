@@ -3,6 +3,7 @@
  * serialisation, JSON parsing, the envelope, and the optional `/__sandbox/*` control route.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { auditRequest } from "./audit.js";
 import {
   CONTROL_ROUTE_PREFIX,
   FAULT_DEFAULT_HTTP_STATUS,
@@ -40,6 +41,7 @@ export class RequestLog {
 
   /** Counts a request and opens its log entry. */
   open(method: string, path: string): RequestLogEntry {
+    auditRequest(path);
     this.counters.set(path, (this.counters.get(path) ?? 0) + 1);
     const e: RequestLogEntry = {
       seq: ++this.seq,
