@@ -6,13 +6,13 @@
  * `execute` makes the kernel write(s), `readback` waits for the kernel's asynchronous apply and
  * reports what it sees.
  */
-import type { Kernel } from "./kernel.js";
+import type { KernelReads, KernelWrites } from "./kernel.js";
 import type { Permission, PermissionMap } from "./permissions.js";
 import type { SystemInfo } from "./tools/system.js";
 
-/** What every handler receives. */
+/** What every handler receives. Its kernel port has reads only: probes and readbacks cannot write. */
 export interface ToolContext {
-  readonly kernel: Kernel;
+  readonly kernel: KernelReads;
   /** Loaded fresh for this call. */
   readonly permissions: PermissionMap;
   /** The permission this call needs on every notebook it touches. */
@@ -28,11 +28,25 @@ export interface ToolContext {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** A read or external action. */
+/**
+ * What an executor receives: the call's context plus the kernel writes, tracked by the write
+ * coordinator's execution step (the only place a `WriteContext` is made), so a write that bypasses
+ * the tracker does not type-check.
+ */
+export interface WriteContext extends ToolContext {
+  readonly write: KernelWrites;
+}
+
+/** A read action. */
 export interface RunHandler<A> {
   readonly run: (ctx: ToolContext, args: A) => Promise<unknown>;
   /** Notebooks whose read permission the call needs (resolved only when permissions restrict). */
   readonly notebooks?: (ctx: ToolContext, args: A) => Promise<readonly string[]>;
+}
+
+/** An external action (a side effect outside the notes): runs once with tracked writes. */
+export interface ExternalHandler<A> {
+  readonly run: (ctx: WriteContext, args: A) => Promise<unknown>;
 }
 
 /** What a probe saw. */
@@ -43,6 +57,11 @@ export interface Probed<S> {
   readonly notebooks: readonly string[];
   /** Small data the executor needs (e.g. attributes to keep). Never hashed, never stored. */
   readonly snapshot: S;
+  /**
+   * What the caller should know before committing (e.g. a side effect the commit will have), added
+   * to the preflight answer only; the answer's safety fields win on a name clash. Never hashed.
+   */
+  readonly preflightNotes?: Record<string, unknown>;
 }
 
 /** What a readback saw. */
@@ -65,7 +84,7 @@ export interface MutationHandler<A, S = unknown, E = unknown> {
   /** Target IDs for the lease scope (sorted and de-duplicated by the coordinator). */
   readonly targets: (args: A) => readonly string[];
   readonly probe: (ctx: ToolContext, args: A) => Promise<Probed<S>>;
-  readonly execute: (ctx: ToolContext, args: A, before: Probed<S>) => Promise<E>;
+  readonly execute: (ctx: WriteContext, args: A, before: Probed<S>) => Promise<E>;
   readonly readback: (
     ctx: ToolContext,
     args: A,
@@ -82,7 +101,7 @@ export type ToolHandlers = Readonly<
     string,
     {
       readonly read?: RunHandler<never>;
-      readonly external?: RunHandler<never>;
+      readonly external?: ExternalHandler<never>;
       readonly mutation?: MutationHandler<never>;
     }
   >
@@ -97,6 +116,12 @@ const TOOL_ERROR_BRAND = Symbol.for("@sisyphus/mcp-tools/ToolError");
  */
 export class ToolError extends Error {
   readonly [TOOL_ERROR_BRAND] = true;
+  /**
+   * A tool error is raised by validation or a probe, which hold only the read port, so it never
+   * follows a write of its own; the coordinator still answers `outcome_unknown` if a tracked write
+   * of the same execution may have been dispatched before it.
+   */
+  readonly writeDispatched = false as const;
   readonly code: string;
   readonly hint: string;
   readonly details: Record<string, unknown>;

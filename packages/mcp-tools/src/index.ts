@@ -16,7 +16,7 @@ export {
   type ToolName,
 } from "./catalog.js";
 export { isToolError, ToolError } from "./handler.js";
-export type { Kernel } from "./kernel.js";
+export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
 export { type CallRoute, registerTools } from "./register.js";

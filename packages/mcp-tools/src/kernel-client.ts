@@ -1,11 +1,13 @@
 /**
- * Adapts `@sisyphus/siyuan-api`'s client to the tools' {@link Kernel} port: one client call per
+ * Adapts `@sisyphus/siyuan-api`'s client to the tools' kernel ports ({@link KernelReads},
+ * {@link KernelWrites}): one client call per
  * port method, and the kernel's "unknown ID" answers (code -1 "tree not found" / "not found") on
  * reads turned into `null`. Writes pass the client's errors through unchanged, so the coordinator
  * can tell "not dispatched" from "outcome unknown".
  */
 import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api/kernel";
-import type { BlockInfo, DocList, Kernel, NotebookRow } from "./kernel.js";
+import type { BlockInfo, DocList, KernelReads, KernelWrites, NotebookRow } from "./kernel.js";
+import { topLevelNodeIds } from "./state/dom-ids.js";
 
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
@@ -42,9 +44,15 @@ function row(b: {
   };
 }
 
-/** The tools' kernel port over a siyuan-api client. */
-export function kernelFromClient(client: SiyuanClient): Kernel {
-  const c = client;
+/** The tools' kernel ports over a siyuan-api client. */
+export function kernelFromClient(client: SiyuanClient): {
+  reads: KernelReads;
+  writes: KernelWrites;
+} {
+  return { reads: kernelReads(client), writes: kernelWrites(client) };
+}
+
+function kernelReads(c: SiyuanClient): KernelReads {
   return {
     getBlockKramdown: async (id) => (await c.block.getBlockKramdown({ id }))?.kramdown ?? null,
     getBlockDOM: async (id) => (await c.block.getBlockDOM({ id }))?.dom ?? null,
@@ -98,6 +106,11 @@ export function kernelFromClient(client: SiyuanClient): Kernel {
       c.search.fullTextSearchBlock({ query, page, pageSize }),
     version: () => c.system.version(),
     flush: () => c.flush(),
+  };
+}
+
+function kernelWrites(c: SiyuanClient): KernelWrites {
+  return {
     insertBlock: async (dataType, data, a) =>
       firstNewId(
         await c.block.insertBlock({
@@ -113,7 +126,9 @@ export function kernelFromClient(client: SiyuanClient): Kernel {
     appendBlock: async (dataType, data, parentID) =>
       firstNewId(await c.block.appendBlock({ dataType: dataType as "markdown", data, parentID })),
     updateBlock: async (id, dataType, data) => {
-      await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
+      const tx = await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
+      const dom = tx[0]?.doOperations?.[0]?.data;
+      return typeof dom === "string" ? topLevelNodeIds(dom) : [];
     },
     deleteBlock: async (id) => {
       await c.block.deleteBlock({ id });

@@ -56,9 +56,11 @@ export interface InsertAnchor {
   readonly parentID?: string | undefined;
 }
 
-/** The kernel port of the tools. */
-export interface Kernel {
-  // reads
+/**
+ * The kernel reads of the tools: everything a probe, a readback or a read action may call.
+ * `ToolContext.kernel` has only these, so a probe or readback cannot write.
+ */
+export interface KernelReads {
   getBlockKramdown(id: string): Promise<string | null>;
   getBlockDOM(id: string): Promise<string | null>;
   getBlockAttrs(id: string): Promise<Record<string, string> | null>;
@@ -76,11 +78,22 @@ export interface Kernel {
   version(): Promise<string>;
   /** Waits until the kernel applied every queued write (`/api/sqlite/flushTransaction`). */
   flush(): Promise<void>;
-  // writes (each attempted exactly once)
+}
+
+/**
+ * The kernel writes of the tools, each attempted exactly once. Executors receive them only
+ * through the write coordinator's tracker (`WriteContext.write`), so the coordinator knows
+ * whether any write of an execution may have reached the kernel.
+ */
+export interface KernelWrites {
   insertBlock(dataType: string, data: string, anchor: InsertAnchor): Promise<string | null>;
   prependBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
   appendBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
-  updateBlock(id: string, dataType: string, data: string): Promise<void>;
+  /**
+   * Replaces a block's content; answers the top-level block IDs of the operation's DOM (the target
+   * first, then the blocks the data added after it), or `[]` when the reply carries none.
+   */
+  updateBlock(id: string, dataType: string, data: string): Promise<string[]>;
   deleteBlock(id: string): Promise<void>;
   moveBlock(
     id: string,

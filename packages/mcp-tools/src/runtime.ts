@@ -27,9 +27,15 @@ import {
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
-import type { MutationHandler, Probed, RunHandler, ToolContext, ToolHandlers } from "./handler.js";
+import type {
+  ExternalHandler,
+  MutationHandler,
+  Probed,
+  RunHandler,
+  ToolContext,
+  ToolHandlers,
+} from "./handler.js";
 import { isToolError, ToolError } from "./handler.js";
-import type { Kernel } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
 import {
   FULL_ACCESS,
@@ -99,6 +105,14 @@ export interface ToolRuntime {
   listTools(): ToolDescriptor[];
   classify(tool: string, args: Record<string, unknown>): CallClass;
   callTool(tool: string, args: Record<string, unknown>, context?: CallContext): Promise<ToolResult>;
+  /**
+   * The checks a commit makes before it reads anything (request ID, ledger record, arguments,
+   * credential, lease; see `WriteCoordinator.precheck`), without consuming or executing:
+   * `undefined` when they pass or there is nothing to check here (reads, preflights, a process
+   * without a coordinator), else the error result the commit would answer. Shells run it before
+   * asking the user to confirm a dangerous action.
+   */
+  precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined;
 }
 
 const HANDLERS: Record<ToolName, ToolHandlers> = {
@@ -228,7 +242,8 @@ function parseCall(tool: string, args: Record<string, unknown>): Parsed {
  * sends mutations through the coordinator (preflight with `validateOnly`, otherwise commit).
  */
 export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
-  const kernel: Kernel = kernelFromClient(options.client);
+  // The write port stays here: handlers get it only tracked, inside the coordinator's execute.
+  const { reads: kernel, writes: kernelWrites } = kernelFromClient(options.client);
   const coordinator = options.coordinator;
   const config = options.config ?? {};
   const strict = config.strict ?? coordinator?.strict ?? true;
@@ -289,20 +304,38 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       return { digest: stateHash(probed.state), snapshot: probed };
     };
     if (p.safety.validateOnly === true) {
+      // The preflight answer also says what the commit will report without readback (`summary`,
+      // e.g. targetCount) and what the probe noted (`preflightNotes`, e.g. a sort-mode switch);
+      // the coordinator's safety fields win on a name clash.
+      let seen: Probed<unknown> | undefined;
+      const preflightProbe = async (): Promise<ProbeResult> => {
+        const result = await probe();
+        seen = result.snapshot as Probed<unknown>;
+        return result;
+      };
       // Additive actions lease no digest, but their preflight still proves the anchor exists and
       // the permission holds before a request ID is issued.
-      if (call.policy?.kind === "mutation" && call.policy.precondition === "none") await probe();
-      return c.preflight(call, probe);
+      if (call.policy?.kind === "mutation" && call.policy.precondition === "none")
+        await preflightProbe();
+      const answer = await c.preflight(call, preflightProbe);
+      if (!("validateOnly" in answer)) return answer;
+      const extra = { ...handler.summary?.(args), ...seen?.preflightNotes };
+      return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
     let probed: Probed<unknown> | undefined;
     return c.commit(call, {
       probe,
-      execute: async ({ before }) => {
+      execute: async (exec) => {
+        const { before } = exec;
         // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
         // (e.g. the attributes an update must keep).
         probed =
           (before?.snapshot as Probed<unknown> | undefined) ?? (await handler.probe(ctx, args));
-        const data = await handler.execute(ctx, args, probed as Probed<never>);
+        const data = await handler.execute(
+          { ...ctx, write: exec.writes(kernelWrites) },
+          args,
+          probed as Probed<never>,
+        );
         const receipt = handler.summary?.(args);
         return receipt ? { data, receipt: receipt as never } : { data };
       },
@@ -313,15 +346,25 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           (before?.snapshot as Probed<never> | undefined) ?? (probed as Probed<never>),
           executed.data as never,
         );
+        const digest = stateHash(r.state);
         if (r.verdict === "mismatch")
+          return { outcome: "mismatch", reason: r.reason ?? "readback mismatch", digest };
+        // `no_change` may only mean "the live state already was what you asked", which the handler
+        // decides from the request and the before-state (`unchanged`). A handler whose request
+        // changes something must show a state that differs from before: the same state after a
+        // write that said yes is a silently dropped write, never "nothing to do".
+        const priorDigest =
+          before?.digest ?? (probed === undefined ? undefined : stateHash(probed.state));
+        if (r.verdict === "applied" && digest === priorDigest)
           return {
             outcome: "mismatch",
-            reason: r.reason ?? "readback mismatch",
-            digest: stateHash(r.state),
+            reason:
+              "the kernel answered success but the state is unchanged although the request changes it",
+            digest,
           };
         return r.receipt
-          ? { outcome: "applied", digest: stateHash(r.state), receipt: r.receipt as never }
-          : { outcome: "applied", digest: stateHash(r.state) };
+          ? { outcome: "applied", digest, receipt: r.receipt as never }
+          : { outcome: "applied", digest };
       },
     });
   }
@@ -378,12 +421,17 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         cancellation,
       };
       if (policy.kind === "external") {
-        const ext = entry?.external as RunHandler<never>;
+        const ext = entry?.external as ExternalHandler<never>;
         if (validateOnly) return ok(await coordinator.preflight(call));
         return ok(
           await coordinator.commit(call, {
-            execute: async () => ({
-              receipt: { result: (await ext.run(ctx, p.business as never)) as never },
+            execute: async (exec) => ({
+              receipt: {
+                result: (await ext.run(
+                  { ...ctx, write: exec.writes(kernelWrites) },
+                  p.business as never,
+                )) as never,
+              },
             }),
           }),
         );
@@ -396,7 +444,31 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
-  return { listTools: () => descriptors, classify, callTool };
+  function precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined {
+    try {
+      const p = parseCall(tool, args);
+      const policy = policyOf(p.surface, p.business);
+      if (policy.kind === "read" || p.safety.validateOnly === true || !coordinator)
+        return undefined;
+      const handler = handlerOf(p.surface)?.mutation as MutationHandler<never> | undefined;
+      const targetIds =
+        policy.kind === "mutation" && handler
+          ? handler.targets(p.business as never).filter((t) => t !== "")
+          : [];
+      coordinator.precheck({
+        tool,
+        action: p.surface.action,
+        policy,
+        args: { ...p.business, ...p.safety },
+        targetIds,
+      });
+      return undefined;
+    } catch (e) {
+      return fromError(e);
+    }
+  }
+
+  return { listTools: () => descriptors, classify, callTool, precheck };
 }
 
 export type { PermissionMap };

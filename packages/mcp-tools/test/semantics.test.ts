@@ -254,6 +254,14 @@ describe("confirmation, permissions, external actions, strict mode off", () => {
       expect(off.sandbox.control.count("/api/block/updateBlock")).toBe(1);
       const props = Object.keys(runtime.listTools()[0]?.inputSchema["properties"] as object);
       expect(props).not.toContain("validateOnly");
+      // A probe's own refusal (before any write) stays that refusal, not outcome_unknown.
+      const missing = await runtime.callTool("block", {
+        action: "update",
+        id: "20200101000000-zzzzzzz",
+        data: "x",
+      });
+      expect(errorCode(missing)).toBe("not_found");
+      expect(off.sandbox.control.count("/api/block/updateBlock")).toBe(1);
     } finally {
       await off.stop();
     }

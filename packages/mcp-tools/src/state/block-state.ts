@@ -6,7 +6,7 @@
  * no third call. Timestamps and DOM attribute order do not count; inline marks and block-reference
  * subtypes do.
  */
-import type { Kernel } from "../kernel.js";
+import type { KernelReads } from "../kernel.js";
 import { splitOwnIal } from "./ial.js";
 import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./normalize.js";
 
@@ -33,7 +33,7 @@ export type BlockState =
     };
 
 /** Reads one block's state (2 kernel calls, in parallel). */
-export async function readBlockState(kernel: Kernel, id: string): Promise<BlockSnapshot> {
+export async function readBlockState(kernel: KernelReads, id: string): Promise<BlockSnapshot> {
   const [kramdown, dom] = await Promise.all([kernel.getBlockKramdown(id), kernel.getBlockDOM(id)]);
   if (kramdown === null || dom === null) {
     return { id, exists: false, state: { id, missing: true }, body: "", attrs: {} };

@@ -67,22 +67,6 @@ export function stripIals(kramdown: string): string {
   return kramdown.replace(/\{:(?:\s+[A-Za-z_][\w-]*="(?:[^"\\]|\\.)*")*\s*\}/g, "");
 }
 
-/**
- * A comparison key for written content: IALs removed, Markdown punctuation and whitespace dropped.
- * The kernel re-renders Markdown (`__x__` becomes `**x**`, list markers change), so readback compares
- * the words the author asked for, not the exact bytes.
- */
-export function contentKey(markdownOrDom: string, dataType: "markdown" | "dom"): string {
-  const text =
-    dataType === "dom"
-      ? markdownOrDom
-          .replace(/<[^>]*>/g, "")
-          .replace(/&[a-z#0-9]+;/g, "")
-          .replace(/\u200b/g, "")
-      : stripIals(markdownOrDom).replace(/\(\(\d{14}-[a-z0-9]{7}\s+(["'])(.*?)\1\)\)/g, "$2");
-  return text.replace(/[\s*_~=`#>|\\-]+/g, "").replace(/^\d+\./gm, "");
-}
-
 /** The value the kernel stores for a requested attribute value (`null` or "" delete it; values are trimmed). */
 function storedValue(v: string | null): string | undefined {
   if (v === null) return undefined;

@@ -13,8 +13,10 @@ import { notFound, ToolError } from "../handler.js";
 import type { InsertAnchor } from "../kernel.js";
 import { notebooksOfBlocks } from "../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
-import { attrsMatch, contentKey, parseIalLine, renderIalLine } from "../state/ial.js";
+import { attrsMatch, parseIalLine, renderIalLine } from "../state/ial.js";
 import { normalizeKramdown } from "../state/normalize.js";
+import { contentMismatch, placedAsRequested, requestIsNoOp } from "../state/readback.js";
+import { checkMove, checkUpdateData, requireContainer } from "./block-checks.js";
 
 type DataType = "markdown" | "dom";
 interface IdArgs {
@@ -65,9 +67,17 @@ async function requireBlock(ctx: ToolContext, id: string): Promise<BlockSnapshot
 
 // ---------------------------------------------------------------- additive inserts
 
-/** Where the new block will land, checked before anything is issued. */
-async function probeAnchor(ctx: ToolContext, anchorId: string): Promise<Probed<null>> {
-  if (!(await ctx.kernel.checkBlockExist(anchorId))) throw notFound("anchor block", anchorId);
+/**
+ * Where the new block will land, checked before anything is issued: a sibling anchor must exist, a
+ * parent anchor must be a container (the kernel refuses a leaf parent with -1).
+ */
+async function probeAnchor(
+  ctx: ToolContext,
+  anchorId: string,
+  role: "sibling" | "parent",
+): Promise<Probed<null>> {
+  if (role === "parent") await requireContainer(ctx, anchorId);
+  else if (!(await ctx.kernel.checkBlockExist(anchorId))) throw notFound("anchor block", anchorId);
   return {
     state: { anchor: anchorId },
     notebooks: await notebooksOfBlocks(ctx, [anchorId]),
@@ -102,22 +112,27 @@ async function createdBlockReadback(
 
 const insert: MutationHandler<InsertArgs, null, string | null> = {
   targets: (a) => [a.nextID ?? a.previousID ?? a.parentID ?? ""],
-  probe: (ctx, a) => probeAnchor(ctx, a.nextID ?? a.previousID ?? (a.parentID as string)),
-  execute: (ctx, a) => ctx.kernel.insertBlock(a.dataType, a.data, a),
+  probe: (ctx, a) => {
+    const sibling = a.nextID ?? a.previousID;
+    return sibling !== undefined
+      ? probeAnchor(ctx, sibling, "sibling")
+      : probeAnchor(ctx, a.parentID as string, "parent");
+  },
+  execute: (ctx, a) => ctx.write.insertBlock(a.dataType, a.data, a),
   readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
 };
 
 const prepend: MutationHandler<ParentArgs, null, string | null> = {
   targets: (a) => [a.parentID],
-  probe: (ctx, a) => probeAnchor(ctx, a.parentID),
-  execute: (ctx, a) => ctx.kernel.prependBlock(a.dataType, a.data, a.parentID),
+  probe: (ctx, a) => probeAnchor(ctx, a.parentID, "parent"),
+  execute: (ctx, a) => ctx.write.prependBlock(a.dataType, a.data, a.parentID),
   readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
 };
 
 const append: MutationHandler<ParentArgs, null, string | null> = {
   targets: (a) => [a.parentID],
-  probe: (ctx, a) => probeAnchor(ctx, a.parentID),
-  execute: (ctx, a) => ctx.kernel.appendBlock(a.dataType, a.data, a.parentID),
+  probe: (ctx, a) => probeAnchor(ctx, a.parentID, "parent"),
+  execute: (ctx, a) => ctx.write.appendBlock(a.dataType, a.data, a.parentID),
   readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
 };
 
@@ -139,24 +154,45 @@ function distinctItems(a: UpdateArgs): UpdateItem[] {
 }
 
 /**
- * The markdown sent to `updateBlock`: the new content, followed by one IAL line that carries the
- * block's existing attributes (overlaid by any IAL the caller wrote), because the kernel replaces a
- * block's IAL with what the new data carries. Returns `undefined` when one IAL line cannot carry
- * them (several blocks in the data, or DOM data); then the attributes are restored by a second call.
+ * The markdown sent to `updateBlock`: the new content with one IAL line that carries the block's
+ * existing attributes (overlaid by any IAL the caller wrote for that block), because the kernel
+ * replaces a block's IAL with what the new data carries. For data of several blocks the IAL goes
+ * after the first block, which keeps the target's ID, when that block is a plain paragraph or
+ * heading (its end is then the first blank line). Returns `undefined` when one IAL line cannot be
+ * placed safely (DOM data, or a first block that is a list, quote, fence, table or HTML); then the
+ * attributes are restored by a second call.
  */
 function markdownWithAttributes(
   data: string,
   keep: Record<string, string>,
 ): { data: string; attrs: Record<string, string> } | undefined {
   const trimmed = data.replace(/\s+$/, "");
-  const lines = trimmed.split("\n");
-  const last = lines.at(-1) ?? "";
-  const own = parseIalLine(last);
-  const body = own ? lines.slice(0, -1).join("\n") : trimmed;
-  if (/\n\s*\n/.test(body) || body.trim() === "") return undefined;
+  const blank = /\n[ \t]*\n/.exec(trimmed);
+  const first = blank ? trimmed.slice(0, blank.index) : trimmed;
+  const rest = blank ? trimmed.slice(blank.index) : "";
+  if (blank && !isPlainLeafBlock(first)) return undefined;
+  const lines = first.split("\n");
+  const own = parseIalLine(lines.at(-1) ?? "");
+  const body = own ? lines.slice(0, -1).join("\n") : first;
+  if (body.trim() === "") return undefined;
   const attrs = { ...keep, ...(own ?? {}) };
-  if (Object.keys(attrs).length === 0) return { data: body, attrs };
-  return { data: `${body}\n${renderIalLine(attrs)}`, attrs };
+  if (Object.keys(attrs).length === 0) return { data: `${body}${rest}`, attrs };
+  return { data: `${body}\n${renderIalLine(attrs)}${rest}`, attrs };
+}
+
+/**
+ * A paragraph or ATX heading that ends at the next blank line: no list, quote, fence, math,
+ * table, HTML, indented code or thematic break at the start of any of its lines.
+ */
+function isPlainLeafBlock(chunk: string): boolean {
+  return chunk
+    .split("\n")
+    .every(
+      (line) =>
+        !/^ {0,3}(?:[*+-](?:\s|$)|\d+[.)](?:\s|$)|>|```|~~~|\$\$|\||<|\{\{\{|(?:[-*_]\s*){3,}$)/.test(
+          line,
+        ) && !/^(?: {4}|\t)/.test(line),
+    );
 }
 
 interface UpdatePlan {
@@ -166,6 +202,11 @@ interface UpdatePlan {
   readonly restore: Record<string, string> | undefined;
   /** Attributes that must be present afterwards. */
   readonly expectAttrs: Record<string, string>;
+  /**
+   * Set by execute: the top-level block IDs the kernel's update operation carries (the target
+   * first, then any blocks the data added after it); empty when the reply named none.
+   */
+  blockIds?: readonly string[];
 }
 
 function planUpdate(item: UpdateItem, before: BlockSnapshot): UpdatePlan {
@@ -187,8 +228,15 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
   targets: (a) => itemsOf(a).map((i) => i.id),
   summary: (a) => ({ targetCount: distinctItems(a).length }),
   async probe(ctx, a) {
+    // Data naming kernel-managed identity is refused before any read (Markdown IAL id/updated) or
+    // once the target's descendants are known (foreign DOM data-node-id).
+    for (const item of itemsOf(a)) if (item.dataType === "markdown") checkUpdateData(item);
     const items = distinctItems(a);
     const snaps = await Promise.all(items.map((i) => requireBlock(ctx, i.id)));
+    for (const [i, item] of items.entries()) {
+      const state = (snaps[i] as BlockSnapshot).state;
+      if (item.dataType === "dom" && "dom" in state) checkUpdateData(item, state.dom);
+    }
     return {
       state: snaps.map((s) => s.state),
       notebooks: await notebooksOfBlocks(
@@ -202,8 +250,8 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
     const items = distinctItems(a);
     const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
     for (const plan of plans) {
-      await ctx.kernel.updateBlock(plan.item.id, plan.item.dataType, plan.send);
-      if (plan.restore) await ctx.kernel.setBlockAttrs(plan.item.id, plan.restore);
+      plan.blockIds = await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
+      if (plan.restore) await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
     }
     return plans;
   },
@@ -211,23 +259,14 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
     await ctx.kernel.flush();
     const afters = await Promise.all(plans.map((p) => readBlockState(ctx.kernel, p.item.id)));
     const state = afters.map((s) => s.state);
-    let changed = false;
+    // `unchanged` only when every item asked for what its block already was (request vs
+    // before-state); an item that asked for a change must show it and must differ from before.
+    let requestedChange = false;
     for (const [i, plan] of plans.entries()) {
       const after = afters[i] as BlockSnapshot;
       const prior = before.snapshot[i] as BlockSnapshot;
-      if (!after.exists)
-        return { state, verdict: "mismatch", reason: `block ${plan.item.id} no longer exists` };
-      const wanted = contentKey(plan.item.data, plan.item.dataType);
-      if (
-        contentKey(after.body, "markdown") !== wanted &&
-        contentKey(normalizeKramdown(after.body), "markdown") !== wanted
-      ) {
-        return {
-          state,
-          verdict: "mismatch",
-          reason: `block ${plan.item.id} does not show the requested content`,
-        };
-      }
+      const mismatch = await contentMismatch(ctx.kernel, plan.item, prior, after);
+      if (mismatch !== undefined) return { state, verdict: "mismatch", reason: mismatch };
       for (const [k, v] of Object.entries(plan.expectAttrs)) {
         if (after.attrs[k] !== v) {
           return {
@@ -237,11 +276,19 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
           };
         }
       }
-      if (JSON.stringify(after.state) !== JSON.stringify(prior.state)) changed = true;
+      if (requestIsNoOp(plan.item, prior, plan.expectAttrs)) continue;
+      requestedChange = true;
+      if (JSON.stringify(after.state) === JSON.stringify(prior.state)) {
+        return {
+          state,
+          verdict: "mismatch",
+          reason: `block ${plan.item.id} still shows its previous state although the request changes it`,
+        };
+      }
     }
     return {
       state,
-      verdict: changed ? "applied" : "unchanged",
+      verdict: requestedChange ? "applied" : "unchanged",
       receipt: { targetCount: plans.length },
     };
   },
@@ -277,7 +324,7 @@ const setAttrs: MutationHandler<SetAttrsArgs, BlockSnapshot, null> = {
     return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
   },
   async execute(ctx, a) {
-    await ctx.kernel.setBlockAttrs(a.id, { ...a.attrs });
+    await ctx.write.setBlockAttrs(a.id, { ...a.attrs });
     return null;
   },
   async readback(ctx, a, before) {
@@ -306,7 +353,7 @@ const del: MutationHandler<IdArgs, BlockSnapshot, null> = {
     return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
   },
   async execute(ctx, a) {
-    await ctx.kernel.deleteBlock(a.id);
+    await ctx.write.deleteBlock(a.id);
     return null;
   },
   async readback(ctx, a) {
@@ -358,41 +405,35 @@ const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
         "Pick another anchor.",
       );
     }
+    await checkMove(ctx, a);
     const s = await moveStructure(ctx, a);
     return { state: s.state, notebooks: s.notebooks, snapshot: { rootIds: s.rootIds } };
   },
   async execute(ctx, a) {
-    await ctx.kernel.moveBlock(a.id, {
+    await ctx.write.moveBlock(a.id, {
       previousID: a.previousID,
       parentID: a.previousID ? undefined : a.parentID,
     });
     return null;
   },
-  async readback(ctx, a) {
+  async readback(ctx, a, before) {
     await ctx.kernel.flush();
     const s = await moveStructure(ctx, a);
-    const anchor = (a.previousID ?? a.parentID) as string;
-    const info = await ctx.kernel.getBlockInfo(anchor);
-    const doc = (s.state as { docs: { id: string; kramdown: string }[] }).docs.find(
-      (d) => d.id === info?.rootID,
-    );
-    if (!doc)
+    const docsOf = (state: unknown) =>
+      (state as { docs: { id: string; kramdown: string }[] }).docs ?? [];
+    const request = { id: a.id, previousID: a.previousID, parentID: a.parentID };
+    if (!placedAsRequested(docsOf(s.state), request)) {
       return {
         state: s.state,
         verdict: "mismatch",
-        reason: "the target document could not be read",
+        reason: a.previousID
+          ? "the block is not right after previousID"
+          : "the block is not the first child of parentID",
       };
-    if (a.previousID) {
-      const at = doc.kramdown.indexOf(`id="${a.id}"`);
-      const prev = doc.kramdown.indexOf(`id="${a.previousID}"`);
-      if (at < 0 || prev < 0 || at < prev)
-        return { state: s.state, verdict: "mismatch", reason: "the block is not after previousID" };
-    } else {
-      const children = await ctx.kernel.getChildBlocks(a.parentID as string);
-      if (!children.some((c) => c.id === a.id))
-        return { state: s.state, verdict: "mismatch", reason: "the block is not under parentID" };
     }
-    return { state: s.state, verdict: "applied" };
+    // A move to where the block already was asks for nothing: decided from the before-state.
+    const noOp = placedAsRequested(docsOf(before.state), request);
+    return { state: s.state, verdict: noOp ? "unchanged" : "applied" };
   },
 };
 

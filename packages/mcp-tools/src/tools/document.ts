@@ -120,7 +120,7 @@ export async function createdDocReadback(
 const create: MutationHandler<CreateArgs, null, string> = {
   targets: (a) => [a.notebook],
   probe: (ctx, a) => probeNotebookOpen(ctx, a.notebook),
-  execute: (ctx, a) => ctx.kernel.createDocWithMd(a.notebook, normalizeHpath(a.hpath), a.markdown),
+  execute: (ctx, a) => ctx.write.createDocWithMd(a.notebook, normalizeHpath(a.hpath), a.markdown),
   readback: (ctx, a, _before, id) => createdDocReadback(ctx, id, a.hpath),
 };
 
@@ -149,7 +149,7 @@ const rename: MutationHandler<RenameArgs, Meta, null> = {
   targets: (a) => [a.id],
   probe: (ctx, a) => probeMeta(ctx, a.id),
   async execute(ctx, a) {
-    await ctx.kernel.renameDocByID(a.id, a.title);
+    await ctx.write.renameDocByID(a.id, a.title);
     return null;
   },
   async readback(ctx, a, before) {
@@ -184,7 +184,7 @@ const setAttr: MutationHandler<SetAttrArgs, Meta, null> = {
     return probeMeta(ctx, a.id);
   },
   async execute(ctx, a) {
-    await ctx.kernel.setBlockAttrs(a.id, { ...a.attrs });
+    await ctx.write.setBlockAttrs(a.id, { ...a.attrs });
     return null;
   },
   async readback(ctx, a, before) {
@@ -225,7 +225,7 @@ const remove: MutationHandler<{ id: string }, Meta, null> = {
   targets: (a) => [a.id],
   probe: (ctx, a) => probeMeta(ctx, a.id),
   async execute(ctx, a) {
-    await ctx.kernel.removeDocByID(a.id);
+    await ctx.write.removeDocByID(a.id);
     return null;
   },
   readback: (ctx, a) => removedDocReadback(ctx, a.id),
@@ -289,7 +289,7 @@ const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
     };
   },
   async execute(ctx, a) {
-    await ctx.kernel.moveDocsByID(a.ids, a.toID);
+    await ctx.write.moveDocsByID(a.ids, a.toID);
     return null;
   },
   async readback(ctx, a, before) {
@@ -307,8 +307,9 @@ const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
         return { state, verdict: "mismatch", reason: `document ${id} is not under ${a.toID}` };
       }
     }
+    // Decided from the request and the before-state: every document already was under toID.
     const unchanged = before.snapshot.docs.every(
-      (d, i) => d.path === locs[i]?.path && d.notebook === locs[i]?.notebook,
+      (d) => d.notebook === before.snapshot.target.notebook && d.path === `${folder}${d.id}.sy`,
     );
     return { state, verdict: unchanged ? "unchanged" : "applied" };
   },

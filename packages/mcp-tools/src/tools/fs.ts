@@ -14,7 +14,8 @@ import {
   readDocContent,
   requireDoc,
 } from "../state/doc-state.js";
-import { contentKey, splitOwnIal } from "../state/ial.js";
+import { splitOwnIal } from "../state/ial.js";
+import { documentShows } from "../state/readback.js";
 import { createdDocReadback, listTree, probeNotebookOpen, removedDocReadback } from "./document.js";
 import { reorderHandler } from "./reorder.js";
 
@@ -160,9 +161,9 @@ const write: MutationHandler<WriteArgs, WriteSnapshot, string> = {
   async execute(ctx, a, before) {
     const s = before.snapshot;
     if (s.existing === null)
-      return ctx.kernel.createDocWithMd(s.notebook, normalizeHpath(s.hpath), a.markdown);
+      return ctx.write.createDocWithMd(s.notebook, normalizeHpath(s.hpath), a.markdown);
     // Updating a document ID replaces all of its children with the new content.
-    await ctx.kernel.updateBlock(s.existing, "markdown", a.markdown);
+    await ctx.write.updateBlock(s.existing, "markdown", a.markdown);
     return s.existing;
   },
   async readback(ctx, a, before, id) {
@@ -178,15 +179,22 @@ const write: MutationHandler<WriteArgs, WriteSnapshot, string> = {
       };
     const doc = await readDocContent(ctx, id);
     const body = splitOwnIal(doc.kramdown).body;
-    if (contentKey(body, "markdown") !== contentKey(a.markdown, "markdown")) {
+    if (!documentShows(body, a.markdown)) {
       return {
         state: doc.state,
         verdict: "mismatch",
         reason: "the document does not show the written content",
       };
     }
-    const same =
-      contentKey(before.snapshot.before, "markdown") === contentKey(a.markdown, "markdown");
+    // `unchanged` is decided from the request and the before-state, never from the readback.
+    const same = documentShows(before.snapshot.before, a.markdown);
+    if (!same && JSON.stringify(doc.state) === JSON.stringify(before.state)) {
+      return {
+        state: doc.state,
+        verdict: "mismatch",
+        reason: "the document still shows its previous content although the request changes it",
+      };
+    }
     return { state: doc.state, verdict: same ? "unchanged" : "applied", receipt: { id } };
   },
 };
@@ -202,7 +210,7 @@ const rm: MutationHandler<{ path: string }, { id: string }, null> = {
     return { state: doc.state, notebooks: [notebook], snapshot: { id } };
   },
   async execute(ctx, _a, before) {
-    await ctx.kernel.removeDocByID(before.snapshot.id);
+    await ctx.write.removeDocByID(before.snapshot.id);
     return null;
   },
   readback: (ctx, _a, before) => removedDocReadback(ctx, before.snapshot.id),
@@ -271,8 +279,8 @@ const mv: MutationHandler<{ from: string; to: string }, MvSnapshot, null> = {
   },
   async execute(ctx, _a, before) {
     const s = before.snapshot;
-    if (s.move) await ctx.kernel.moveDocsByID([s.id], s.target.id);
-    if (s.rename) await ctx.kernel.renameDocByID(s.id, s.title);
+    if (s.move) await ctx.write.moveDocsByID([s.id], s.target.id);
+    if (s.rename) await ctx.write.renameDocByID(s.id, s.title);
     return null;
   },
   async readback(ctx, _a, before) {

@@ -7,6 +7,7 @@ import type {
   RunHandler,
   ToolContext,
   ToolHandlers,
+  WriteContext,
 } from "../handler.js";
 import { notFound } from "../handler.js";
 import type { NotebookRow } from "../kernel.js";
@@ -60,7 +61,7 @@ async function requireNotebook(ctx: ToolContext, notebook: string): Promise<Note
 
 /** A state mutation on one notebook whose readback checks `done(after)`. */
 function notebookMutation<A extends NotebookArgs>(
-  execute: (ctx: ToolContext, a: A) => Promise<void>,
+  execute: (ctx: WriteContext, a: A) => Promise<void>,
   done: (after: NotebookState, a: A) => boolean,
   isNoOp: (before: NotebookState, a: A) => boolean,
 ): MutationHandler<A, NotebookState, null> {
@@ -106,7 +107,7 @@ const create: MutationHandler<{ name: string }, null, NotebookRow> = {
   async probe() {
     return { state: null, notebooks: [], snapshot: null };
   },
-  execute: (ctx, a) => ctx.kernel.createNotebook(a.name),
+  execute: (ctx, a) => ctx.write.createNotebook(a.name),
   async readback(ctx, a, _before, created) {
     const after = await readNotebookState(ctx, created.id);
     if (!after.row || after.row.name !== a.name) {
@@ -128,7 +129,7 @@ const remove: MutationHandler<NotebookArgs, NotebookState, null> = {
     return { state, notebooks: [a.notebook], snapshot: state };
   },
   async execute(ctx, a) {
-    await ctx.kernel.removeNotebook(a.notebook);
+    await ctx.write.removeNotebook(a.notebook);
     return null;
   },
   async readback(ctx, a) {
@@ -160,14 +161,14 @@ export const notebookHandlers: ToolHandlers = {
   create: { mutation: create as MutationHandler<never> },
   rename: {
     mutation: notebookMutation<RenameArgs>(
-      (ctx, a) => ctx.kernel.renameNotebook(a.notebook, a.name),
+      (ctx, a) => ctx.write.renameNotebook(a.notebook, a.name),
       (after, a) => after.row?.name === a.name,
       (before, a) => before.row?.name === a.name,
     ) as MutationHandler<never>,
   },
   set_conf: {
     mutation: notebookMutation<SetConfArgs>(
-      (ctx, a) => ctx.kernel.setNotebookConf(a.notebook, { ...a.conf }),
+      (ctx, a) => ctx.write.setNotebookConf(a.notebook, { ...a.conf }),
       (after, a) => confMatches(after, a.conf),
       (before, a) => confMatches(before, a.conf),
     ) as MutationHandler<never>,
@@ -175,7 +176,7 @@ export const notebookHandlers: ToolHandlers = {
   set_open_state: {
     mutation: notebookMutation<OpenArgs>(
       (ctx, a) =>
-        a.open ? ctx.kernel.openNotebook(a.notebook) : ctx.kernel.closeNotebook(a.notebook),
+        a.open ? ctx.write.openNotebook(a.notebook) : ctx.write.closeNotebook(a.notebook),
       (after, a) => after.row?.closed === !a.open,
       (before, a) => before.row?.closed === !a.open,
     ) as MutationHandler<never>,

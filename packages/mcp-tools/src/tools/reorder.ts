@@ -2,9 +2,15 @@
  * The reorder engine shared by document.reorder and fs.reorder: a structure precondition over the
  * parent, the notebook configuration and every visible child; `changeSort` with the children's storage
  * paths in the requested order, plus custom sort mode (6) when it is not already in force; readback
- * requires the exact requested order in the effective listing.
+ * requires the exact requested order in the effective listing and the notebook's sort mode custom.
  */
-import type { MutationHandler, Probed, ReadbackResult, ToolContext } from "../handler.js";
+import type {
+  MutationHandler,
+  Probed,
+  ReadbackResult,
+  ToolContext,
+  WriteContext,
+} from "../handler.js";
 import { ToolError } from "../handler.js";
 import { type DocParent, readSiblingStructure } from "../state/doc-state.js";
 
@@ -18,6 +24,23 @@ export interface ReorderSnapshot {
   readonly pathsInOrder: readonly string[];
   readonly setCustomMode: boolean;
   readonly alreadyOrdered: boolean;
+}
+
+/**
+ * The preflight's warning when the commit will switch the notebook to custom sort: the mode is a
+ * notebook setting, so every folder of the notebook will list its documents in custom order.
+ */
+function sortModeSwitchNote(from: number | undefined): Record<string, unknown> {
+  const was =
+    from === undefined
+      ? "an unknown mode"
+      : from === 15
+        ? "15 (follow the workspace file-tree setting)"
+        : String(from);
+  return {
+    switchesSortMode: { from: from ?? null, to: CUSTOM_SORT_MODE },
+    note: `The commit also switches this notebook's sort mode from ${was} to ${CUSTOM_SORT_MODE} (custom order): every folder of the notebook will then list its documents in custom order, not only this one.`,
+  };
 }
 
 /** Probes a reorder of `parent`'s children into `orderedIds` (which must list each visible child once). */
@@ -44,14 +67,16 @@ export async function probeReorder(
   const pathOf = new Map(s.children.map((c) => [c.id, c.path]));
   const mode =
     typeof s.conf?.["sortMode"] === "number" ? (s.conf["sortMode"] as number) : undefined;
+  const setCustomMode = mode !== CUSTOM_SORT_MODE;
   return {
     state: s.state,
     notebooks: [parent.notebook],
+    ...(setCustomMode ? { preflightNotes: sortModeSwitchNote(mode) } : {}),
     snapshot: {
       parent,
       orderedIds,
       pathsInOrder: orderedIds.map((id) => pathOf.get(id) ?? ""),
-      setCustomMode: mode !== CUSTOM_SORT_MODE,
+      setCustomMode,
       alreadyOrdered:
         mode === CUSTOM_SORT_MODE && s.effectiveOrder.every((id, i) => id === orderedIds[i]),
     },
@@ -59,14 +84,14 @@ export async function probeReorder(
 }
 
 /** Executes a probed reorder: one `changeSort`, plus `setNotebookConf` when the mode is not custom. */
-export async function executeReorder(ctx: ToolContext, snap: ReorderSnapshot): Promise<null> {
-  await ctx.kernel.changeSort(snap.parent.notebook, snap.pathsInOrder);
+export async function executeReorder(ctx: WriteContext, snap: ReorderSnapshot): Promise<null> {
+  await ctx.write.changeSort(snap.parent.notebook, snap.pathsInOrder);
   if (snap.setCustomMode)
-    await ctx.kernel.setNotebookConf(snap.parent.notebook, { sortMode: CUSTOM_SORT_MODE });
+    await ctx.write.setNotebookConf(snap.parent.notebook, { sortMode: CUSTOM_SORT_MODE });
   return null;
 }
 
-/** Reads back a reorder: the effective listing must be exactly the requested order. */
+/** Reads back a reorder: exactly the requested order in the listing, under custom sort (6). */
 export async function readbackReorder(
   ctx: ToolContext,
   snap: ReorderSnapshot,
@@ -80,6 +105,15 @@ export async function readbackReorder(
       state: s.state,
       verdict: "mismatch",
       reason: "the listing does not show the requested order",
+    };
+  // The order only holds under custom sorting: a notebook that follows the workspace setting (15)
+  // or sorts otherwise may list the same order today by accident, and another order tomorrow.
+  const mode = s.conf?.["sortMode"];
+  if (mode !== CUSTOM_SORT_MODE)
+    return {
+      state: s.state,
+      verdict: "mismatch",
+      reason: `the notebook's sort mode is ${JSON.stringify(mode ?? null)}, not custom (${CUSTOM_SORT_MODE})`,
     };
   return {
     state: s.state,

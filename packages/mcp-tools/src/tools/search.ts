@@ -4,20 +4,21 @@
 import type { RunHandler, ToolContext, ToolHandlers } from "../handler.js";
 import { ToolError } from "../handler.js";
 import { readableRows } from "../permissions.js";
-
-/** Only read statements: the kernel's `/api/query/sql` would run anything. */
-const READ_STATEMENT = /^\s*(select|with)\b/i;
+import { checkReadOnlySql } from "./read-only-sql.js";
 
 /** The search tool's handlers. */
 export const searchHandlers: ToolHandlers = {
   sql: {
     read: {
       run: async (ctx: ToolContext, a: { stmt: string }) => {
-        if (!READ_STATEMENT.test(a.stmt) || /;\s*\S/.test(a.stmt)) {
+        // The kernel's `/api/query/sql` would run anything: refuse before any kernel call.
+        const check = checkReadOnlySql(a.stmt);
+        if (!check.ok) {
           throw new ToolError(
             "invalid_arguments",
-            "search.sql runs one SELECT statement",
-            "Write a single SELECT (or WITH … SELECT); use the write actions of block/document to change notes.",
+            `search.sql runs one read-only SELECT statement: ${check.reason}`,
+            "Write a single SELECT (or WITH … SELECT) without data-changing keywords outside quotes; use the write actions of block/document to change notes.",
+            { reason: check.reason },
           );
         }
         const { rows, withheld } = readableRows(ctx.permissions, await ctx.kernel.sql(a.stmt));

@@ -1,7 +1,13 @@
 /**
  * system: bootstrap, version, health (reads); notify (external side effect, no guarantee).
  */
-import type { RunHandler, ToolContext, ToolHandlers } from "../handler.js";
+import type {
+  ExternalHandler,
+  RunHandler,
+  ToolContext,
+  ToolHandlers,
+  WriteContext,
+} from "../handler.js";
 
 /** What the runtime tells the system tool. */
 export interface SystemInfo {
@@ -81,11 +87,11 @@ export const systemHandlers: ToolHandlers = {
   },
   notify: {
     external: {
-      run: async (ctx: ToolContext, a: { msg: string; timeout?: number }) => {
-        await ctx.kernel.pushMsg(a.msg, a.timeout);
+      run: async (ctx: WriteContext, a: { msg: string; timeout?: number }) => {
+        await ctx.write.pushMsg(a.msg, a.timeout);
         return { notified: true };
       },
-    } as RunHandler<never>,
+    } as ExternalHandler<never>,
   },
 };
 

@@ -10,6 +10,7 @@ import type { MutationHandler, RunHandler, ToolContext, ToolHandlers } from "../
 import { ToolError } from "../handler.js";
 import { notebooksOfBlocks, readableRows } from "../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
+import { canonicalForm, formOfMarkdown } from "../state/content-form.js";
 import { renderIalLine } from "../state/ial.js";
 
 /** At most this many blocks per tag rename/remove; more must be narrowed by the caller. */
@@ -81,6 +82,8 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
           m.blocks.map((b) => b.id),
         ),
         snapshot: m,
+        // The commit's receipt reports the same count after readback.
+        preflightNotes: { blockCount: m.blocks.length },
       };
     },
     async execute(ctx, a, before) {
@@ -90,7 +93,7 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
         const body = block.body.replaceAll(from, to);
         const keep = attributesToKeep(block.attrs);
         const data = Object.keys(keep).length > 0 ? `${body}\n${renderIalLine(keep)}` : body;
-        await ctx.kernel.updateBlock(block.id, "markdown", data);
+        await ctx.write.updateBlock(block.id, "markdown", data);
       }
       return before.snapshot.blocks.length;
     },
@@ -100,12 +103,19 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
         before.snapshot.blocks.map((b) => readBlockState(ctx.kernel, b.id)),
       );
       const state = { label: oldLabel(a), blocks: afters.map((b) => b.state) };
-      for (const after of afters) {
-        const body = after.body;
+      const from = `#${oldLabel(a)}#`;
+      const to = replacement === null ? "" : `#${a["newLabel"]}#`;
+      // Renaming a tag to itself asks for nothing: decided from the request, not the readback.
+      const sameLabel = from === to;
+      for (const [i, after] of afters.entries()) {
+        const prior = before.snapshot.blocks[i] as BlockSnapshot;
+        const expected = prior.body.replaceAll(from, to);
         if (
           !after.exists ||
-          body.includes(`#${oldLabel(a)}#`) ||
-          (replacement !== null && !body.includes(`#${a["newLabel"]}#`))
+          (!sameLabel && after.body.includes(from)) ||
+          (to !== "" && !after.body.includes(to)) ||
+          canonicalForm(formOfMarkdown(after.body), { ownAttrs: "ignore" }) !==
+            canonicalForm(formOfMarkdown(expected), { ownAttrs: "ignore" })
         ) {
           return {
             state,
@@ -116,7 +126,7 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
       }
       return {
         state,
-        verdict: count === 0 ? "unchanged" : "applied",
+        verdict: count === 0 || sameLabel ? "unchanged" : "applied",
         receipt: { blockCount: count },
       };
     },

@@ -1,0 +1,81 @@
+/**
+ * The kernel writes reach handlers only through the coordinator's tracker: probes, readbacks and
+ * reads see a read-only port (the `@ts-expect-error` lines fail `typecheck` if that ever changes),
+ * and an executor's writes are counted, so a failure after the first write is `outcome_unknown`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MutationHandler, ToolContext, WriteContext } from "../src/handler.js";
+import { errorCode, type Harness, startHarness } from "./harness.js";
+
+/** Never called: checked by the compiler only. */
+export function typeLevel(ctx: ToolContext, wctx: WriteContext): void {
+  // @ts-expect-error a probe or readback context has no write methods
+  void ctx.kernel.updateBlock;
+  // @ts-expect-error nor a write port
+  void ctx.write;
+  // @ts-expect-error an executor's reads port has no write methods either: writes go through `write`
+  void wctx.kernel.setBlockAttrs;
+  void wctx.write.updateBlock;
+  const handler: MutationHandler<{ id: string }> = {
+    targets: (a) => [a.id],
+    probe: async () => ({ state: null, notebooks: [], snapshot: undefined }),
+    // @ts-expect-error an executor typed on ToolContext cannot write
+    execute: async (c: ToolContext) => c.kernel.deleteBlock("x"),
+    readback: async () => ({ state: null, verdict: "applied" }),
+  };
+  void handler;
+}
+
+describe("tracked kernel writes", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  it("a multi-block update on a block with attributes whose second step is refused is outcome_unknown", async () => {
+    const doc = h.sandbox.control.external.createDoc(h.notebook, "/write-port", "seed");
+    const [id] = h.sandbox.control.external.appendBlock(doc, "alpha one");
+    h.sandbox.control.external.setBlockAttrs(id as string, { "custom-owner": "ann", alias: "a1" });
+    const args = {
+      action: "update",
+      id,
+      dataType: "dom",
+      data: '<div data-type="NodeParagraph"><div contenteditable="true">one</div></div><div data-type="NodeParagraph"><div contenteditable="true">two</div></div>',
+    };
+    const pre = await h.call("block", { ...args, validateOnly: true });
+    expect(pre.isError).toBeUndefined();
+    // Refuse the connection for the next setBlockAttrs only, after updateBlock went through.
+    const original = h.client.attr.setBlockAttrs;
+    let refusedOnce = false;
+    (h.client.attr as { setBlockAttrs: typeof original }).setBlockAttrs = async (a) => {
+      if (!refusedOnce) {
+        refusedOnce = true;
+        await h.sandbox.control.refuseConnections(true);
+        try {
+          return await original(a);
+        } finally {
+          await h.sandbox.control.refuseConnections(false);
+        }
+      }
+      return original(a);
+    };
+    try {
+      const r = await h.call("block", h.commitArgs(args, pre.structuredContent));
+      expect(refusedOnce).toBe(true);
+      expect(errorCode(r)).toBe("outcome_unknown");
+      const err = r.structuredContent["error"] as Record<string, unknown>;
+      expect(err["writeAttempted"]).toBe(true);
+      expect(h.writes("/api/block/updateBlock")).toBeGreaterThanOrEqual(1);
+      // A replay never writes again and never claims success.
+      const before = h.writes("/api/block/updateBlock");
+      const replay = await h.call("block", h.commitArgs(args, pre.structuredContent));
+      expect(errorCode(replay)).toBe("outcome_unknown");
+      expect(h.writes("/api/block/updateBlock")).toBe(before);
+    } finally {
+      (h.client.attr as { setBlockAttrs: typeof original }).setBlockAttrs = original;
+    }
+  });
+});
