@@ -3,5 +3,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
-  test: { name: "mcp-tools", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: {
+    name: "mcp-tools",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // fails a test whose sandbox kernels were asked for /api/repo/* (issue 11)
+    setupFiles: ["test/no-repo-requests.setup.ts"],
+  },
 });

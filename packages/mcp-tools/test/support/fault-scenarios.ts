@@ -1,0 +1,522 @@
+/**
+ * The fault matrix's scenario registry: at least one scenario per strict mutation of the catalog
+ * (keyed `tool.action`; the matrix fails when a mutation has none). Each scenario builds its own
+ * fixture in an empty kernel, names the request, and says how the live state — read straight from
+ * the sandbox's tree or with a client outside the fault path — shows that request.
+ *
+ * Every request differs from the state before it, so `no_change` is never a right answer here.
+ */
+import {
+  differ,
+  docBlocks,
+  type Env,
+  type Fixture,
+  fixtureDoc,
+  type LiveBlock,
+  type Scenario,
+} from "./fault-matrix.js";
+
+const NOTEBOOK = "Work";
+
+async function notebook(env: Env, name = NOTEBOOK): Promise<string> {
+  const id = env.sandbox.control.external.createNotebook(name);
+  await env.sandbox.control.flush();
+  return id;
+}
+
+/** Bodies of a document's blocks, or why they cannot be read. */
+function bodies(env: Env, docId: string): string[] | string {
+  const blocks = docBlocks(env, docId);
+  return blocks === null ? `document ${docId} does not exist` : blocks.map((b) => b.body);
+}
+
+function sameBodies(env: Env, docId: string, expected: readonly string[]): string | undefined {
+  const b = bodies(env, docId);
+  return typeof b === "string" ? b : differ(`blocks of ${docId}`, b, expected);
+}
+
+function block(env: Env, docId: string, id: string): LiveBlock | undefined {
+  return docBlocks(env, docId)?.find((b) => b.id === id);
+}
+
+/** The block's attributes include every pair of `wanted`. */
+function keepsAttrs(
+  env: Env,
+  id: string,
+  wanted: Readonly<Record<string, string>>,
+): string | undefined {
+  const attrs = env.sandbox.control.attrs(id);
+  if (attrs === null) return `block ${id} does not exist`;
+  const picked = Object.fromEntries(Object.keys(wanted).map((k) => [k, attrs[k] ?? null]));
+  return differ(`attributes of ${id}`, picked, wanted);
+}
+
+const first = (...checks: (string | undefined)[]) => checks.find((c) => c !== undefined);
+
+/** Documents at an hpath, read from the kernel. */
+async function idsAt(env: Env, notebookId: string, hpath: string): Promise<string[]> {
+  return (await env.verify.filetree.getIDsByHPath({ notebook: notebookId, path: hpath })) ?? [];
+}
+
+/** The single document at an hpath whose blocks are exactly `expected`. */
+async function docAtShows(
+  env: Env,
+  notebookId: string,
+  hpath: string,
+  expected: readonly string[],
+): Promise<string | undefined> {
+  const ids = await idsAt(env, notebookId, hpath);
+  if (ids.length !== 1) return `${ids.length} documents at ${hpath}`;
+  return sameBodies(env, ids[0] as string, expected);
+}
+
+async function notebookRow(env: Env, id: string) {
+  return (await env.verify.notebook.lsNotebooks()).notebooks.find((n) => n.id === id);
+}
+
+/** A parent document with children A, B, C (custom order A, B, C) in a fresh notebook. */
+async function fixtureTree(env: Env) {
+  const nb = await notebook(env);
+  const parent = env.sandbox.control.external.createDoc(nb, "/Parent", "parent");
+  const children = ["A", "B", "C"].map((t) =>
+    env.sandbox.control.external.createDoc(nb, `/Parent/${t}`, t.toLowerCase()),
+  );
+  await env.sandbox.control.flush();
+  return { nb, parent, children };
+}
+
+/** The effective listing under `parent` equals `ids`, and the notebook sorts custom (mode 6). */
+async function orderShows(
+  env: Env,
+  nb: string,
+  parent: string,
+  ids: readonly string[],
+): Promise<string | undefined> {
+  const path = await env.verify.filetree.getPathByID({ id: parent });
+  const listed = await env.verify.filetree.listDocsByPath({
+    notebook: nb,
+    path: path.path,
+    maxListCount: 0,
+    ignoreMaxListHint: true,
+  });
+  const conf = await env.verify.notebook.getNotebookConf({ notebook: nb });
+  return first(
+    differ(
+      "order",
+      listed.files.map((f) => f.id),
+      ids,
+    ),
+    differ("notebook sortMode", conf.conf.sortMode, 6),
+  );
+}
+
+const PARAGRAPHS = ["alpha one", "beta two", "gamma three"];
+
+/** A document of three paragraphs; the first carries user attributes. */
+async function fixtureParagraphs(env: Env, attrs: Record<string, string> = {}) {
+  const nb = await notebook(env);
+  const d = await fixtureDoc(env, nb, "/Doc", PARAGRAPHS);
+  if (Object.keys(attrs).length > 0) {
+    env.sandbox.control.external.setBlockAttrs(d.blocks[0] as string, attrs);
+    await env.sandbox.control.flush();
+  }
+  return { nb, doc: d.id, blocks: d.blocks as [string, string, string] };
+}
+
+const OWNER = { "custom-owner": "ana" };
+const OWNER_ALIAS = { "custom-owner": "ana", alias: "status" };
+
+/** Every strict mutation's scenarios. */
+export const SCENARIOS: readonly Scenario[] = [
+  // ------------------------------------------------------------------ block
+  {
+    key: "block.insert",
+    name: "block.insert after a paragraph",
+    async setup(env): Promise<Fixture> {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "insert", data: "inserted", previousID: f.blocks[0] },
+        shows: async () =>
+          sameBodies(env, f.doc, ["alpha one", "inserted", "beta two", "gamma three"]),
+      };
+    },
+  },
+  {
+    key: "block.prepend",
+    name: "block.prepend into a document",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "prepend", parentID: f.doc, data: "first" },
+        shows: async () => sameBodies(env, f.doc, ["first", ...PARAGRAPHS]),
+      };
+    },
+  },
+  {
+    key: "block.append",
+    name: "block.append to a document",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "append", parentID: f.doc, data: "last" },
+        shows: async () => sameBodies(env, f.doc, [...PARAGRAPHS, "last"]),
+      };
+    },
+  },
+  {
+    key: "block.update",
+    name: "block.update single block with a user attribute",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, OWNER);
+      return {
+        args: { action: "update", id: f.blocks[0], data: "alpha changed" },
+        shows: async () =>
+          first(
+            sameBodies(env, f.doc, ["alpha changed", "beta two", "gamma three"]),
+            keepsAttrs(env, f.blocks[0], OWNER),
+          ),
+      };
+    },
+  },
+  {
+    key: "block.update",
+    name: "block.update formatting only (alpha one → **alpha one**)",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "update", id: f.blocks[0], data: "**alpha one**" },
+        shows: async () => sameBodies(env, f.doc, ["**alpha one**", "beta two", "gamma three"]),
+      };
+    },
+  },
+  {
+    key: "block.update",
+    name: "block.update multi-block data on a block with custom-owner and alias",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, OWNER_ALIAS);
+      return {
+        args: { action: "update", id: f.blocks[0], data: "one\n\ntwo" },
+        shows: async () =>
+          first(
+            sameBodies(env, f.doc, ["one", "two", "beta two", "gamma three"]),
+            differ("first block", block(env, f.doc, f.blocks[0])?.body, "one"),
+            keepsAttrs(env, f.blocks[0], OWNER_ALIAS),
+          ),
+      };
+    },
+  },
+  {
+    key: "block.update",
+    name: "block.update batch items (two blocks, one with a user attribute)",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, OWNER);
+      return {
+        args: {
+          action: "update",
+          items: [
+            { id: f.blocks[0], data: "alpha new" },
+            { id: f.blocks[1], data: "beta new" },
+          ],
+        },
+        shows: async () =>
+          first(
+            sameBodies(env, f.doc, ["alpha new", "beta new", "gamma three"]),
+            keepsAttrs(env, f.blocks[0], OWNER),
+          ),
+      };
+    },
+  },
+  {
+    key: "block.set_attrs",
+    name: "block.set_attrs on a paragraph",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, OWNER);
+      return {
+        args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
+        shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),
+      };
+    },
+  },
+  {
+    key: "block.delete",
+    name: "block.delete a paragraph",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "delete", id: f.blocks[2] },
+        shows: async () => sameBodies(env, f.doc, ["alpha one", "beta two"]),
+      };
+    },
+  },
+  {
+    key: "block.move",
+    name: "block.move a paragraph after another",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "move", id: f.blocks[0], previousID: f.blocks[2] },
+        shows: async () =>
+          differ(
+            "block order",
+            docBlocks(env, f.doc)?.map((b) => b.id),
+            [f.blocks[1], f.blocks[2], f.blocks[0]],
+          ),
+      };
+    },
+  },
+  // ------------------------------------------------------------------ document
+  {
+    key: "document.create",
+    name: "document.create at the notebook root",
+    async setup(env) {
+      const nb = await notebook(env);
+      return {
+        args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },
+        shows: () => docAtShows(env, nb, "/Created", ["hello"]),
+      };
+    },
+  },
+  {
+    key: "document.rename",
+    name: "document.rename",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "rename", id: f.doc, title: "Renamed" },
+        shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),
+      };
+    },
+  },
+  {
+    key: "document.set_attr",
+    name: "document.set_attr",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "set_attr", id: f.doc, attrs: { "custom-kind": "note" } },
+        shows: async () =>
+          differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
+      };
+    },
+  },
+  {
+    key: "document.remove",
+    name: "document.remove",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "remove", id: f.doc },
+        shows: async () =>
+          env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
+      };
+    },
+  },
+  {
+    key: "document.move",
+    name: "document.move under another document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const moved = await fixtureDoc(env, nb, "/Moved", ["m"]);
+      await fixtureDoc(env, nb, "/Target", ["t"]);
+      const target = (await idsAt(env, nb, "/Target"))[0] as string;
+      return {
+        args: { action: "move", ids: [moved.id], toID: target },
+        shows: async () =>
+          differ(
+            "hpath",
+            await env.verify.filetree.getHPathByID({ id: moved.id }),
+            "/Target/Moved",
+          ),
+      };
+    },
+  },
+  {
+    key: "document.reorder",
+    name: "document.reorder three children (notebook not yet custom-sorted)",
+    async setup(env) {
+      const t = await fixtureTree(env);
+      const order = [...t.children].reverse();
+      return {
+        args: { action: "reorder", parentID: t.parent, orderedIDs: order },
+        shows: () => orderShows(env, t.nb, t.parent, order),
+      };
+    },
+  },
+  // ------------------------------------------------------------------ fs
+  {
+    key: "fs.write",
+    name: "fs.write a new document",
+    async setup(env) {
+      const nb = await notebook(env);
+      return {
+        args: { action: "write", path: `/${NOTEBOOK}/Fresh`, markdown: "fresh content" },
+        shows: () => docAtShows(env, nb, "/Fresh", ["fresh content"]),
+      };
+    },
+  },
+  {
+    key: "fs.write",
+    name: "fs.write overwrite an existing document",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: {
+          action: "write",
+          path: `/${NOTEBOOK}/Doc`,
+          markdown: "replaced body",
+          overwrite: true,
+        },
+        shows: async () => sameBodies(env, f.doc, ["replaced body"]),
+      };
+    },
+  },
+  {
+    key: "fs.rm",
+    name: "fs.rm a document",
+    async setup(env) {
+      const f = await fixtureParagraphs(env);
+      return {
+        args: { action: "rm", path: `/${NOTEBOOK}/Doc` },
+        shows: async () =>
+          env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
+      };
+    },
+  },
+  {
+    key: "fs.mv",
+    name: "fs.mv move and rename (two writes)",
+    async setup(env) {
+      const nb = await notebook(env);
+      const src = await fixtureDoc(env, nb, "/Src", ["s"]);
+      await fixtureDoc(env, nb, "/Target", ["t"]);
+      return {
+        args: { action: "mv", from: `/${NOTEBOOK}/Src`, to: `/${NOTEBOOK}/Target/Moved` },
+        shows: async () =>
+          differ("hpath", await env.verify.filetree.getHPathByID({ id: src.id }), "/Target/Moved"),
+      };
+    },
+  },
+  {
+    key: "fs.reorder",
+    name: "fs.reorder three children (notebook not yet custom-sorted)",
+    async setup(env) {
+      const t = await fixtureTree(env);
+      return {
+        args: { action: "reorder", path: `/${NOTEBOOK}/Parent`, order: ["C", "B", "A"] },
+        shows: () => orderShows(env, t.nb, t.parent, [...t.children].reverse()),
+      };
+    },
+  },
+  // ------------------------------------------------------------------ notebook
+  {
+    key: "notebook.create",
+    name: "notebook.create",
+    async setup(env) {
+      await notebook(env);
+      return {
+        args: { action: "create", name: "Made" },
+        shows: async () => {
+          const n = (await env.verify.notebook.lsNotebooks()).notebooks.filter(
+            (b) => b.name === "Made",
+          ).length;
+          return n === 1 ? undefined : `${n} notebooks named Made`;
+        },
+      };
+    },
+  },
+  {
+    key: "notebook.rename",
+    name: "notebook.rename",
+    async setup(env) {
+      const nb = await notebook(env);
+      return {
+        args: { action: "rename", notebook: nb, name: "Renamed NB" },
+        shows: async () => differ("name", (await notebookRow(env, nb))?.name, "Renamed NB"),
+      };
+    },
+  },
+  {
+    key: "notebook.set_conf",
+    name: "notebook.set_conf sortMode 6",
+    async setup(env) {
+      const nb = await notebook(env);
+      return {
+        args: { action: "set_conf", notebook: nb, conf: { sortMode: 6 } },
+        shows: async () =>
+          differ(
+            "sortMode",
+            (await env.verify.notebook.getNotebookConf({ notebook: nb })).conf.sortMode,
+            6,
+          ),
+      };
+    },
+  },
+  {
+    key: "notebook.set_open_state",
+    name: "notebook.set_open_state close",
+    async setup(env) {
+      const nb = await notebook(env);
+      return {
+        args: { action: "set_open_state", notebook: nb, open: false },
+        shows: async () => differ("closed", (await notebookRow(env, nb))?.closed, true),
+      };
+    },
+  },
+  {
+    key: "notebook.remove",
+    name: "notebook.remove",
+    async setup(env) {
+      const nb = await notebook(env);
+      await notebook(env, "Other");
+      return {
+        args: { action: "remove", notebook: nb },
+        shows: async () =>
+          (await notebookRow(env, nb)) === undefined ? undefined : `notebook ${nb} is listed`,
+      };
+    },
+  },
+  // ------------------------------------------------------------------ tag
+  {
+    key: "tag.rename",
+    name: "tag.rename on two blocks (one with a user attribute)",
+    async setup(env) {
+      const nb = await notebook(env);
+      const d = await fixtureDoc(env, nb, "/Tagged", ["alpha #t1# one", "beta #t1# two", "plain"]);
+      env.sandbox.control.external.setBlockAttrs(d.blocks[0] as string, OWNER);
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "rename", oldLabel: "t1", newLabel: "t2" },
+        shows: async () =>
+          first(
+            sameBodies(env, d.id, ["alpha #t2# one", "beta #t2# two", "plain"]),
+            keepsAttrs(env, d.blocks[0] as string, OWNER),
+          ),
+      };
+    },
+  },
+  {
+    key: "tag.remove",
+    name: "tag.remove on two blocks (one with a user attribute)",
+    async setup(env) {
+      const nb = await notebook(env);
+      const d = await fixtureDoc(env, nb, "/Tagged", ["alpha #r1# one", "beta #r1# two", "plain"]);
+      env.sandbox.control.external.setBlockAttrs(d.blocks[0] as string, OWNER);
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "remove", label: "r1" },
+        shows: async () => {
+          const b = bodies(env, d.id);
+          if (typeof b === "string") return b;
+          return first(
+            differ(
+              "blocks (whitespace collapsed)",
+              b.map((x) => x.replace(/\s+/g, " ")),
+              ["alpha one", "beta two", "plain"],
+            ),
+            keepsAttrs(env, d.blocks[0] as string, OWNER),
+          );
+        },
+      };
+    },
+  },
+];
