@@ -7,7 +7,6 @@
  */
 import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import type { BlockInfo, DocList, KernelReads, KernelWrites, NotebookRow } from "./kernel.js";
-import { topLevelNodeIds } from "./state/dom-ids.js";
 
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
@@ -126,9 +125,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     appendBlock: async (dataType, data, parentID) =>
       firstNewId(await c.block.appendBlock({ dataType: dataType as "markdown", data, parentID })),
     updateBlock: async (id, dataType, data) => {
-      const tx = await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
-      const dom = tx[0]?.doOperations?.[0]?.data;
-      return typeof dom === "string" ? topLevelNodeIds(dom) : [];
+      await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
     },
     deleteBlock: async (id) => {
       await c.block.deleteBlock({ id });

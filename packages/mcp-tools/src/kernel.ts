@@ -89,11 +89,7 @@ export interface KernelWrites {
   insertBlock(dataType: string, data: string, anchor: InsertAnchor): Promise<string | null>;
   prependBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
   appendBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
-  /**
-   * Replaces a block's content; answers the top-level block IDs of the operation's DOM (the target
-   * first, then the blocks the data added after it), or `[]` when the reply carries none.
-   */
-  updateBlock(id: string, dataType: string, data: string): Promise<string[]>;
+  updateBlock(id: string, dataType: string, data: string): Promise<void>;
   deleteBlock(id: string): Promise<void>;
   moveBlock(
     id: string,

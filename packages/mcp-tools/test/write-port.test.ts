@@ -35,6 +35,44 @@ describe("tracked kernel writes", () => {
     await h.stop();
   });
 
+  it("an update keeps a list item's own attributes (its IAL follows the marker)", async () => {
+    const doc = h.sandbox.control.external.createDoc(h.notebook, "/list-item-attrs", "seed");
+    const [list] = h.sandbox.control.external.appendBlock(doc, "* one\n* two");
+    await h.client.flush();
+    const item = (await h.client.block.getChildBlocks({ id: list as string }))[0]?.id as string;
+    h.sandbox.control.external.setBlockAttrs(item, { "custom-owner": "ann" });
+    const { commit } = await h.write("block", {
+      action: "update",
+      id: item,
+      dataType: "markdown",
+      data: "* uno",
+    });
+    expect(commit.structuredContent["status"]).toBe("committed");
+    expect(h.sandbox.control.attrs(item)?.["custom-owner"]).toBe("ann");
+    expect(h.sandbox.control.kramdown(item)).toContain("uno");
+  });
+
+  it("a multi-block Markdown update keeps the target's attributes in one write", async () => {
+    const doc = h.sandbox.control.external.createDoc(h.notebook, "/one-write", "seed");
+    const [id] = h.sandbox.control.external.appendBlock(doc, "alpha one");
+    h.sandbox.control.external.setBlockAttrs(id as string, { "custom-owner": "ann", alias: "a1" });
+    const updates = h.writes("/api/block/updateBlock");
+    const attrWrites = h.writes("/api/attr/setBlockAttrs");
+    const { commit } = await h.write("block", {
+      action: "update",
+      id,
+      dataType: "markdown",
+      data: "one **x**\n\ntwo",
+    });
+    expect(commit.structuredContent["status"]).toBe("committed");
+    expect(h.writes("/api/block/updateBlock")).toBe(updates + 1);
+    expect(h.writes("/api/attr/setBlockAttrs")).toBe(attrWrites);
+    expect(h.sandbox.control.attrs(id as string)).toMatchObject({
+      "custom-owner": "ann",
+      alias: "a1",
+    });
+  });
+
   it("a multi-block update on a block with attributes whose second step is refused is outcome_unknown", async () => {
     const doc = h.sandbox.control.external.createDoc(h.notebook, "/write-port", "seed");
     const [id] = h.sandbox.control.external.appendBlock(doc, "alpha one");

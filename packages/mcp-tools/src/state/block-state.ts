@@ -2,12 +2,12 @@
  * The live state of one block: Kramdown, attributes and DOM, canonicalised.
  *
  * Two kernel reads, in parallel: `getBlockKramdown` and `getBlockDOM`. The attributes are the
- * block's own IAL, which ends its kramdown (the same pairs `getBlockAttrs` returns), so they cost
- * no third call. Timestamps and DOM attribute order do not count; inline marks and block-reference
+ * block's own IAL — the one naming its ID: the last line of its kramdown, or right after a list
+ * item's marker — the same pairs `getBlockAttrs` returns, so they cost no third call. Timestamps and DOM attribute order do not count; inline marks and block-reference
  * subtypes do.
  */
 import type { KernelReads } from "../kernel.js";
-import { splitOwnIal } from "./ial.js";
+import { ialOf, splitOwnIal } from "./ial.js";
 import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./normalize.js";
 
 /** What a block probe returns. `state` is hashed; the rest is for executors and readback. */
@@ -38,7 +38,10 @@ export async function readBlockState(kernel: KernelReads, id: string): Promise<B
   if (kramdown === null || dom === null) {
     return { id, exists: false, state: { id, missing: true }, body: "", attrs: {} };
   }
-  const { body, attrs } = splitOwnIal(kramdown);
+  const split = splitOwnIal(kramdown);
+  const body = split.body;
+  // The last IAL line is the block's own, except for a list item, whose IAL follows its marker.
+  const attrs = split.attrs["id"] === id ? split.attrs : (ialOf(kramdown, id) ?? split.attrs);
   return {
     id,
     exists: true,

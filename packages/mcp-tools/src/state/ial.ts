@@ -62,11 +62,6 @@ export function splitOwnIal(kramdown: string): { body: string; attrs: Record<str
   return { body: cut < 0 ? "" : trimmed.slice(0, cut), attrs };
 }
 
-/** Removes every IAL (line or inline) from kramdown, leaving the text an author wrote. */
-export function stripIals(kramdown: string): string {
-  return kramdown.replace(/\{:(?:\s+[A-Za-z_][\w-]*="(?:[^"\\]|\\.)*")*\s*\}/g, "");
-}
-
 /** The value the kernel stores for a requested attribute value (`null` or "" delete it; values are trimmed). */
 function storedValue(v: string | null): string | undefined {
   if (v === null) return undefined;
@@ -80,4 +75,19 @@ export function attrsMatch(
   requested: Readonly<Record<string, string | null>>,
 ): boolean {
   return Object.entries(requested).every(([k, v]) => attrs[k.toLowerCase()] === storedValue(v));
+}
+
+const ANY_IAL = /\{:((?:\s+[A-Za-z_][\w-]*="(?:[^"\\]|\\.)*")*)\s*\}/g;
+
+/**
+ * The attributes of the IAL that names `id` anywhere in a block's kramdown: a list item carries its
+ * own IAL right after the marker (`* {: id="…"}text`), and the last IAL line is its paragraph's.
+ * `undefined` when no IAL names `id`.
+ */
+export function ialOf(kramdown: string, id: string): Record<string, string> | undefined {
+  for (const m of kramdown.matchAll(ANY_IAL)) {
+    const attrs = parseIalLine(m[0]);
+    if (attrs?.["id"] === id) return attrs;
+  }
+  return undefined;
 }

@@ -170,7 +170,7 @@ function markdownWithAttributes(
   const blank = /\n[ \t]*\n/.exec(trimmed);
   const first = blank ? trimmed.slice(0, blank.index) : trimmed;
   const rest = blank ? trimmed.slice(blank.index) : "";
-  if (blank && !isPlainLeafBlock(first)) return undefined;
+  if (!isPlainLeafBlock(first)) return undefined;
   const lines = first.split("\n");
   const own = parseIalLine(lines.at(-1) ?? "");
   const body = own ? lines.slice(0, -1).join("\n") : first;
@@ -202,11 +202,6 @@ interface UpdatePlan {
   readonly restore: Record<string, string> | undefined;
   /** Attributes that must be present afterwards. */
   readonly expectAttrs: Record<string, string>;
-  /**
-   * Set by execute: the top-level block IDs the kernel's update operation carries (the target
-   * first, then any blocks the data added after it); empty when the reply named none.
-   */
-  blockIds?: readonly string[];
 }
 
 function planUpdate(item: UpdateItem, before: BlockSnapshot): UpdatePlan {
@@ -250,7 +245,7 @@ const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]>
     const items = distinctItems(a);
     const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
     for (const plan of plans) {
-      plan.blockIds = await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
+      await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
       if (plan.restore) await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
     }
     return plans;
