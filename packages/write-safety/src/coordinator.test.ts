@@ -329,6 +329,37 @@ describe("WriteCoordinator strict flow", () => {
     expect(e.writeAttempted).toBe(true);
   });
 
+  it("precheck runs the commit's ledger and lease checks without consuming anything", async () => {
+    const { coordinator } = await makeCoordinator();
+    const k = new FakeKernel();
+    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const code = (f: () => void) => {
+      try {
+        f();
+        return "passed";
+      } catch (e) {
+        return isWriteSafetyError(e) ? e.code : String(e);
+      }
+    };
+    expect(code(() => coordinator.precheck(setCall("b1", "x", args)))).toBe("passed");
+    expect(code(() => coordinator.precheck(setCall("b1", "x", { requestId: "ffff9" })))).toBe(
+      "preflight_lease_invalid",
+    );
+    expect(code(() => coordinator.precheck(setCall("b1", "other", args)))).toBe(
+      "idempotency_conflict",
+    );
+    expect(code(() => coordinator.precheck(setCall("b1", "x", { requestId: pre.requestId })))).toBe(
+      "precondition_required",
+    );
+    expect(k.writes).toBe(0);
+    // Nothing was consumed: the commit still resolves the lease and executes once.
+    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    expect(ok.status).toBe("committed");
+    expect(code(() => coordinator.precheck(setCall("b1", "x", args)))).toBe("passed");
+    expect(k.writes).toBe(1);
+  });
+
   it("additive actions need the preflight-issued request ID but no hash", async () => {
     const { coordinator } = await makeCoordinator();
     const k = new FakeKernel();

@@ -406,18 +406,7 @@ export class WriteCoordinator {
       if (hooks.readback === undefined) {
         throw new TypeError(`${call.tool}.${call.action}: a strict mutation needs a readback`);
       }
-      const requestId = call.args["requestId"];
-      if (requestId === undefined || requestId === null || requestId === "") {
-        throw new WriteSafetyError("precondition_required", {
-          message: "requestId is absent; run preflight (validateOnly: true) to obtain one.",
-          details: { reason: "request_id_absent" },
-        });
-      }
-      if (typeof requestId !== "string") {
-        throw new WriteSafetyError("preflight_lease_invalid", {
-          details: { reason: "unknown_request_id" },
-        });
-      }
+      const requestId = requestIdOf(call);
       const scope = leaseScope(call);
       return this.#admitted(call.cancellation, () =>
         this.#strictCommit(call, hooks, scope, precondition, requestId),
@@ -449,19 +438,21 @@ export class WriteCoordinator {
     }
     const policy = this.#mutationOrExternal(call);
     if (policy.kind === "external" || !this.strict) return;
-    const requestId = call.args["requestId"];
-    if (requestId === undefined || requestId === null || requestId === "") {
-      throw new WriteSafetyError("precondition_required", {
-        message: "requestId is absent; run preflight (validateOnly: true) to obtain one.",
-        details: { reason: "request_id_absent" },
-      });
-    }
-    if (typeof requestId !== "string") {
-      throw new WriteSafetyError("preflight_lease_invalid", {
-        details: { reason: "unknown_request_id" },
-      });
-    }
-    const scope = leaseScope(call);
+    this.#gate(call, leaseScope(call), policy.precondition, requestIdOf(call));
+  }
+
+  /**
+   * The checks a strict commit makes before it probes, in the spec's order: ledger record (absent,
+   * other arguments, settled or unsettled), epoch, first-execution deadline, then the credential and
+   * its lease. Consumes nothing. Answers `replay` for a committed record, else the resolved lease
+   * (`undefined` for additive actions).
+   */
+  #gate(
+    call: WriteCall,
+    scope: LeaseScope,
+    precondition: PreconditionKind,
+    requestId: string,
+  ): { replay: LedgerEntry } | { entry: LedgerEntry; lease: Lease | undefined } {
     const entry = this.#ledger.get(requestId);
     if (entry === undefined) {
       throw new WriteSafetyError("preflight_lease_invalid", {
@@ -478,7 +469,7 @@ export class WriteCoordinator {
         details: { requestId, reason: "arguments_differ" },
       });
     }
-    if (entry.state === "committed") return;
+    if (entry.state === "committed") return { replay: entry };
     if (entry.state === "executing" || entry.state === "unknown") {
       throw new WriteSafetyError("outcome_unknown", {
         writeAttempted: false,
@@ -495,8 +486,8 @@ export class WriteCoordinator {
         details: { requestId, reason: "request_id_expired" },
       });
     }
-    if (policy.precondition === "none") return;
-    const field = preconditionField(policy.precondition);
+    if (precondition === "none") return { entry, lease: undefined };
+    const field = preconditionField(precondition);
     const raw = call.args[field];
     if (raw === undefined || raw === null || raw === "") {
       throw new WriteSafetyError("precondition_required", {
@@ -517,6 +508,7 @@ export class WriteCoordinator {
         details: { requestId, preconditionField: field, reason: resolved.status },
       });
     }
+    return { entry, lease: resolved.lease };
   }
 
   #mutationOrExternal(call: WriteCall): Exclude<ActionPolicy, { kind: "read" }> {
@@ -699,65 +691,11 @@ export class WriteCoordinator {
     requestId: string,
   ): Promise<StrictCommitReceipt | CancelledAnswer> {
     await this.#ledger.prune();
-    const entry = this.#ledger.get(requestId);
-    if (entry === undefined) {
-      throw new WriteSafetyError("preflight_lease_invalid", {
-        details: {
-          requestId,
-          reason: this.#registry.isReserved(requestId)
-            ? "request_id_expired"
-            : "unknown_request_id",
-        },
-      });
-    }
-    if (entry.scopeKey !== scope.key) {
-      throw new WriteSafetyError("idempotency_conflict", {
-        details: { requestId, reason: "arguments_differ" },
-      });
-    }
-    if (entry.state === "committed") return this.#replay(entry);
-    if (entry.state === "executing" || entry.state === "unknown") {
-      throw new WriteSafetyError("outcome_unknown", {
-        writeAttempted: false,
-        details: unknownDetails(entry, "replay_of_unsettled_request"),
-      });
-    }
-    if (entry.epoch !== this.epoch) {
-      throw new WriteSafetyError("preflight_lease_invalid", {
-        details: { requestId, reason: "other_epoch" },
-      });
-    }
-    if (this.#clock.now() >= entry.requestIdExpiresAt) {
-      throw new WriteSafetyError("preflight_lease_invalid", {
-        details: { requestId, reason: "request_id_expired" },
-      });
-    }
-
-    let lease: Lease | undefined;
+    const gate = this.#gate(call, scope, precondition, requestId);
+    if ("replay" in gate) return this.#replay(gate.replay);
+    const lease = gate.lease;
     let before: ProbeResult | undefined;
-    if (precondition !== "none") {
-      const field = preconditionField(precondition);
-      const raw = call.args[field];
-      if (raw === undefined || raw === null || raw === "") {
-        throw new WriteSafetyError("precondition_required", {
-          message: `${field} is absent; copy it from the preflight answer.`,
-          details: { requestId, preconditionField: field, reason: "credential_absent" },
-        });
-      }
-      const parsed = parseCredential(raw);
-      if (!parsed.ok) {
-        throw new WriteSafetyError("precondition_required", {
-          message: `${field} is not a hash credential; copy it from the preflight answer.`,
-          details: { requestId, preconditionField: field, reason: "credential_malformed" },
-        });
-      }
-      const resolved = this.#leases.resolve(scope.key, parsed.hex, entry.epoch);
-      if (resolved.status !== "found") {
-        throw new WriteSafetyError("preflight_lease_invalid", {
-          details: { requestId, preconditionField: field, reason: resolved.status },
-        });
-      }
-      lease = resolved.lease;
+    if (lease !== undefined) {
       before = checkProbe(await hooks.probe!(), call);
       if (before.digest !== lease.digest) {
         this.#leases.consume(lease);
@@ -942,6 +880,23 @@ export class WriteCoordinator {
     if (replayed) receipt.replayed = true;
     return receipt;
   }
+}
+
+/** The call's request ID, or the error a commit answers when it has none usable. */
+function requestIdOf(call: WriteCall): string {
+  const requestId = call.args["requestId"];
+  if (requestId === undefined || requestId === null || requestId === "") {
+    throw new WriteSafetyError("precondition_required", {
+      message: "requestId is absent; run preflight (validateOnly: true) to obtain one.",
+      details: { reason: "request_id_absent" },
+    });
+  }
+  if (typeof requestId !== "string") {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: { reason: "unknown_request_id" },
+    });
+  }
+  return requestId;
 }
 
 /**
