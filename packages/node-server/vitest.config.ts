@@ -7,6 +7,8 @@ export default defineProject({
     name: "node-server",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
+    // fails a test whose in-process sandbox kernels were asked for /api/repo/* (issue 11)
+    setupFiles: ["test/no-repo-requests.setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // eventsource and eventsource-parser (used by the MCP client) publish a "source" export

@@ -15,6 +15,13 @@ import { shellError } from "./results.js";
 /** `_meta` key carrying the authority epoch the delegating process expects. */
 export const AUTHORITY_EPOCH_META_KEY = "io.sisyphus/authorityEpoch";
 
+/**
+ * `_meta` key of a precheck-only call (`true`): the authority runs the commit's checks that need no
+ * kernel read (request ID, ledger, credential, lease) and answers their refusal, or
+ * `{ precheck: "passed" }`; it never executes, confirms or admits the call.
+ */
+export const PRECHECK_META_KEY = "io.sisyphus/precheckOnly";
+
 const NOT_DISPATCHED = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -79,6 +86,7 @@ export class AuthorityLink {
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     mayExecute: boolean,
+    extraMeta: Record<string, unknown> = {},
   ): Promise<CallToolResult> {
     const record = await readAuthorityRecord(this.#options.dataDir);
     if (this.#seen !== undefined && record !== undefined) {
@@ -121,7 +129,10 @@ export class AuthorityLink {
         reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable",
       });
     }
-    const meta = this.#seen === undefined ? {} : { [AUTHORITY_EPOCH_META_KEY]: this.#seen.epoch };
+    const meta = {
+      ...extraMeta,
+      ...(this.#seen === undefined ? {} : { [AUTHORITY_EPOCH_META_KEY]: this.#seen.epoch }),
+    };
     try {
       const result = await client.callTool(
         { name: tool, arguments: args, _meta: meta },
@@ -161,6 +172,21 @@ export class AuthorityLink {
         },
       );
     }
+  }
+
+  /**
+   * Asks the authority to run the commit's checks for a call before this process asks its user to
+   * confirm it (see `PRECHECK_META_KEY`): `undefined` when they pass, else the refusal to answer
+   * (the authority's, or `write_coordinator_unavailable|changed` when it cannot be asked). Never
+   * executes anything, never throws.
+   */
+  async precheck(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult | undefined> {
+    const result = await this.call(tool, args, signal, false, { [PRECHECK_META_KEY]: true });
+    return result.isError === true ? result : undefined;
   }
 
   async close(): Promise<void> {

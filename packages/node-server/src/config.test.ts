@@ -82,6 +82,21 @@ describe("parseConfig", () => {
     expect(settingOf(() => parseConfig(["extra"], {}))).toBe("arguments");
   });
 
+  it("takes the shutdown grace from --shutdown-grace-ms or SISYPHUS_SHUTDOWN_GRACE_MS (default 30 s)", () => {
+    expect(parseConfig([], {}).shutdownGraceMs).toBe(30_000);
+    expect(parseConfig(["--shutdown-grace-ms", "0"], {}).shutdownGraceMs).toBe(0);
+    expect(parseConfig([], { SISYPHUS_SHUTDOWN_GRACE_MS: "1500" }).shutdownGraceMs).toBe(1500);
+    expect(
+      parseConfig(["--shutdown-grace-ms", "200"], { SISYPHUS_SHUTDOWN_GRACE_MS: "1500" })
+        .shutdownGraceMs,
+    ).toBe(200);
+    for (const bad of ["-1", "1.5", "30s", "600001", ""]) {
+      expect(settingOf(() => parseConfig([`--shutdown-grace-ms=${bad}`], {}))).toBe(
+        "--shutdown-grace-ms (SISYPHUS_SHUTDOWN_GRACE_MS)",
+      );
+    }
+  });
+
   it("accepts an origin list", () => {
     const c = parseConfig(["--allowed-origins", "http://app.test:3000, https://b.test"], {});
     expect(c.allowedOrigins).toEqual(["http://app.test:3000", "https://b.test"]);

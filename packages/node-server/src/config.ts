@@ -5,7 +5,12 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT } from "./constants.js";
+import {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  MAX_SHUTDOWN_GRACE_MS,
+} from "./constants.js";
 import { NodeServerError } from "./errors.js";
 
 /** The resolved configuration of one server process. */
@@ -30,6 +35,12 @@ export interface ServerConfig {
   readonly strict: boolean;
   /** Optional explicit authority URL for a delegating stdio process (`--authority-url`, `SISYPHUS_AUTHORITY_URL`). */
   readonly authorityUrl?: string;
+  /**
+   * How long SIGTERM/SIGINT lets admitted write calls settle before the stores close, in
+   * milliseconds (`--shutdown-grace-ms`, `SISYPHUS_SHUTDOWN_GRACE_MS`; default
+   * `DEFAULT_SHUTDOWN_GRACE_MS`).
+   */
+  readonly shutdownGraceMs: number;
 }
 
 /** Thrown shape: `NodeServerError` with code `config_invalid` and `details.setting`. */
@@ -61,7 +72,7 @@ function httpUrl(setting: string, raw: string): string {
 /**
  * Parses flags (`argv` without node and script) with environment fallbacks.
  * @throws NodeServerError `config_invalid` naming the setting, for unknown flags, bad URLs, ports
- *   outside 0–65535, both `--stdio` and `--http`, empty tokens, malformed origins, or HTTP mode
+ *   outside 0–65535, a shutdown grace that is not 0–`MAX_SHUTDOWN_GRACE_MS` milliseconds, both `--stdio` and `--http`, empty tokens, malformed origins, or HTTP mode
  *   with a configured SiYuan URL but no auth token.
  */
 export function parseConfig(
@@ -142,6 +153,18 @@ export function parseConfig(
       ? undefined
       : httpUrl("--authority-url (SISYPHUS_AUTHORITY_URL)", rawAuthority);
 
+  const rawGrace = pick(v["shutdown-grace-ms"], env["SISYPHUS_SHUTDOWN_GRACE_MS"]);
+  let shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS;
+  if (rawGrace !== undefined) {
+    if (!/^\d{1,9}$/.test(rawGrace) || Number(rawGrace) > MAX_SHUTDOWN_GRACE_MS) {
+      throw invalid(
+        "--shutdown-grace-ms (SISYPHUS_SHUTDOWN_GRACE_MS)",
+        `"${rawGrace}" is not a number of milliseconds 0-${MAX_SHUTDOWN_GRACE_MS}`,
+      );
+    }
+    shutdownGraceMs = Number(rawGrace);
+  }
+
   return {
     transport,
     ...(siyuanUrl === undefined ? {} : { siyuanUrl }),
@@ -153,6 +176,7 @@ export function parseConfig(
     dataDir,
     strict: v["no-strict"] !== true,
     ...(authorityUrl === undefined ? {} : { authorityUrl }),
+    shutdownGraceMs,
   };
 }
 
@@ -173,6 +197,7 @@ function parseArgsStrict(argv: readonly string[]) {
       "data-dir": { type: "string" },
       "no-strict": { type: "boolean" },
       "authority-url": { type: "string" },
+      "shutdown-grace-ms": { type: "string" },
     },
   });
 }

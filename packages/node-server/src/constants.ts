@@ -10,6 +10,23 @@ export const MCP_PATH = "/mcp";
 export const HEALTH_PATH = "/health";
 /** Largest accepted request body, in bytes (413 above it). */
 export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Deepest nesting of arrays and objects accepted in a JSON request body; deeper bodies are refused
+ * (400, JSON-RPC -32600) by a linear scan before `JSON.parse` or any recursive walk sees them.
+ */
+export const MAX_JSON_DEPTH = 64;
+/**
+ * How long SIGTERM/SIGINT lets admitted write calls settle before the stores close, in
+ * milliseconds (`--shutdown-grace-ms`, `SISYPHUS_SHUTDOWN_GRACE_MS`); calls still running then
+ * answer `outcome_unknown`.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+/** Largest accepted `--shutdown-grace-ms`, in milliseconds (10 minutes). */
+export const MAX_SHUTDOWN_GRACE_MS = 10 * 60 * 1000;
+/** After the drain, how long answers still being written get before connections close, in milliseconds. */
+export const HTTP_CLOSE_FLUSH_MS = 2_000;
+/** The first legacy protocol revision without JSON-RPC batching (2025-06-18 removed it). */
+export const FIRST_UNBATCHED_PROTOCOL_VERSION = "2025-06-18";
 /** Idle time after which a legacy (2025) session is closed, in milliseconds. */
 export const LEGACY_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** How often idle legacy sessions are swept, in milliseconds. */

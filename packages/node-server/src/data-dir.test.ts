@@ -1,9 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireDataDirLock, readAuthorityRecord, writeAuthorityRecord } from "./data-dir.js";
+import {
+  acquireDataDirLock,
+  describeDataDirPermissions,
+  readAuthorityRecord,
+  secureDataDir,
+  writeAuthorityRecord,
+} from "./data-dir.js";
 import { isNodeServerError } from "./errors.js";
 
 describe("data directory lock", () => {
@@ -55,5 +61,63 @@ describe("data directory lock", () => {
       epoch: "e1",
       kind: "node-http",
     });
+  });
+});
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+describe.skipIf(process.platform === "win32")("data directory permissions", () => {
+  it("creates a missing directory 0700 and every file 0600, whatever the umask", async () => {
+    const d = join(mkdtempSync(join(tmpdir(), "sisyphus-dd-")), "nested", "data");
+    const previous = process.umask(0o000);
+    try {
+      expect(secureDataDir(d)).toEqual({ status: "created" });
+      const lock = await acquireDataDirLock(d);
+      await lock.announce("http://127.0.0.1:1/mcp");
+      await writeAuthorityRecord(d, { url: "u", pid: 1, epoch: "e", kind: "node-http" });
+      expect(modeOf(d)).toBe(0o700);
+      expect(modeOf(join(d, "authority.lock"))).toBe(0o600);
+      expect(modeOf(join(d, "authority.json"))).toBe(0o600);
+      await lock.release();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it("tightens a wider directory holding only Sisyphus files, and its files", () => {
+    const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+    writeFileSync(join(d, "ledger.wal"), "", { mode: 0o644 });
+    mkdirSync(join(d, "demo-workspace"));
+    chmodSync(d, 0o755);
+    chmodSync(join(d, "ledger.wal"), 0o644);
+    const result = secureDataDir(d);
+    expect(result).toEqual({ status: "tightened", previousMode: 0o755 });
+    expect(modeOf(d)).toBe(0o700);
+    expect(modeOf(join(d, "ledger.wal"))).toBe(0o600);
+    expect(describeDataDirPermissions(d, result)).toContain("(mode 0755); tightened it to 0700");
+    expect(secureDataDir(d)).toEqual({ status: "private" });
+    expect(describeDataDirPermissions(d, { status: "private" })).toBeUndefined();
+  });
+
+  it("leaves a shared directory as it is but says so, and still makes the data files 0600", () => {
+    const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+    writeFileSync(join(d, "notes.txt"), "not ours");
+    writeFileSync(join(d, "reservations.wal"), "", { mode: 0o644 });
+    chmodSync(join(d, "reservations.wal"), 0o644);
+    chmodSync(d, 0o775);
+    const result = secureDataDir(d);
+    expect(result).toEqual({
+      status: "left_wider",
+      mode: 0o775,
+      foreign: ["notes.txt"],
+      otherOwner: false,
+    });
+    expect(modeOf(d)).toBe(0o775);
+    expect(modeOf(join(d, "reservations.wal"))).toBe(0o600);
+    const line = describeDataDirPermissions(d, result) as string;
+    expect(line).toContain("WARNING");
+    expect(line).toContain("mode 0775");
+    expect(line).toContain("notes.txt");
+    expect(line).toContain("can delete or replace them");
   });
 });

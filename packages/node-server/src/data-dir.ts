@@ -1,14 +1,104 @@
 /**
- * The data directory of the Node authority: an exclusive lock (one owning process per directory)
- * and `authority.json`, which tells delegating processes where the authority listens. Neither file
- * ever holds a token.
+ * The data directory of the Node authority: its permissions (directory 0700, files 0600), an
+ * exclusive lock (one owning process per directory) and `authority.json`, which tells delegating
+ * processes where the authority listens. Neither file ever holds a token.
  */
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DATA_FILES } from "./constants.js";
 import { NodeServerError } from "./errors.js";
-import { syncDirectory } from "./stores/append-log.js";
+import { DATA_FILE_MODE, syncDirectory } from "./stores/append-log.js";
+
+/** Mode of the data directory: owner only. */
+export const DATA_DIR_MODE = 0o700;
+
+/** Names a Sisyphus data directory holds: its files, their temporaries, and the demo workspace. */
+const OWN_ENTRY =
+  /^(?:(?:authority\.lock|authority\.json|ledger\.wal|reservations\.wal)(?:\.tmp|\.stale-\d+)?|demo-workspace)$/;
+
+/** What {@link secureDataDir} found and did. */
+export type DataDirPermissions =
+  /** Created now with mode 0700. */
+  | { readonly status: "created" }
+  /** Already private (no group/other bits), or a platform without POSIX modes. */
+  | { readonly status: "private" }
+  /** Was wider and holds only Sisyphus entries: tightened to 0700. */
+  | { readonly status: "tightened"; readonly previousMode: number }
+  /**
+   * Wider, but left as it is: it holds entries that are not Sisyphus's (`foreign`, at most 3
+   * named), or another user owns it. The data files themselves are still 0600.
+   */
+  | {
+      readonly status: "left_wider";
+      readonly mode: number;
+      readonly foreign: readonly string[];
+      readonly otherOwner: boolean;
+    };
+
+function modeOf(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+/**
+ * Creates the data directory with mode 0700, or checks an existing one: group/other permission
+ * bits are removed when the directory evidently belongs to Sisyphus (this user owns it and it holds
+ * nothing but Sisyphus's own entries); a shared directory (`~`, `/tmp`, a project folder) is never
+ * changed, only reported, since tightening it would break its other users. Data files already in
+ * it are made 0600 either way (they are ours by name).
+ * @throws the file system's error when the directory cannot be created or read.
+ */
+export function secureDataDir(dataDir: string): DataDirPermissions {
+  let existed = true;
+  try {
+    statSync(dataDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    existed = false;
+  }
+  mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+  if (process.platform === "win32") return { status: existed ? "private" : "created" };
+  if (!existed) {
+    chmodSync(dataDir, DATA_DIR_MODE);
+    return { status: "created" };
+  }
+  for (const name of Object.values(DATA_FILES)) {
+    const file = join(dataDir, name);
+    try {
+      if ((modeOf(file) & 0o077) !== 0) chmodSync(file, DATA_FILE_MODE);
+    } catch {
+      // Absent (the usual case), or not ours to change: opening it fails closed later.
+    }
+  }
+  const stat = statSync(dataDir);
+  const mode = stat.mode & 0o777;
+  if ((mode & 0o077) === 0) return { status: "private" };
+  const otherOwner = typeof process.getuid === "function" && stat.uid !== process.getuid();
+  const foreign = readdirSync(dataDir).filter((name) => !OWN_ENTRY.test(name));
+  if (!otherOwner && foreign.length === 0) {
+    chmodSync(dataDir, DATA_DIR_MODE);
+    return { status: "tightened", previousMode: mode };
+  }
+  return { status: "left_wider", mode, foreign: foreign.slice(0, 3), otherOwner };
+}
+
+/** The start-up line (stderr) for a {@link secureDataDir} result; `undefined` when there is nothing to say. */
+export function describeDataDirPermissions(
+  dataDir: string,
+  result: DataDirPermissions,
+): string | undefined {
+  const octal = (m: number) => `0${m.toString(8).padStart(3, "0")}`;
+  if (result.status === "tightened") {
+    return `sisyphus-server: the data directory ${dataDir} was open to other users (mode ${octal(result.previousMode)}); tightened it to 0700.`;
+  }
+  if (result.status === "left_wider") {
+    const why = result.otherOwner
+      ? "it belongs to another user"
+      : `it also holds entries that are not Sisyphus's (${result.foreign.join(", ")})`;
+    return `sisyphus-server: WARNING: the data directory ${dataDir} is open to other users (mode ${octal(result.mode)}) and was left as it is because ${why}. Its files are 0600, but other users can see their names and sizes${(result.mode & 0o022) !== 0 ? " and can delete or replace them" : ""}: use a directory only you can open (chmod 700) or another --data-dir.`;
+  }
+  return undefined;
+}
 
 /** Contents of `authority.json`. */
 export interface AuthorityRecord {
@@ -51,12 +141,12 @@ export interface DataDirLock {
  * @throws NodeServerError `data_dir_locked` with `holderPid` (and `holderUrl`) when a live process holds it.
  */
 export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   const file = join(dataDir, DATA_FILES.lock);
   const record: LockRecord = { pid: process.pid, startedAt: Date.now() };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const h = await open(file, "wx", 0o600);
+      const h = await open(file, "wx", DATA_FILE_MODE);
       await h.writeFile(JSON.stringify(record));
       await h.sync();
       await h.close();
@@ -64,7 +154,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
         file,
         async announce(url: string) {
           record.url = url;
-          await writeFile(file, JSON.stringify(record), { mode: 0o600 });
+          await writeFile(file, JSON.stringify(record), { mode: DATA_FILE_MODE });
         },
         async release() {
           const current = await readLock(file);
@@ -105,7 +195,8 @@ export async function writeAuthorityRecord(
 ): Promise<void> {
   const file = join(dataDir, DATA_FILES.authority);
   const tmp = `${file}.tmp`;
-  const h = await open(tmp, "w", 0o600);
+  const h = await open(tmp, "w", DATA_FILE_MODE);
+  await h.chmod(DATA_FILE_MODE);
   await h.writeFile(JSON.stringify(record));
   await h.sync();
   await h.close();

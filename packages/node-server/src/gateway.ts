@@ -1,8 +1,12 @@
 /**
- * The shell's route for every `tools/call`: admission (reads 4 at a time, one FIFO lane for
- * mutations and external effects, cap 128 → `queue_full`), confirmation of dangerous actions
- * (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the `confirm: true`
- * convention), then either the local tool runtime or, in a delegating process, the HTTP authority.
+ * The shell's route for every `tools/call`: the shutdown drain (new writes refused while draining),
+ * admission (reads 4 at a time, one FIFO lane for mutations and external effects, cap 128 →
+ * `queue_full`), for dangerous actions the commit's own checks first (request ID, ledger, lease,
+ * here or at the authority: nobody is asked to approve a commit that would be refused) and then
+ * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
+ * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
+ * HTTP authority. A precheck-only call (`PRECHECK_META_KEY`) from a delegating process is answered
+ * by the checks alone.
  */
 import {
   type CallToolResult,
@@ -14,8 +18,13 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Admission } from "./admission.js";
-import { AUTHORITY_EPOCH_META_KEY, type AuthorityLink } from "./authority-link.js";
-import type { ConfirmationBook } from "./confirmation-book.js";
+import {
+  AUTHORITY_EPOCH_META_KEY,
+  type AuthorityLink,
+  PRECHECK_META_KEY,
+} from "./authority-link.js";
+import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
+import type { DrainGate, DrainPhase } from "./drain.js";
 import { shellError } from "./results.js";
 
 /** The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. */
@@ -33,6 +42,11 @@ export interface ShellRuntime {
     args: Record<string, unknown>,
     context?: { signal?: AbortSignal; confirmed?: boolean },
   ): Promise<CallToolResult>;
+  /**
+   * The commit's checks that need no kernel read (request ID, ledger, credential, lease), run
+   * before confirmation: `undefined` when they pass, else the error result the commit would give.
+   */
+  precheck?(tool: string, args: Record<string, unknown>): CallToolResult | undefined;
 }
 
 /** Who executes mutations: this process (the authority) or the HTTP authority it delegates to. */
@@ -46,6 +60,8 @@ export interface GatewayOptions {
   admission: Admission;
   confirmations: ConfirmationBook;
   role: AuthorityRole;
+  /** The process's shutdown drain (the HTTP authority); absent: calls are never cut off. */
+  drain?: DrainGate;
 }
 
 /** Per-connection facts the gateway needs besides the request context. */
@@ -145,8 +161,54 @@ function fromElicitation(action: unknown, content: unknown): Verdict {
  * seam) when a modern form-capable client must confirm.
  */
 export function createGateway(options: GatewayOptions) {
-  const { runtime, admission, confirmations, role } = options;
+  const { runtime, admission, confirmations, role, drain } = options;
 
+  /** The commit's checks, where the ledger and leases live: here, or at the authority. */
+  function precheck(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | undefined> | CallToolResult | undefined {
+    return role.kind === "local"
+      ? runtime.precheck?.(tool, args)
+      : role.link.precheck(tool, args, signal);
+  }
+
+  /** A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. */
+  function precheckOnly(tool: string, args: Record<string, unknown>): CallToolResult {
+    const refused = role.kind === "local" ? runtime.precheck?.(tool, args) : undefined;
+    if (refused !== undefined) return refused;
+    const structuredContent = { precheck: "passed", writeAttempted: false };
+    return {
+      content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+      structuredContent,
+    };
+  }
+
+  const declined = (message: string): Verdict => ({
+    ok: false,
+    result: shellError("confirmation_declined", message, {}, { cancelled: false }),
+  });
+  const invalidConfirmation = (message: string, reason: string): Verdict => ({
+    ok: false,
+    result: shellError("confirmation_invalid", message, { reason }, { cancelled: false }),
+  });
+
+  /**
+   * The confirmation of one dangerous call, in this order:
+   * 1. a `requestState` that is present is always redeemed against this request's binding, whatever
+   *    capabilities it declares now (spec: removing capabilities cannot bypass an issued
+   *    confirmation): forged, expired, reused or re-bound → `confirmation_invalid`; a valid one
+   *    passes the commit's checks (below), then needs the form answer in `inputResponses`;
+   * 2. `confirm: false` declines;
+   * 3. the commit's own checks that need no kernel read (request ID, ledger, credential, lease):
+   *    a commit that would be refused answers that refusal, and nobody is asked to approve it;
+   * 4. a modern client declaring form elicitation is asked (`input_required`), even when it passed
+   *    `confirm: true` (spec: confirm=true alone cannot bypass the form);
+   * 5. a legacy session that passed `confirm: true` keeps that convention and is not asked again;
+   * 6. a legacy session declaring form elicitation is asked over the session;
+   * 7. otherwise `confirm: true` confirms and its absence is `confirmation_required`.
+   */
   async function confirm(
     tool: string,
     args: Record<string, unknown>,
@@ -154,65 +216,49 @@ export function createGateway(options: GatewayOptions) {
     ctx: ServerContext,
     conn: GatewayConnection,
   ): Promise<Verdict> {
-    if (confirmArg === false) {
-      return {
-        ok: false,
-        result: shellError(
-          "confirmation_declined",
-          "confirm=false was passed.",
-          {},
-          { cancelled: false },
-        ),
-      };
-    }
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
     const declaration = modern
       ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
       : conn.legacyCapabilities()?.elicitation;
-    if (declaresForm(declaration) && modern) {
-      const binding = { principal: conn.principal, declaration, tool, args };
-      const raw = ctx.mcpReq.requestState<unknown>();
-      if (raw === undefined) {
-        const requestState = confirmations.issue(binding);
-        const asked = inputRequired({
-          inputRequests: {
-            [CONFIRM_KEY]: inputRequired.elicit({
-              message: describeOperation(tool, args),
-              requestedSchema: CONFIRM_SCHEMA,
-            }),
-          },
-          requestState,
-        });
-        return { ok: false, result: asked as unknown as CallToolResult };
-      }
-      const redeemed = confirmations.redeem(raw, binding);
+    const binding: ConfirmationBinding = { principal: conn.principal, declaration, tool, args };
+    const state = ctx.mcpReq.requestState<unknown>();
+    if (state !== undefined) {
+      const redeemed = confirmations.redeem(state, binding);
       if (!redeemed.ok) {
-        return {
-          ok: false,
-          result: shellError(
-            "confirmation_invalid",
-            `The confirmation state is ${redeemed.reason}.`,
-            { reason: redeemed.reason },
-            { cancelled: false },
-          ),
-        };
+        return invalidConfirmation(
+          `The confirmation state is ${redeemed.reason}.`,
+          redeemed.reason,
+        );
       }
+      const refused = await precheck(tool, args, ctx.mcpReq.signal);
+      if (refused !== undefined) return { ok: false, result: refused };
+      if (confirmArg === false) return declined("confirm=false was passed.");
       const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
       if (view.kind !== "elicit") {
-        return {
-          ok: false,
-          result: shellError(
-            "confirmation_invalid",
-            "The retried call carries no confirmation answer.",
-            { reason: "missing" },
-            { cancelled: false },
-          ),
-        };
+        return invalidConfirmation("The retried call carries no confirmation answer.", "missing");
       }
       return fromElicitation(view.action, view.content);
     }
-    if (declaresForm(declaration) && !modern) {
+    if (confirmArg === false) return declined("confirm=false was passed.");
+    const refused = await precheck(tool, args, ctx.mcpReq.signal);
+    if (refused !== undefined) return { ok: false, result: refused };
+    const form = declaresForm(declaration);
+    if (modern && form) {
+      const requestState = confirmations.issue(binding);
+      const asked = inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: inputRequired.elicit({
+            message: describeOperation(tool, args),
+            requestedSchema: CONFIRM_SCHEMA,
+          }),
+        },
+        requestState,
+      });
+      return { ok: false, result: asked as unknown as CallToolResult };
+    }
+    if (confirmArg === true) return { ok: true };
+    if (!modern && form) {
       try {
         const answer = await ctx.mcpReq.elicitInput({
           mode: "form",
@@ -221,18 +267,12 @@ export function createGateway(options: GatewayOptions) {
         });
         return fromElicitation(answer.action, answer.content);
       } catch {
-        return {
-          ok: false,
-          result: shellError(
-            "confirmation_invalid",
-            "The client did not answer the confirmation request.",
-            { reason: "elicitation_failed" },
-            { cancelled: false },
-          ),
-        };
+        return invalidConfirmation(
+          "The client did not answer the confirmation request.",
+          "elicitation_failed",
+        );
       }
     }
-    if (confirmArg === true) return { ok: true };
     return {
       ok: false,
       result: shellError(
@@ -244,6 +284,33 @@ export function createGateway(options: GatewayOptions) {
     };
   }
 
+  /** The answer of a write-class call still pending when the shutdown grace ended. */
+  function cutOffAnswer(
+    phase: DrainPhase,
+    validateOnly: boolean,
+    args: Record<string, unknown>,
+  ): CallToolResult {
+    if (phase === "running" && !validateOnly) {
+      return shellError(
+        "outcome_unknown",
+        "The server shut down while this call was running; it may or may not have written.",
+        {
+          reason: "shutdown_grace_expired",
+          ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
+        },
+        { writeAttempted: true },
+      );
+    }
+    return shellError(
+      "write_coordinator_unavailable",
+      phase === "running"
+        ? "The server shut down during this preflight; nothing was written to the notes."
+        : "The server shut down before this call ran; nothing was executed.",
+      { reason: "shutdown" },
+      { writeAttempted: false },
+    );
+  }
+
   return async function callTool(
     tool: string,
     rawArgs: Record<string, unknown>,
@@ -253,7 +320,63 @@ export function createGateway(options: GatewayOptions) {
     const { confirm: confirmArg, ...args } = rawArgs;
     const cls = runtime.classify(tool, args);
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
-    const signal = ctx.mcpReq.signal;
+    if (role.kind === "local" && ctx.mcpReq._meta?.[PRECHECK_META_KEY] === true) {
+      const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
+      if (expected !== undefined && expected !== role.epoch) {
+        return shellError(
+          "write_coordinator_changed",
+          "This authority is not the one the delegating process first used.",
+          { reason: "other_epoch" },
+        );
+      }
+      if (writeClass && drain?.draining) {
+        return shellError(
+          "write_coordinator_unavailable",
+          "The server is shutting down and admits no new writes; nothing was executed.",
+          { reason: "draining" },
+          { writeAttempted: false },
+        );
+      }
+      return precheckOnly(tool, args);
+    }
+    if (!writeClass || drain === undefined) {
+      return admitted(tool, args, confirmArg, cls, ctx, conn, ctx.mcpReq.signal, () => undefined);
+    }
+    if (drain.draining) {
+      return shellError(
+        "write_coordinator_unavailable",
+        "The server is shutting down and admits no new writes; nothing was executed.",
+        { reason: "draining" },
+        { writeAttempted: false },
+      );
+    }
+    return drain.track(
+      (ticket) =>
+        admitted(
+          tool,
+          args,
+          confirmArg,
+          cls,
+          ctx,
+          conn,
+          AbortSignal.any([ctx.mcpReq.signal, ticket.signal]),
+          ticket.running,
+        ),
+      (phase) => cutOffAnswer(phase, cls.validateOnly, args),
+    );
+  };
+
+  async function admitted(
+    tool: string,
+    args: Record<string, unknown>,
+    confirmArg: unknown,
+    cls: ReturnType<ShellRuntime["classify"]>,
+    ctx: ServerContext,
+    conn: GatewayConnection,
+    signal: AbortSignal,
+    running: () => void,
+  ): Promise<CallToolResult> {
+    const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
       writeClass ? "write" : "read",
       signal,
@@ -280,6 +403,7 @@ export function createGateway(options: GatewayOptions) {
         return { go: { confirmed: false } };
       },
       async ({ confirmed }) => {
+        running();
         if (role.kind === "delegate" && writeClass) {
           const forwarded = confirmed ? { ...args, confirm: true } : args;
           return role.link.call(tool, forwarded, signal, !cls.validateOnly);
@@ -295,5 +419,5 @@ export function createGateway(options: GatewayOptions) {
         : shellError("cancelled", "The call was cancelled before it ran.");
     }
     return outcome;
-  };
+  }
 }

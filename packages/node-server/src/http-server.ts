@@ -7,8 +7,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isLoopbackHost } from "./config.js";
-import { HEALTH_PATH, MAX_REQUEST_BODY_BYTES, MCP_PATH } from "./constants.js";
-import { bearerMatches, originAllowed } from "./security.js";
+import {
+  HEALTH_PATH,
+  HTTP_CLOSE_FLUSH_MS,
+  MAX_JSON_DEPTH,
+  MAX_REQUEST_BODY_BYTES,
+  MCP_PATH,
+} from "./constants.js";
+import { exceedsJsonDepth } from "./json-depth.js";
+import { bearerMatches, originAllowed, parseHostHeader } from "./security.js";
 
 /** What serves the `/mcp` path once authentication, guards and body parsing passed. */
 export interface McpEndpoint {
@@ -47,6 +54,10 @@ export interface HttpServerHandle {
    * promise rejects when the endpoint cannot be loaded (then every `/mcp` request answers 500).
    */
   loadEndpoint(): Promise<void>;
+  /**
+   * Stops accepting connections, gives POST answers still being written up to `HTTP_CLOSE_FLUSH_MS`
+   * to finish, then closes the endpoint and every connection.
+   */
   close(): Promise<void>;
 }
 
@@ -77,11 +88,24 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "
   return Buffer.concat(chunks);
 }
 
+/** How many raw `Host` header lines a request carries (Node keeps only the first in `headers`). */
+function hostHeaderLines(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === "host") n++;
+  }
+  return n;
+}
+
 /**
  * Starts the HTTP shell and resolves once it listens.
- * Status codes: 401 without the right bearer token, 403 for a foreign Origin or (on a loopback
- * bind) a non-loopback Host, 404 off the two paths, 413 above `MAX_REQUEST_BODY_BYTES`, 400 for an
- * unparseable body or a legacy request without session, 404 (-32001) for an unknown session.
+ * Status codes, checked in this order on every path: 400 (`bad_host`) for an absent, repeated or
+ * malformed `Host` (parsed strictly: host and port only), 403 (`forbidden_host`) for a
+ * non-loopback Host on a loopback bind, 400 (`bad_request`) for an unparseable request target, 403
+ * for a foreign Origin, 401 without the right bearer token, 404 off the two paths, 413 above
+ * `MAX_REQUEST_BODY_BYTES`, 400 (-32600) for JSON nested deeper than `MAX_JSON_DEPTH`, 400
+ * (-32700) for an unparseable body, then the endpoint's own answers (400 for a legacy request
+ * without session, 404 (-32001) for an unknown session, ...).
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const onError = options.onError ?? (() => undefined);
@@ -89,19 +113,29 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let loaded: McpEndpoint | undefined;
   const loopbackBind = isLoopbackHost(options.host);
 
+  /** POST requests whose answer is not yet fully written (graceful close waits for them). */
+  const answering = new Set<Promise<void>>();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const host = hostHeaderLines(req) === 1 ? parseHostHeader(req.headers.host) : undefined;
+    if (host === undefined) {
+      json(res, 400, { error: "bad_host" });
+      return;
+    }
+    if (loopbackBind && !isLoopbackHost(host.host)) {
+      json(res, 403, { error: "forbidden_host" });
+      return;
+    }
+    let path: string;
+    try {
+      path = new URL(req.url ?? "/", "http://localhost").pathname;
+    } catch {
+      json(res, 400, { error: "bad_request" });
+      return;
+    }
     if (!originAllowed(req.headers.origin, options.allowedOrigins)) {
       json(res, 403, { error: "forbidden_origin" });
       return;
-    }
-    if (loopbackBind) {
-      const host = req.headers.host;
-      const hostname = host === undefined ? "" : new URL(`http://${host}`).hostname;
-      if (!isLoopbackHost(hostname)) {
-        json(res, 403, { error: "forbidden_host" });
-        return;
-      }
     }
     if (!bearerMatches(req.headers.authorization, options.authToken)) {
       json(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="sisyphus"' });
@@ -135,6 +169,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         rpcError(res, 413, -32600, "Request body too large");
         return;
       }
+      if (exceedsJsonDepth(raw, MAX_JSON_DEPTH)) {
+        rpcError(
+          res,
+          400,
+          -32600,
+          `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        );
+        return;
+      }
       try {
         body = JSON.parse(raw.toString("utf8"));
       } catch {
@@ -156,6 +199,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   }
 
   const server: Server = createServer((req, res) => {
+    if (req.method === "POST") {
+      const done = new Promise<void>((resolve) => res.once("close", resolve));
+      answering.add(done);
+      void done.then(() => answering.delete(done));
+    }
     handle(req, res).catch((e: unknown) => {
       onError(e instanceof Error ? e : new Error(String(e)));
       if (!res.headersSent) rpcError(res, 500, -32603, "Internal error");
@@ -181,9 +229,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       await (endpoint ?? startLoading());
     },
     async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if (answering.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(answering),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, HTTP_CLOSE_FLUSH_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
       await endpoint?.then((e) => e.close()).catch(() => undefined);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
     },
   };
 }

@@ -14,6 +14,7 @@ export {
   AUTHORITY_EPOCH_META_KEY,
   AuthorityLink,
   type AuthorityLinkOptions,
+  PRECHECK_META_KEY,
 } from "./authority-link.js";
 export { isLoopbackHost, parseConfig, type ServerConfig } from "./config.js";
 export {
@@ -27,10 +28,12 @@ export {
   DATA_FILES,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   DELEGATION_TIMEOUT_MS,
   HEALTH_PATH,
   LEGACY_SESSION_IDLE_MS,
   MAX_CONFIRMATIONS,
+  MAX_JSON_DEPTH,
   MAX_REQUEST_BODY_BYTES,
   MCP_PATH,
   READ_CONCURRENCY,

@@ -18,9 +18,12 @@ import { DATA_FILES } from "./constants.js";
 import {
   acquireDataDirLock,
   type DataDirLock,
+  describeDataDirPermissions,
   removeAuthorityRecord,
+  secureDataDir,
   writeAuthorityRecord,
 } from "./data-dir.js";
+import { DrainGate, type DrainResult } from "./drain.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
 import { importEsm } from "./import-esm.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
@@ -42,7 +45,17 @@ export const cryptoRandomSource: RandomSource = {
 export interface RunningServer {
   /** The HTTP endpoint (HTTP mode only). */
   readonly url?: string;
-  /** Stops serving and releases the data directory. */
+  /**
+   * The graceful stop of SIGTERM/SIGINT. HTTP authority: new mutation and external calls are
+   * refused (`write_coordinator_unavailable`, reason `draining`) while admitted ones get `graceMs`
+   * to settle (or until `endGrace()`); those still pending then answer `outcome_unknown` (or
+   * `write_coordinator_unavailable` if they never ran); then everything closes as in `close()`.
+   * A stdio process closes at once.
+   */
+  shutdown(graceMs: number): Promise<DrainResult>;
+  /** Ends a running `shutdown`'s grace now (a second signal). */
+  endGrace(): void;
+  /** Stops serving and releases the data directory, without draining. */
   close(): Promise<void>;
 }
 
@@ -86,6 +99,8 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
     let siyuanToken = config.siyuanToken;
     let authToken = config.authToken;
     const demo = siyuanUrl === undefined;
+    const permissions = describeDataDirPermissions(config.dataDir, secureDataDir(config.dataDir));
+    if (permissions !== undefined) log(permissions);
     const lock: DataDirLock = await acquireDataDirLock(config.dataDir);
     cleanups.push(() => lock.release());
     if (demo) {
@@ -113,6 +128,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       strict: config.strict,
     });
     const admission = new Admission();
+    const drain = new DrainGate();
     const http: HttpServerHandle = await startHttpServer({
       host: config.host,
       port: config.port,
@@ -126,6 +142,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
           epoch,
           coordinator,
           admission,
+          drain,
           authToken: authToken as string,
           onError: (e) => log(`sisyphus-server: ${e.message}`),
         }),
@@ -191,7 +208,26 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       process.exitCode = 1;
       await cleanup();
     });
-    return { url: http.url, close: cleanup };
+    let endGrace: () => void = () => undefined;
+    return {
+      url: http.url,
+      close: cleanup,
+      endGrace: () => endGrace(),
+      async shutdown(graceMs: number): Promise<DrainResult> {
+        let timer: NodeJS.Timeout | undefined;
+        const graceEnds = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+          endGrace = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        const result = await drain.drain(graceEnds, coordinator.drain());
+        clearTimeout(timer);
+        await cleanup();
+        return result;
+      },
+    };
   } catch (e) {
     await cleanup();
     throw e;
@@ -199,5 +235,13 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
 }
 
 async function startStdio(config: ServerConfig, log: Log): Promise<RunningServer> {
-  return (await import("./mcp-stack.js")).startStdio(config, log);
+  const handle = await (await import("./mcp-stack.js")).startStdio(config, log);
+  return {
+    close: () => handle.close(),
+    endGrace: () => undefined,
+    async shutdown() {
+      await handle.close();
+      return { settled: true, cutOff: 0 };
+    },
+  };
 }

@@ -29,11 +29,13 @@ import { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
 import { ConfirmationBook } from "./confirmation-book.js";
 import {
+  FIRST_UNBATCHED_PROTOCOL_VERSION,
   KERNEL_TIMEOUT_MS,
   LEGACY_SESSION_SWEEP_MS,
   MAX_REQUEST_BODY_BYTES,
   SERVER_INFO,
 } from "./constants.js";
+import type { DrainGate } from "./drain.js";
 import { createGateway, type GatewayConnection } from "./gateway.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
@@ -87,6 +89,8 @@ export interface HttpEndpointOptions {
   /** The bearer token of the HTTP shell (secret; only its digest becomes the principal). */
   readonly authToken: string;
   readonly clock?: Clock;
+  /** The process's shutdown drain. */
+  readonly drain?: DrainGate;
   readonly onError: (error: Error) => void;
 }
 
@@ -115,6 +119,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     admission: options.admission,
     confirmations: new ConfirmationBook(),
     role: { kind: "local", epoch: options.epoch },
+    ...(options.drain === undefined ? {} : { drain: options.drain }),
   });
   const principal = principalOf(options.authToken);
   const factory = buildFactory(runtime, gateway, principal);
@@ -129,6 +134,8 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     onerror: onError,
   });
   const sessions = new LegacySessionTable<NodeStreamableHTTPServerTransport>(clock);
+  /** The server of each legacy session's transport (for its negotiated protocol version). */
+  const sessionServers = new WeakMap<NodeStreamableHTTPServerTransport, McpServer>();
   const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
   sweep.unref();
 
@@ -146,6 +153,19 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
         rpcError(res, 404, -32001, "Session not found");
         return;
       }
+      if (Array.isArray(body)) {
+        // 2025-06-18 removed JSON-RPC batching; only sessions negotiated earlier may batch.
+        const version = sessionServers.get(transport)?.server.getNegotiatedProtocolVersion();
+        if (version === undefined || version >= FIRST_UNBATCHED_PROTOCOL_VERSION) {
+          rpcError(
+            res,
+            400,
+            -32600,
+            `Invalid Request: JSON-RPC batches are not supported on protocol version ${version ?? "(unknown)"}`,
+          );
+          return;
+        }
+      }
       await transport.handleRequest(req, res, body);
       return;
     }
@@ -161,6 +181,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
       if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
     };
     const server = factory({ era: "legacy", authInfo });
+    sessionServers.set(transport, server);
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerMatches, originAllowed, principalOf } from "./security.js";
+import { bearerMatches, originAllowed, parseHostHeader, principalOf } from "./security.js";
 
 describe("bearerMatches", () => {
   const token = "0123456789abcdef0123";
@@ -14,6 +14,55 @@ describe("bearerMatches", () => {
     expect(bearerMatches(`Bearer ${token.slice(0, -1)}`, token)).toBe(false);
     expect(bearerMatches(`Bearer ${token}x`, token)).toBe(false);
     expect(bearerMatches(token, token)).toBe(false);
+  });
+  it("compares the exact credential after the scheme and one space: no trimming", () => {
+    const nbsp = "\u00a0";
+    // What Node hands over for UTF-8 bytes C2 A0 in a header (decoded as Latin-1).
+    const nbspBytes = Buffer.from(nbsp, "utf8").toString("latin1");
+    for (const header of [
+      `Bearer ${token}${nbsp}`,
+      `Bearer ${nbsp}${token}`,
+      `Bearer ${token}${nbspBytes}`,
+      `Bearer ${nbspBytes}${token}`,
+      `Bearer  ${token}`,
+      `Bearer\t${token}`,
+      `Bearer ${token} `,
+      `Bearer ${token}\t`,
+      `Bearer${nbsp}${token}`,
+    ]) {
+      expect(bearerMatches(header, token), JSON.stringify(header)).toBe(false);
+    }
+  });
+});
+
+describe("parseHostHeader", () => {
+  it("parses names, IPv4 and bracketed IPv6 with an optional port", () => {
+    expect(parseHostHeader("127.0.0.1:36806")).toEqual({ host: "127.0.0.1", port: 36806 });
+    expect(parseHostHeader("LocalHost")).toEqual({ host: "localhost" });
+    expect(parseHostHeader("[::1]:8080")).toEqual({ host: "::1", port: 8080 });
+    expect(parseHostHeader("app.example")).toEqual({ host: "app.example" });
+  });
+  it("refuses userinfo, trailing junk, empty values, bad ports and anything but host and port", () => {
+    for (const value of [
+      undefined,
+      "",
+      "evil.example:36806@127.0.0.1",
+      "127.0.0.1:36806.evil.example",
+      "127.0.0.1:36806/path",
+      "127.0.0.1:99999",
+      "127.0.0.1:",
+      ":36806",
+      "[::1",
+      "::1",
+      "127.0.0.1 evil",
+      "127.0.0.1%2f",
+      "127.0.0.1:80:80",
+      "user@127.0.0.1",
+      "127.0.0.1?x",
+      "127.0.0.1#x",
+    ]) {
+      expect(parseHostHeader(value), JSON.stringify(value)).toBeUndefined();
+    }
   });
 });
 

@@ -6,15 +6,46 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "./config.js";
 
 /**
- * Compares the `Authorization: Bearer …` header with `expected` in constant time (both sides are
- * hashed to 32 bytes first, so neither length nor content leaks through timing).
+ * Compares the `Authorization` header with `Bearer <expected>` in constant time (both sides are
+ * hashed to 32 bytes first, so neither length nor content leaks through timing). The scheme is
+ * matched case-insensitively (RFC 9110), then exactly one space, then the credential exactly as
+ * sent: nothing is trimmed, so an extra space, a tab or a no-break space before or after the token
+ * makes it a different credential. (Node's HTTP parser itself drops spaces and tabs around a whole
+ * header value, before this sees it.)
  */
 export function bearerMatches(header: string | string[] | undefined, expected: string): boolean {
   const value = Array.isArray(header) ? header[0] : header;
-  const presented = value !== undefined && /^Bearer /i.test(value) ? value.slice(7).trim() : "";
+  const presented =
+    value !== undefined && /^Bearer $/i.test(value.slice(0, 7)) ? value.slice(7) : "";
   const a = createHash("sha256").update(presented, "utf8").digest();
   const b = createHash("sha256").update(expected, "utf8").digest();
   return timingSafeEqual(a, b) && presented.length > 0;
+}
+
+/** A `Host` header parsed strictly: `host` lowercased (an IPv6 literal without brackets), `port` if given. */
+export interface HostHeader {
+  readonly host: string;
+  readonly port?: number;
+}
+
+// host [":" port]: an IPv6 literal in brackets, or a name / IPv4 address of letters, digits and
+// `.-_~`; nothing else (no userinfo `@`, path, query, spaces or percent-encoding).
+const HOST_HEADER = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9._~-]+))(?::(\d{1,5}))?$/;
+
+/**
+ * Parses a `Host` header strictly (RFC 9110 `uri-host [ ":" port ]`, restricted to what a client
+ * of this server sends). `undefined` for an absent, empty or malformed value, including
+ * `evil.example:80@127.0.0.1` and `127.0.0.1:80.evil.example`, or a port above 65535.
+ */
+export function parseHostHeader(value: string | undefined): HostHeader | undefined {
+  if (value === undefined) return undefined;
+  const m = HOST_HEADER.exec(value);
+  if (m === null) return undefined;
+  const host = (m[1] ?? m[2] ?? "").toLowerCase();
+  if (host === "") return undefined;
+  if (m[3] === undefined) return { host };
+  const port = Number(m[3]);
+  return port > 65535 ? undefined : { host, port };
 }
 
 /** A stable, non-secret identifier of the principal a token authenticates (a digest prefix). */

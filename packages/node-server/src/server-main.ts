@@ -1,6 +1,8 @@
 /**
  * The server program behind `sisyphus-server`: parses flags and environment, starts the server,
- * stops on SIGINT/SIGTERM. Bundled to `dist/server.cjs` and run by the launcher `dist/bin.cjs`.
+ * drains and stops on SIGINT/SIGTERM (a second signal ends the grace at once). Exit code 0 when
+ * every admitted call settled, 1 when some were cut off (answered `outcome_unknown`). Bundled to
+ * `dist/server.cjs` and run by the launcher `dist/bin.cjs`.
  */
 import { z } from "zod";
 import { parseConfig } from "./config.js";
@@ -20,14 +22,38 @@ async function run(): Promise<void> {
   const config = parseConfig(process.argv.slice(2), process.env);
   const server = await startServer(config, log);
   let stopping = false;
-  const stop = () => {
-    if (stopping) return;
+  const stop = (why: string) => {
+    if (stopping) {
+      log(`sisyphus-server: ${why} again: ending the grace period now.`);
+      server.endGrace();
+      return;
+    }
     stopping = true;
-    server.close().finally(() => process.exit(0));
+    if (config.transport === "http") {
+      log(
+        `sisyphus-server: ${why}: draining (new writes are refused; admitted calls get up to ${config.shutdownGraceMs} ms to settle).`,
+      );
+    }
+    server.shutdown(config.shutdownGraceMs).then(
+      (result) => {
+        if (config.transport === "http") {
+          log(
+            result.settled
+              ? "sisyphus-server: every admitted call settled; stores closed, stopped."
+              : `sisyphus-server: grace period over: ${result.cutOff} call(s) still running were answered outcome_unknown (or write_coordinator_unavailable if they had not started); stores closed, stopped.`,
+          );
+        }
+        process.exit(result.settled ? 0 : 1);
+      },
+      (e: unknown) => {
+        log(`sisyphus-server: error while stopping: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+      },
+    );
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  if (config.transport === "stdio") process.stdin.on("end", stop);
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  if (config.transport === "stdio") process.stdin.on("end", () => stop("stdin closed"));
 }
 
 run().catch((e: unknown) => {

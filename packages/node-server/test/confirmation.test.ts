@@ -129,8 +129,12 @@ describe("clients without form elicitation, and legacy sessions", () => {
 });
 
 describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
-  const caps = { elicitation: {} };
-  async function raw(args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const form = { elicitation: {} };
+  async function raw(
+    args: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+    caps: Record<string, unknown> = form,
+  ) {
     const res = await fetch(shared.authority.url, {
       method: "POST",
       headers: {
@@ -195,5 +199,151 @@ describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
     expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     const again = await raw(args, { inputResponses: accept, requestState: second["requestState"] });
     expect(code(again)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
+  });
+
+  it("validates a present requestState whatever capabilities the request declares, confirm: true or not", async () => {
+    const client = await httpClient(shared.authority.url, { era: "modern" });
+    const args = await preflightDelete(client, DEMO_IDS.paragraphQuote);
+    await client.close();
+    const before = shared.sandbox.control.count(DELETE);
+    const confirmed = { ...args, confirm: true };
+    for (const caps of [{}, { elicitation: { url: {} } }]) {
+      const forged = await raw(confirmed, { requestState: "eyJ2IjoxfQ.AAAA" }, caps);
+      expect(code(forged)).toMatchObject({ code: "confirmation_invalid", reason: "forged" });
+    }
+    // A state issued to the form-capable request, retried with the capability removed and
+    // confirm: true: refused (its binding names the declaration), and spent.
+    const issued = await raw(args);
+    expect(issued["resultType"]).toBe("input_required");
+    const state = issued["requestState"] as string;
+    const stripped = await raw(confirmed, { inputResponses: accept, requestState: state }, {});
+    expect(code(stripped)).toMatchObject({ code: "confirmation_invalid", reason: "mismatch" });
+    const reused = await raw(confirmed, { requestState: state }, {});
+    expect(code(reused)).toMatchObject({ code: "confirmation_invalid", reason: "reused" });
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
+    expect(shared.sandbox.control.kramdown(DEMO_IDS.paragraphQuote)).not.toBeNull();
+    // Without a requestState the convention still works for a client without form elicitation.
+    const ok = await raw(confirmed, {}, {});
+    expect(ok["isError"], JSON.stringify(ok)).not.toBe(true);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
+  });
+
+  it("asks a modern form-capable client that sent confirm: true alone (input_required)", async () => {
+    const client = await httpClient(shared.authority.url, { era: "modern" });
+    const args = await preflightDelete(client, DEMO_IDS.paragraphDecision);
+    await client.close();
+    const before = shared.sandbox.control.count(DELETE);
+    const asked = await raw({ ...args, confirm: true });
+    expect(asked["resultType"]).toBe("input_required");
+    expect(typeof asked["requestState"]).toBe("string");
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
+  });
+});
+
+describe("legacy sessions keep the confirm: true convention", () => {
+  it("does not ask a form-capable legacy client again when it sent confirm: true", async () => {
+    const { client, asked } = await confirmingClient("legacy", () => ({ action: "decline" }));
+    const args = await preflightDelete(client, DEMO_IDS.paragraphJournal);
+    const before = shared.sandbox.control.count(DELETE);
+    const res = await client.callTool({ name: "block", arguments: { ...args, confirm: true } });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked.count).toBe(0);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("rejects a forged requestState sent on a legacy session with confirm: true", async () => {
+    const client = await httpClient(shared.authority.url, { era: "modern" });
+    const args = await preflightDelete(client, DEMO_IDS.listReading);
+    await client.close();
+    const headers = {
+      authorization: `Bearer ${AUTH_TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const init = await fetch(shared.authority.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+    const session = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const before = shared.sandbox.control.count(DELETE);
+    const res = await fetch(shared.authority.url, {
+      method: "POST",
+      headers: { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "block",
+          arguments: { ...args, confirm: true },
+          requestState: "eyJ2IjoxfQ.AAAA",
+        },
+      }),
+    });
+    const text = await res.text();
+    const body = JSON.parse(text.includes("data:") ? (/data: (.*)/.exec(text)?.[1] ?? "") : text);
+    expect(body.result?.structuredContent?.error).toMatchObject({
+      code: "confirmation_invalid",
+      reason: "forged",
+    });
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
+  });
+});
+
+describe("the ledger and lease are checked before anyone is asked to confirm", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it(`refuses a commit that would fail without asking (${era})`, async () => {
+      const { client, asked } = await confirmingClient(era, () => ({
+        action: "accept",
+        content: { confirm: true },
+      }));
+      const args = await preflightDelete(client, DEMO_IDS.blockquoteMeeting);
+      const other = await preflightDelete(client, DEMO_IDS.listMilestones);
+      const field = "expectedStateHash";
+      const before = shared.sandbox.control.count(DELETE);
+      const cases: Array<[Record<string, unknown>, string, string]> = [
+        [{ ...args, requestId: "fedcba98" }, "preflight_lease_invalid", "unknown_request_id"],
+        [{ ...args, [field]: undefined }, "precondition_required", "credential_absent"],
+        [{ ...args, [field]: "not-a-hash" }, "precondition_required", "credential_malformed"],
+        [{ ...args, [field]: "0000" }, "preflight_lease_invalid", "missing"],
+        [{ ...args, requestId: other["requestId"] }, "idempotency_conflict", "arguments_differ"],
+      ];
+      for (const [callArgs, code, reason] of cases) {
+        const res = await client.callTool({ name: "block", arguments: callArgs });
+        expect(sc(res)["error"], JSON.stringify(callArgs)).toMatchObject({
+          code,
+          details: { reason },
+        });
+      }
+      expect(asked.count).toBe(0);
+      expect(shared.sandbox.control.count(DELETE)).toBe(before);
+      await client.close();
+    });
+  }
+
+  it("still asks (and then runs) when the checks pass", async () => {
+    const { client, asked } = await confirmingClient("modern", () => ({
+      action: "accept",
+      content: { confirm: true },
+    }));
+    const args = await preflightDelete(client, DEMO_IDS.blockquoteMeeting);
+    const before = shared.sandbox.control.count(DELETE);
+    const res = await client.callTool({ name: "block", arguments: args });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked.count).toBe(1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
+    await client.close();
   });
 });

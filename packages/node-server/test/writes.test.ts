@@ -260,6 +260,55 @@ describe("delegation edge cases", () => {
     await client.close();
   });
 
+  it("checks the request at the authority before the stdio ingress asks, so a doomed commit is never confirmed", async () => {
+    const client = await stdioClient({
+      era: "modern",
+      dataDir: shared.dataDir,
+      siyuanUrl: shared.sandbox.url,
+      siyuanToken: shared.sandbox.token,
+      authToken: AUTH_TOKEN,
+      elicitation: { form: {} },
+    });
+    let asked = 0;
+    client.setRequestHandler("elicitation/create", async () => {
+      asked += 1;
+      return { action: "accept", content: { confirm: true } } as never;
+    });
+    const id = DEMO_IDS.paragraphJournal;
+    const p = sc(
+      await client.callTool({
+        name: "block",
+        arguments: { action: "delete", id, validateOnly: true },
+      }),
+    );
+    const field = p["preconditionField"] as string;
+    const before = shared.sandbox.control.count("/api/block/deleteBlock");
+    const unknownId = await client.callTool({
+      name: "block",
+      arguments: { action: "delete", id, requestId: "fedcba98", [field]: p[field] },
+    });
+    expect(sc(unknownId)["error"]).toMatchObject({
+      code: "preflight_lease_invalid",
+      details: { reason: "unknown_request_id" },
+    });
+    const wrongHash = await client.callTool({
+      name: "block",
+      arguments: { action: "delete", id, requestId: p["requestId"], [field]: "0000" },
+    });
+    expect(errorCode(wrongHash)).toBe("preflight_lease_invalid");
+    expect(asked).toBe(0);
+    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before);
+    // The right credential passes the check, is confirmed once, and runs once.
+    const ok = await client.callTool({
+      name: "block",
+      arguments: { action: "delete", id, requestId: p["requestId"], [field]: p[field] },
+    });
+    expect(ok.isError, JSON.stringify(sc(ok))).not.toBe(true);
+    expect(asked).toBe(1);
+    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
+    await client.close();
+  });
+
   it("answers write_coordinator_changed once the authority a stdio process used was replaced", async () => {
     const dir = tempDataDir();
     let auth = await authorityFor(shared.sandbox, dir);

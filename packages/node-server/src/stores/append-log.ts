@@ -2,12 +2,17 @@
  * A crash-safe append-only text log: one record per line, each acknowledged only after `fdatasync`;
  * a torn last line (no newline: the append never completed, so it was never acknowledged) is
  * truncated on open; anything else unreadable fails closed. Compaction rewrites the live records
- * into a temporary file, fsyncs it, renames it over the log and fsyncs the directory.
+ * into a temporary file, fsyncs it, renames it over the log and fsyncs the directory. Every file
+ * it creates or opens is made mode 0600 (owner read/write only), whatever the umask or the mode a
+ * file had before: the records name requests and targets.
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { type FileHandle, open, readFile, rename, truncate } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { NodeServerError } from "../errors.js";
+
+/** Mode of every data file: owner read/write only. */
+export const DATA_FILE_MODE = 0o600;
 
 /** A log opened for appending, with the complete lines it held at open time. */
 export class AppendLog {
@@ -52,7 +57,8 @@ export class AppendLog {
     const validBytes = Buffer.byteLength(complete, "utf8");
     try {
       if (validBytes < Buffer.byteLength(text, "utf8")) await truncate(file, validBytes);
-      const handle = await open(file, "a");
+      const handle = await open(file, "a", DATA_FILE_MODE);
+      await handle.chmod(DATA_FILE_MODE);
       const lines = complete === "" ? [] : complete.slice(0, -1).split("\n");
       return { log: new AppendLog(file, handle, validBytes), lines };
     } catch (e) {
@@ -101,8 +107,9 @@ export class AppendLog {
       const tmp = `${this.file}.tmp`;
       const data = Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
       try {
-        const h = await open(tmp, "w");
+        const h = await open(tmp, "w", DATA_FILE_MODE);
         try {
+          await h.chmod(DATA_FILE_MODE);
           await h.write(data);
           await h.sync();
         } finally {
@@ -111,7 +118,7 @@ export class AppendLog {
         await rename(tmp, this.file);
         syncDirectory(dirname(this.file));
         await this.#handle.close();
-        this.#handle = await open(this.file, "a");
+        this.#handle = await open(this.file, "a", DATA_FILE_MODE);
         this.#bytes = data.length;
       } catch (e) {
         throw new NodeServerError(

@@ -1,4 +1,11 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -89,5 +96,34 @@ describe("FileReservationStore", () => {
     writeFileSync(file, "abcd\nXYZ!\nbeef\n");
     const err = await FileReservationStore.open(file).catch((e: unknown) => e);
     expect(isNodeServerError(err) && err.code).toBe("store_corrupt");
+  });
+});
+
+describe.skipIf(process.platform === "win32")("store file modes", () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it("creates both logs 0600 whatever the umask, keeps it through compaction, and tightens wider files", async () => {
+    const d = dir();
+    const previous = process.umask(0o000);
+    try {
+      const ledger = await FileLedgerStore.open<E>(join(d, "ledger.wal"), { compactBytes: 600 });
+      const reservations = await FileReservationStore.open(join(d, "reservations.wal"));
+      await reservations.append("abcd");
+      expect(modeOf(join(d, "ledger.wal"))).toBe(0o600);
+      expect(modeOf(join(d, "reservations.wal"))).toBe(0o600);
+      // A leftover temporary file from a crashed compaction, wider than it should be.
+      writeFileSync(join(d, "ledger.wal.tmp"), "", { mode: 0o666 });
+      for (let i = 0; i < 30; i++) await ledger.put({ requestId: "abcd", state: `s${i}` });
+      expect(ledger.byteLength).toBeLessThan(600);
+      expect(modeOf(join(d, "ledger.wal"))).toBe(0o600);
+      await ledger.close();
+      await reservations.close();
+      chmodSync(join(d, "reservations.wal"), 0o644);
+      const again = await FileReservationStore.open(join(d, "reservations.wal"));
+      expect(modeOf(join(d, "reservations.wal"))).toBe(0o600);
+      await again.close();
+    } finally {
+      process.umask(previous);
+    }
   });
 });
