@@ -7,6 +7,6 @@ export default defineProject({
     name: "mcp-tools",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // fails a test whose sandbox kernels were asked for /api/repo/* (issue 11)
-    setupFiles: ["test/no-repo-requests.setup.ts"],
+    setupFiles: ["../siyuan-sandbox/test/no-repo-requests.setup.ts"],
   },
 });

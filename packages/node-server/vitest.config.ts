@@ -8,7 +8,7 @@ export default defineProject({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     // fails a test whose in-process sandbox kernels were asked for /api/repo/* (issue 11)
-    setupFiles: ["test/no-repo-requests.setup.ts"],
+    setupFiles: ["../siyuan-sandbox/test/no-repo-requests.setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // eventsource and eventsource-parser (used by the MCP client) publish a "source" export

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { REPO_AUDIT_ENV, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll } from "vitest";
 
 export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
@@ -152,6 +152,7 @@ export async function stdioClient(options: {
   );
   const env: Record<string, string> = {
     PATH: process.env["PATH"] ?? "",
+    ...auditEnv(),
     SIYUAN_URL: options.siyuanUrl,
     SIYUAN_TOKEN: options.siyuanToken,
     SISYPHUS_DATA_DIR: options.dataDir,
@@ -238,4 +239,13 @@ export function sharedDemoAuthority(): SharedAuthority {
     await shared.sandbox.stop();
   });
   return shared;
+}
+
+/**
+ * The suite's `/api/repo/*` audit file (set by the shared setup file), for processes started with
+ * a minimal environment, so a sandbox they embed reports into the same audit.
+ */
+export function auditEnv(): Record<string, string> {
+  const file = process.env[REPO_AUDIT_ENV];
+  return file ? { [REPO_AUDIT_ENV]: file } : {};
 }

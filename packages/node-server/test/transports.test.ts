@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
+  auditEnv,
   authorityFor,
   BIN,
   httpClient,
@@ -194,7 +195,7 @@ describe("embedded demo", () => {
   it("starts the demo sandbox without a SiYuan URL, prints endpoint, token and client config, and serves notes", async () => {
     const dir = tempDataDir();
     const child = spawn(process.execPath, [BIN, "--port", "0", "--data-dir", dir], {
-      env: { PATH: process.env["PATH"] ?? "" },
+      env: { PATH: process.env["PATH"] ?? "", ...auditEnv() },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -12,6 +12,7 @@ describe("public surface", () => {
         "KERNEL_VERSION",
         "PACKAGE_NAME",
         "SQL_DEFAULT_LIMIT_ROWS",
+        "REPO_AUDIT_ENV",
         "SandboxError",
         "applyDefaultLimit",
         "defaultCorrupt",

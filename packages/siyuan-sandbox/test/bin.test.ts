@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEMO_IDS } from "../src/index.js";
+import { DEMO_IDS, takeRepoRequests } from "../src/index.js";
 
 const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "siyuan-sandbox-bin-"));
@@ -45,6 +45,20 @@ describe("siyuan-sandbox bin", () => {
     expect(existsSync(join(dir, "data", DEMO_IDS.notebookResearch, `${DEMO_IDS.docPlan}.sy`))).toBe(
       true,
     );
+  });
+
+  it("reports /api/repo/* requests to the suite's audit across processes", async () => {
+    const p = run(["--port", "0", "--token", "bin-token"]);
+    const url = await p.url;
+    await fetch(`${url}/api/repo/createSnapshot`, {
+      method: "POST",
+      headers: { authorization: "Token bin-token" },
+      body: "{}",
+    });
+    p.child.kill("SIGTERM");
+    await p.exited;
+    // Taking them here clears the audit, so the shared after-each check passes.
+    expect(takeRepoRequests()).toEqual(["/api/repo/createSnapshot"]);
   });
 
   it("refuses to start without --token", async () => {
