@@ -11,6 +11,7 @@ import {
   MemoryReservationStore,
   type WriteCoordinator,
 } from "@sisyphus/write-safety";
+import { afterAll, beforeAll } from "vitest";
 import {
   createToolRuntime,
   type PermissionMap,
@@ -94,6 +95,29 @@ export async function startHarness(options: { strict?: boolean } = {}): Promise<
     config: { loadPermissions: () => h.permissions },
   });
   return h;
+}
+
+/**
+ * The fixture most files share: one harness, started before the file's (or the enclosing
+ * `describe`'s) tests and stopped after them. The answer stands for that harness; use it inside
+ * tests and hooks, not while the file is being collected.
+ */
+export function useHarness(options: { strict?: boolean } = {}): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness(options);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = (): Harness => {
+    if (started === undefined) throw new Error("the harness is used before beforeAll started it");
+    return started;
+  };
+  return new Proxy({} as Harness, {
+    get: (_target, key) => Reflect.get(current(), key),
+    set: (_target, key, value) => Reflect.set(current(), key, value),
+  });
 }
 
 /** The structured error code of a result, or `undefined` for a success. */

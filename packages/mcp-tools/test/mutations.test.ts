@@ -4,8 +4,8 @@
  * an external edit between preflight and commit; a reset after the kernel applied the write; a
  * silent kernel failure.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { errorCode, type Harness, useHarness } from "./harness.js";
 
 interface Prepared {
   readonly args: Record<string, unknown>;
@@ -429,13 +429,7 @@ const CASES: Case[] = [
 
 const actionName = (c: Case) => c.action.replace(/\(.*\)$/, "");
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_name, c) => {
   const tool = c.tool;

@@ -4,18 +4,11 @@
  * commit will report or do (targetCount, a notebook's switch to custom sort). Against the sandbox
  * kernel over loopback, through the real coordinator.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { errorCode, useHarness } from "./harness.js";
 
-let h: Harness;
+const h = useHarness();
 let seq = 0;
-
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
 
 const WRITE_ENDPOINTS = [
   "/api/block/insertBlock",

@@ -3,17 +3,11 @@
  * ones never reach the kernel), the pure check on the same table, and the issue's
  * `WITH … DELETE` against the sandbox's real SQLite index (the row survives).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkReadOnlySql } from "../src/tools/read-only-sql.js";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { errorCode, useHarness } from "./harness.js";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 const HOSTILE: readonly string[] = [
   "WITH x AS (SELECT 1) DELETE FROM blocks WHERE id = 'a'",

@@ -5,7 +5,9 @@
  * formatting-only updates the kernel silently drops answer readback_mismatch, never no_change; and
  * `no_change` means only "the live state already was what you asked".
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FaultSpec } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import type { ToolResult } from "../src/index.js";
 import { canonicalForm, formOfDom, formOfMarkdown } from "../src/state/content-form.js";
 import { splitOwnIal } from "../src/state/ial.js";
 import {
@@ -16,7 +18,7 @@ import {
   SANDBOX_DOM_DEVIATIONS,
   WRITABLE_FIXTURES,
 } from "./fixtures/readback-pairs.js";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { errorCode, useHarness } from "./harness.js";
 
 const form = (md: string) => canonicalForm(formOfMarkdown(md));
 
@@ -30,27 +32,40 @@ describe("content form over the fixture pairs", () => {
   });
 });
 
-let h: Harness;
+const h = useHarness();
 let seq = 0;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+/** A fresh document (`title` and a sequence number) holding `markdown`; returns its blocks' IDs. */
+async function freshDoc(title: string, markdown: string): Promise<string[]> {
+  const id = h.sandbox.control.external.createDoc(h.notebook, `/${title} ${++seq}`, markdown);
+  await h.client.flush();
+  return (await h.client.block.getChildBlocks({ id })).map((c) => c.id);
+}
 
 /** A fresh document holding one paragraph; returns the paragraph's ID. */
 async function paragraph(markdown: string): Promise<string> {
-  const id = h.sandbox.control.external.createDoc(h.notebook, `/Readback ${++seq}`, markdown);
-  await h.client.flush();
-  const children = await h.client.block.getChildBlocks({ id });
-  return children[0]?.id as string;
+  return (await freshDoc("Readback", markdown))[0] as string;
 }
 
 /** Block DOM without the IDs and timestamps that tie it to its block, to write it elsewhere. */
 function detachedDom(dom: string): string {
   return dom.replace(/\s(?:data-node-id|data-node-index|updated)="[^"]*"/g, "");
+}
+
+const DROP_UPDATE: FaultSpec = { endpoint: "/api/block/updateBlock", kind: "silentDrop" };
+
+/** Commits `args` with the credential of their preflight `pre` while the kernel suffers `fault`. */
+async function commitUnder(
+  tool: string,
+  args: Record<string, unknown>,
+  pre: ToolResult,
+  fault: FaultSpec,
+  confirmed = false,
+): Promise<ToolResult> {
+  h.sandbox.control.armFault(fault);
+  const r = await h.call(tool, h.commitArgs(args, pre.structuredContent), confirmed);
+  h.sandbox.control.clearFaults();
+  return r;
 }
 
 const errorOf = (r: { structuredContent: Record<string, unknown> }) =>
@@ -108,9 +123,7 @@ describe("a formatting-only update the kernel silently drops", () => {
       const pre = await h.call("block", { ...args, validateOnly: true });
       expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
       const writes = h.writes("/api/block/updateBlock");
-      h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-      const r = await h.call("block", h.commitArgs(args, pre.structuredContent));
-      h.sandbox.control.clearFaults();
+      const r = await commitUnder("block", args, pre, DROP_UPDATE);
 
       expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
       expect(r.structuredContent["status"]).toBeUndefined();
@@ -134,9 +147,7 @@ describe("a formatting-only update the kernel silently drops", () => {
     const args = { action: "update", id, data: dom, dataType: "dom" };
     const pre = await h.call("block", { ...args, validateOnly: true });
     expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-    const r = await h.call("block", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const r = await commitUnder("block", args, pre, DROP_UPDATE);
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
 
     const applied = await h.write("block", args);
@@ -145,20 +156,12 @@ describe("a formatting-only update the kernel silently drops", () => {
   });
 
   it("a list item's update is read back as that item", async () => {
-    const docId = h.sandbox.control.external.createDoc(
-      h.notebook,
-      `/Items ${++seq}`,
-      "1. alpha one\n2. beta two",
-    );
-    await h.client.flush();
-    const list = (await h.client.block.getChildBlocks({ id: docId }))[0]?.id as string;
+    const list = (await freshDoc("Items", "1. alpha one\n2. beta two"))[0] as string;
     const item = (await h.client.block.getChildBlocks({ id: list }))[0]?.id as string;
     const args = { action: "update", id: item, data: "* ~~alpha one~~" };
     const pre = await h.call("block", { ...args, validateOnly: true });
     expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-    const dropped = await h.call("block", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const dropped = await commitUnder("block", args, pre, DROP_UPDATE);
     expect(errorCode(dropped), JSON.stringify(dropped.structuredContent)).toBe("readback_mismatch");
 
     // The item stays in its ordered list: the bullet of the request is not the request's to choose.
@@ -182,17 +185,13 @@ describe("a formatting-only update the kernel silently drops", () => {
     };
     const pre = await h.call("fs", { ...args, validateOnly: true });
     expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-    const r = await h.call("fs", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const r = await commitUnder("fs", args, pre, DROP_UPDATE);
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
 
     // The same content is no request at all: a dropped write of it still answers no_change.
     const sameArgs = { ...args, markdown: BASE_PARAGRAPH };
     const samePre = await h.call("fs", { ...sameArgs, validateOnly: true });
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-    const same = await h.call("fs", h.commitArgs(sameArgs, samePre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const same = await commitUnder("fs", sameArgs, samePre, DROP_UPDATE);
     expect(same.structuredContent["status"], JSON.stringify(same.structuredContent)).toBe(
       "no_change",
     );
@@ -211,9 +210,7 @@ describe("no_change means the live state already was the request", () => {
     const id = await paragraph("# alpha one");
     const args = { action: "update", id, data: "# alpha one" };
     const pre = await h.call("block", { ...args, validateOnly: true });
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "silentDrop" });
-    const r = await h.call("block", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const r = await commitUnder("block", args, pre, DROP_UPDATE);
     expect(r.structuredContent["status"]).toBe("no_change");
   });
 
@@ -229,26 +226,16 @@ describe("no_change means the live state already was the request", () => {
     const args = { action: "update", id, data: "alpha one\n\nbeta two" };
     const pre = await h.call("block", { ...args, validateOnly: true });
     // the kernel keeps the first block (unchanged) but stores another second block
-    h.sandbox.control.armFault({
+    const r = await commitUnder("block", args, pre, {
       endpoint: "/api/block/updateBlock",
       kind: "corrupt",
       corrupt: (body) => ({ ...body, data: "alpha one\n\nbeta **two**" }),
     });
-    const r = await h.call("block", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
   });
 
   it("a move to where the block already is answers no_change; a dropped real move does not", async () => {
-    const docId = h.sandbox.control.external.createDoc(
-      h.notebook,
-      `/Moves ${++seq}`,
-      "first\n\nsecond\n\nthird",
-    );
-    await h.client.flush();
-    const [first, second, third] = (await h.client.block.getChildBlocks({ id: docId })).map(
-      (c) => c.id,
-    );
+    const [first, second, third] = await freshDoc("Moves", "first\n\nsecond\n\nthird");
     const noop = await h.write("block", { action: "move", id: second, previousID: first }, true);
     expect(noop.commit.isError, JSON.stringify(noop.commit.structuredContent)).toBeUndefined();
     expect(noop.commit.structuredContent["status"]).toBe("no_change");
@@ -256,9 +243,13 @@ describe("no_change means the live state already was the request", () => {
     // third already comes after first, but not right after it: the move is a real request
     const args = { action: "move", id: third, previousID: first };
     const pre = await h.call("block", { ...args, validateOnly: true }, true);
-    h.sandbox.control.armFault({ endpoint: "/api/block/moveBlock", kind: "silentDrop" });
-    const r = await h.call("block", h.commitArgs(args, pre.structuredContent), true);
-    h.sandbox.control.clearFaults();
+    const r = await commitUnder(
+      "block",
+      args,
+      pre,
+      { endpoint: "/api/block/moveBlock", kind: "silentDrop" },
+      true,
+    );
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
   });
 });
@@ -270,9 +261,10 @@ describe("tag readback compares the whole retagged content", () => {
     const args = { action: "rename", oldLabel: label, newLabel: `${label}x` };
     const pre = await h.call("tag", { ...args, validateOnly: true });
     expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
-    h.sandbox.control.armFault({ endpoint: "/api/block/updateBlock", kind: "corrupt" });
-    const r = await h.call("tag", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
+    const r = await commitUnder("tag", args, pre, {
+      endpoint: "/api/block/updateBlock",
+      kind: "corrupt",
+    });
     // the new tag is there and the old one gone, yet the block is not what was asked
     const body = splitOwnIal(h.sandbox.control.kramdown(id) ?? "").body;
     expect(body).toContain(`#${label}x#`);
@@ -305,13 +297,11 @@ describe("reorder readback requires custom sort mode (6)", () => {
     const args = { action: "reorder", parentID: t.parent, orderedIDs: [...t.children].reverse() };
     const pre = await h.call("document", { ...args, validateOnly: true });
     expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
-    h.sandbox.control.armFault({
+    const r = await commitUnder("document", args, pre, {
       endpoint: "/api/notebook/setNotebookConf",
       kind: "corrupt",
       corrupt: (body) => ({ ...body, conf }),
     });
-    const r = await h.call("document", h.commitArgs(args, pre.structuredContent));
-    h.sandbox.control.clearFaults();
     // The listing shows the order (the workspace sorts custom), but the notebook does not.
     expect(await sortMode()).toBe(15);
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");

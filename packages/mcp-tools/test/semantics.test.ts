@@ -1,19 +1,12 @@
 /**
  * The semantics the spec fixes, each against the sandbox kernel over loopback.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createToolRuntime } from "../src/index.js";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { errorCode, startHarness, useHarness } from "./harness.js";
 
-let h: Harness;
+const h = useHarness();
 let seq = 0;
-
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
 
 async function doc(markdown: string) {
   const id = h.sandbox.control.external.createDoc(h.notebook, `/Sem ${++seq}`, markdown);

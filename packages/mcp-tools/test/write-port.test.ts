@@ -3,9 +3,9 @@
  * reads see a read-only port (the `@ts-expect-error` lines fail `typecheck` if that ever changes),
  * and an executor's writes are counted, so a failure after the first write is `outcome_unknown`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { MutationHandler, ToolContext, WriteContext } from "../src/handler.js";
-import { errorCode, type Harness, startHarness } from "./harness.js";
+import { errorCode, useHarness } from "./harness.js";
 
 /** Never called: checked by the compiler only. */
 export function typeLevel(ctx: ToolContext, wctx: WriteContext): void {
@@ -27,13 +27,7 @@ export function typeLevel(ctx: ToolContext, wctx: WriteContext): void {
 }
 
 describe("tracked kernel writes", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.stop();
-  });
+  const h = useHarness();
 
   it("an update keeps a list item's own attributes (its IAL follows the marker)", async () => {
     const doc = h.sandbox.control.external.createDoc(h.notebook, "/list-item-attrs", "seed");

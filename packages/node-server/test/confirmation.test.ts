@@ -1,41 +1,52 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
-import { AUTH_TOKEN, errorCode, httpClient, sc, sharedDemoAuthority } from "./harness.js";
+import {
+  answerConfirmations,
+  blockPreflight,
+  type ConfirmationAnswer,
+  errorCode,
+  httpClient,
+  legacyInitialize,
+  RAW_HEADERS,
+  sc,
+  sharedDemoAuthority,
+} from "./harness.js";
 
 const DELETE = "/api/block/deleteBlock";
-type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
 
 const shared = sharedDemoAuthority();
 
-/** A client that declares form elicitation and answers every confirmation with `answer`. */
-async function confirmingClient(era: "modern" | "legacy", answer: () => Answer) {
+/**
+ * A client that declares form elicitation and answers every confirmation with `answer` (by
+ * default: accept, confirm: true).
+ */
+async function confirmingClient(era: "modern" | "legacy", answer?: () => ConfirmationAnswer) {
   const client = await httpClient(shared.authority.url, { era, elicitation: { form: {} } });
-  const asked = { count: 0 };
-  client.setRequestHandler("elicitation/create", async () => {
-    asked.count += 1;
-    return answer() as never;
-  });
-  return { client, asked };
+  return { client, asked: answerConfirmations(client, answer) };
 }
 
 async function preflightDelete(client: Client, id: string) {
-  const pre = await client.callTool({
-    name: "block",
-    arguments: { action: "delete", id, validateOnly: true },
-  });
-  const p = sc(pre);
-  expect(pre.isError, JSON.stringify(p)).not.toBe(true);
-  const field = p["preconditionField"] as string;
-  return { action: "delete", id, requestId: p["requestId"], [field]: p[field] };
+  const { result, p, commitArgs } = await blockPreflight(client, { action: "delete", id });
+  expect(result.isError, JSON.stringify(p)).not.toBe(true);
+  return commitArgs;
+}
+
+/** `era`'s confirming client deletes `id`: it is asked once, accepts, and the delete runs once. */
+async function expectConfirmedDelete(era: "modern" | "legacy", id: string) {
+  const { client, asked } = await confirmingClient(era);
+  const args = await preflightDelete(client, id);
+  const before = shared.sandbox.control.count(DELETE);
+  const res = await client.callTool({ name: "block", arguments: args });
+  expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+  expect(asked.count).toBe(1);
+  expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
+  await client.close();
 }
 
 describe("modern form confirmation (input_required + elicitation/create)", () => {
   it("never asks for validateOnly, asks once on commit, runs after accept, and asks again on replay", async () => {
-    const { client, asked } = await confirmingClient("modern", () => ({
-      action: "accept",
-      content: { confirm: true },
-    }));
+    const { client, asked } = await confirmingClient("modern");
     const args = await preflightDelete(client, DEMO_IDS.paragraphTaskParser);
     expect(asked.count).toBe(0);
     const before = shared.sandbox.control.count(DELETE);
@@ -52,7 +63,7 @@ describe("modern form confirmation (input_required + elicitation/create)", () =>
 
   it("distinguishes decline, cancel and invalid content, writing nothing", async () => {
     const before = shared.sandbox.control.count(DELETE);
-    const cases: Array<[Answer, string, boolean]> = [
+    const cases: Array<[ConfirmationAnswer, string, boolean]> = [
       [{ action: "decline" }, "confirmation_declined", false],
       [{ action: "accept", content: { confirm: false } }, "confirmation_declined", false],
       [{ action: "cancel" }, "confirmation_cancelled", true],
@@ -72,10 +83,7 @@ describe("modern form confirmation (input_required + elicitation/create)", () =>
   });
 
   it("treats confirm=false as a decline without asking", async () => {
-    const { client, asked } = await confirmingClient("modern", () => ({
-      action: "accept",
-      content: { confirm: true },
-    }));
+    const { client, asked } = await confirmingClient("modern");
     const args = await preflightDelete(client, DEMO_IDS.paragraphTaskContract);
     const res = await client.callTool({ name: "block", arguments: { ...args, confirm: false } });
     expect(errorCode(res)).toBe("confirmation_declined");
@@ -103,17 +111,7 @@ describe("clients without form elicitation, and legacy sessions", () => {
   });
 
   it("asks a legacy client that declares elicitation over its session", async () => {
-    const { client, asked } = await confirmingClient("legacy", () => ({
-      action: "accept",
-      content: { confirm: true },
-    }));
-    const args = await preflightDelete(client, DEMO_IDS.codeJournal);
-    const before = shared.sandbox.control.count(DELETE);
-    const res = await client.callTool({ name: "block", arguments: args });
-    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
-    expect(asked.count).toBe(1);
-    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
-    await client.close();
+    await expectConfirmedDelete("legacy", DEMO_IDS.codeJournal);
   });
 
   it("keeps confirm=true working for a legacy client without elicitation", async () => {
@@ -138,9 +136,7 @@ describe("requestState integrity (raw 2026-07-28 HTTP)", () => {
     const res = await fetch(shared.authority.url, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${AUTH_TOKEN}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
+        ...RAW_HEADERS,
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": "tools/call",
         "mcp-name": "block",
@@ -256,31 +252,13 @@ describe("legacy sessions keep the confirm: true convention", () => {
     const client = await httpClient(shared.authority.url, { era: "modern" });
     const args = await preflightDelete(client, DEMO_IDS.listReading);
     await client.close();
-    const headers = {
-      authorization: `Bearer ${AUTH_TOKEN}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const init = await fetch(shared.authority.url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+    const init = await legacyInitialize(shared.authority.url);
     const session = init.headers.get("mcp-session-id") as string;
     await init.text();
     const before = shared.sandbox.control.count(DELETE);
     const res = await fetch(shared.authority.url, {
       method: "POST",
-      headers: { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+      headers: { ...RAW_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 2,
@@ -305,10 +283,7 @@ describe("legacy sessions keep the confirm: true convention", () => {
 describe("the ledger and lease are checked before anyone is asked to confirm", () => {
   for (const era of ["modern", "legacy"] as const) {
     it(`refuses a commit that would fail without asking (${era})`, async () => {
-      const { client, asked } = await confirmingClient(era, () => ({
-        action: "accept",
-        content: { confirm: true },
-      }));
+      const { client, asked } = await confirmingClient(era);
       const args = await preflightDelete(client, DEMO_IDS.blockquoteMeeting);
       const other = await preflightDelete(client, DEMO_IDS.listMilestones);
       const field = "expectedStateHash";
@@ -334,16 +309,6 @@ describe("the ledger and lease are checked before anyone is asked to confirm", (
   }
 
   it("still asks (and then runs) when the checks pass", async () => {
-    const { client, asked } = await confirmingClient("modern", () => ({
-      action: "accept",
-      content: { confirm: true },
-    }));
-    const args = await preflightDelete(client, DEMO_IDS.blockquoteMeeting);
-    const before = shared.sandbox.control.count(DELETE);
-    const res = await client.callTool({ name: "block", arguments: args });
-    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
-    expect(asked.count).toBe(1);
-    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
-    await client.close();
+    await expectConfirmedDelete("modern", DEMO_IDS.blockquoteMeeting);
   });
 });

@@ -180,13 +180,18 @@ export function authorityFor(kernel: KernelAddress, dataDir: string): Promise<Au
 }
 
 /** A modern stdio client whose process delegates its writes to the authority of `dataDir`. */
-export function delegatingClient(kernel: KernelAddress, dataDir: string): Promise<Client> {
+export function delegatingClient(
+  kernel: KernelAddress,
+  dataDir: string,
+  options: { elicitation?: { form?: Record<string, never> } } = {},
+): Promise<Client> {
   return stdioClient({
     era: "modern",
     dataDir,
     siyuanUrl: kernel.url,
     siyuanToken: kernel.token,
     authToken: AUTH_TOKEN,
+    ...options,
   });
 }
 
@@ -202,18 +207,93 @@ export function errorCode(result: unknown): string | undefined {
   return e?.code;
 }
 
+/**
+ * The preflight (`validateOnly`) of the `block` call `args` through `client`: its result, that
+ * result's structured content `p`, the precondition `field` it names, and the `commitArgs` (`args`
+ * with the request ID and the credential) it leases.
+ */
+export async function blockPreflight(client: Client, args: Record<string, unknown>) {
+  const result = await client.callTool({
+    name: "block",
+    arguments: { ...args, validateOnly: true },
+  });
+  const p = sc(result);
+  const field = p["preconditionField"] as string;
+  return {
+    result,
+    p,
+    field,
+    commitArgs: { ...args, requestId: p["requestId"], [field]: p[field] },
+  };
+}
+
+/** The answer to a `block.update` preflight of `id` (data "x") through `client`. */
+export async function updatePreflight(client: Client, id: string) {
+  return (await blockPreflight(client, { action: "update", id, dataType: "markdown", data: "x" }))
+    .result;
+}
+
 /** Preflight + commit of `block.update` through `client`; returns both results. */
 export async function strictUpdate(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const pre = await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } });
-  const p = sc(pre);
-  if (pre.isError) throw new Error(`preflight failed: ${JSON.stringify(p)}`);
-  const field = p["preconditionField"] as string;
-  const commit = await client.callTool({
-    name: "block",
-    arguments: { ...args, requestId: p["requestId"], [field]: p[field] },
+  const pre = await blockPreflight(client, { action: "update", id, dataType: "markdown", data });
+  if (pre.result.isError) throw new Error(`preflight failed: ${JSON.stringify(pre.p)}`);
+  const commit = await client.callTool({ name: "block", arguments: pre.commitArgs });
+  return { pre: pre.p, commit, commitArgs: pre.commitArgs };
+}
+
+/** An answer to a confirmation request (`elicitation/create`). */
+export interface ConfirmationAnswer {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+/**
+ * Answers every confirmation `client` is asked with `answer()` (by default: accept, confirm: true)
+ * and counts the asks.
+ */
+export function answerConfirmations(
+  client: Client,
+  answer: () => ConfirmationAnswer = () => ({ action: "accept", content: { confirm: true } }),
+): { count: number } {
+  const asked = { count: 0 };
+  client.setRequestHandler("elicitation/create", async () => {
+    asked.count += 1;
+    return answer() as never;
   });
-  return { pre: p, commit, commitArgs: { ...args, requestId: p["requestId"], [field]: p[field] } };
+  return asked;
+}
+
+/** The `/health` counters of the authority whose MCP endpoint is `url`. */
+export async function healthOf(url: string): Promise<Record<string, number>> {
+  const res = await fetch(url.replace("/mcp", "/health"), {
+    headers: { authorization: `Bearer ${AUTH_TOKEN}` },
+  });
+  return (await res.json()) as Record<string, number>;
+}
+
+/** The headers of a raw JSON-RPC POST to an authority. */
+export const RAW_HEADERS = {
+  authorization: `Bearer ${AUTH_TOKEN}`,
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** A raw legacy (2025-11-25) `initialize` POSTed to `url`; the answer names the new session. */
+export function legacyInitialize(url: string): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: RAW_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }),
+  });
 }
 
 /** What `sharedDemoAuthority` starts; read its fields inside tests (they are set in `beforeAll`). */

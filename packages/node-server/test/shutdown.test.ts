@@ -9,15 +9,18 @@ import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  AUTH_TOKEN,
   type Authority,
+  answerConfirmations,
   authorityFor,
+  blockPreflight,
   errorCode,
+  healthOf,
   httpClient,
   killAll,
   sc,
   spawnAuthority,
   tempDataDir,
+  updatePreflight,
 } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
@@ -47,12 +50,9 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: str
 }
 
 async function preflight(client: Client, args: Record<string, unknown>) {
-  const p = sc(
-    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-  );
-  const field = p["preconditionField"] as string;
+  const { p, commitArgs } = await blockPreflight(client, args);
   expect(typeof p["requestId"], JSON.stringify(p)).toBe("string");
-  return { ...args, requestId: p["requestId"], [field]: p[field] };
+  return commitArgs;
 }
 
 describe("SIGTERM drains the Node authority", () => {
@@ -79,16 +79,7 @@ describe("SIGTERM drains the Node authority", () => {
     expect(auth.stderr()).toContain("SIGTERM: draining");
     // A new write (here a preflight, over a new connection) is refused before anything runs.
     const late = await httpClient(auth.url, { era: "modern" });
-    const refused = await late.callTool({
-      name: "block",
-      arguments: {
-        action: "update",
-        id: DEMO_IDS.paragraphDecision,
-        dataType: "markdown",
-        data: "x",
-        validateOnly: true,
-      },
-    });
+    const refused = await updatePreflight(late, DEMO_IDS.paragraphDecision);
     expect(errorCode(refused)).toBe("write_coordinator_unavailable");
     expect(sc(refused)["error"]).toMatchObject({ reason: "draining" });
     expect(auth.child.exitCode).toBeNull();
@@ -135,16 +126,10 @@ describe("SIGTERM drains the Node authority", () => {
     await until(() => sandbox.control.count(DELETE) === before + 1);
     expect(sandbox.control.count(DELETE)).toBe(before + 1);
     const queued = client.callTool({ name: "block", arguments: queuedArgs });
-    const health = async () =>
-      (await (
-        await fetch(auth.url.replace("/mcp", "/health"), {
-          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
-        })
-      ).json()) as Record<string, number>;
     let writesQueued = 0;
     const deadline = Date.now() + WAIT_MS;
     while (writesQueued !== 1 && Date.now() < deadline) {
-      writesQueued = (await health())["writesQueued"] ?? 0;
+      writesQueued = (await healthOf(auth.url))["writesQueued"] ?? 0;
       if (writesQueued !== 1) await new Promise((r) => setTimeout(r, 20));
     }
     expect(writesQueued).toBe(1);
@@ -176,14 +161,10 @@ describe("SIGTERM drains the Node authority", () => {
     // confirmation is asked, and nothing is written again.
     const next = await authorityFor(sandbox, dir);
     const again = await httpClient(next.url, { era: "modern", elicitation: { form: {} } });
-    let asked = 0;
-    again.setRequestHandler("elicitation/create", async () => {
-      asked += 1;
-      return { action: "accept", content: { confirm: true } } as never;
-    });
+    const asked = answerConfirmations(again);
     const replay = await again.callTool({ name: "block", arguments: commitArgs });
     expect(errorCode(replay)).toBe("outcome_unknown");
-    expect(asked).toBe(0);
+    expect(asked.count).toBe(0);
     expect(sandbox.control.count(DELETE)).toBe(before + 1);
     // The queued update never started: its request ID is still only `issued` (by the old process).
     const never = await again.callTool({ name: "block", arguments: queuedArgs });

@@ -7,7 +7,10 @@ import {
   auditEnv,
   authorityFor,
   BIN,
+  healthOf,
   httpClient,
+  legacyInitialize,
+  RAW_HEADERS,
   sharedDemoAuthority,
   spawnAuthority,
   stdioClient,
@@ -31,10 +34,7 @@ describe("both protocol eras", () => {
     expect(client.getProtocolEra()).toBe("legacy");
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
-    const res = await fetch(shared.authority.url.replace("/mcp", "/health"), {
-      headers: { authorization: `Bearer ${AUTH_TOKEN}` },
-    });
-    const health = (await res.json()) as Record<string, unknown>;
+    const health = await healthOf(shared.authority.url);
     expect(health["legacySessions"]).toBeGreaterThanOrEqual(1);
     await client.close();
   });
@@ -61,47 +61,24 @@ describe("both protocol eras", () => {
   });
 
   it("answers an unknown legacy session with 404 and a legacy call without session with 400", async () => {
-    const headers = {
-      authorization: `Bearer ${AUTH_TOKEN}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     const unknown = await fetch(shared.authority.url, {
       method: "POST",
-      headers: { ...headers, "mcp-session-id": "nope" },
+      headers: { ...RAW_HEADERS, "mcp-session-id": "nope" },
       body,
     });
     expect(unknown.status).toBe(404);
-    const none = await fetch(shared.authority.url, { method: "POST", headers, body });
+    const none = await fetch(shared.authority.url, { method: "POST", headers: RAW_HEADERS, body });
     expect(none.status).toBe(400);
   });
   it("ends a legacy session on DELETE; the session is then unknown (404)", async () => {
-    const headers = {
-      authorization: `Bearer ${AUTH_TOKEN}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const init = await fetch(shared.authority.url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+    const init = await legacyInitialize(shared.authority.url);
     expect(init.status).toBe(200);
     const session = init.headers.get("mcp-session-id") as string;
     expect(session).toMatch(/^[\x21-\x7e]+$/);
     await init.text();
     const withSession = {
-      ...headers,
+      ...RAW_HEADERS,
       "mcp-session-id": session,
       "mcp-protocol-version": "2025-11-25",
     };

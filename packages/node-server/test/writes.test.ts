@@ -1,19 +1,22 @@
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
 import {
-  AUTH_TOKEN,
+  answerConfirmations,
   authorityFor,
+  blockPreflight,
   delegatingClient,
   errorCode,
+  healthOf,
   httpClient,
   sc,
   sharedDemoAuthority,
-  stdioClient,
   strictUpdate,
   tempDataDir,
+  updatePreflight,
 } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
+const DELETE = "/api/block/deleteBlock";
 
 const shared = sharedDemoAuthority();
 
@@ -41,24 +44,9 @@ describe("strict writes through the one authority", () => {
   });
 
   it("fails a delegated write with write_coordinator_unavailable when no authority runs, writing nothing", async () => {
-    const client = await stdioClient({
-      era: "modern",
-      dataDir: tempDataDir(),
-      siyuanUrl: shared.sandbox.url,
-      siyuanToken: shared.sandbox.token,
-      authToken: AUTH_TOKEN,
-    });
+    const client = await delegatingClient(shared.sandbox, tempDataDir());
     const before = shared.sandbox.control.count(UPDATE);
-    const res = await client.callTool({
-      name: "block",
-      arguments: {
-        action: "update",
-        id: DEMO_IDS.paragraphStatus,
-        dataType: "markdown",
-        data: "x",
-        validateOnly: true,
-      },
-    });
+    const res = await updatePreflight(client, DEMO_IDS.paragraphStatus);
     expect(errorCode(res)).toBe("write_coordinator_unavailable");
     expect(shared.sandbox.control.count(UPDATE)).toBe(before);
     await client.close();
@@ -79,10 +67,7 @@ describe("strict writes through the one authority", () => {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const res = await fetch(shared.authority.url.replace("/mcp", "/health"), {
-          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
-        });
-        samples.push((await res.json()) as Record<string, number>);
+        samples.push(await healthOf(shared.authority.url));
         await new Promise((r) => setTimeout(r, 25));
       }
     })();
@@ -110,12 +95,12 @@ describe("crash between executing and committed", () => {
     let auth = await authorityFor(shared.sandbox, dir);
     const client = await httpClient(auth.url, { era: "modern" });
     const id = DEMO_IDS.paragraphQuote;
-    const args = { action: "update", id, dataType: "markdown", data: "Quote after crash" };
-    const pre = sc(
-      await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-    );
-    const field = pre["preconditionField"] as string;
-    const commitArgs = { ...args, requestId: pre["requestId"], [field]: pre[field] };
+    const { commitArgs } = await blockPreflight(client, {
+      action: "update",
+      id,
+      dataType: "markdown",
+      data: "Quote after crash",
+    });
     const before = shared.sandbox.control.count(UPDATE);
     shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
     const pending = client
@@ -159,12 +144,7 @@ describe("admission", () => {
         name: "block",
         arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphGoals },
       });
-    const health = async () =>
-      (await (
-        await fetch(shared.authority.url.replace("/mcp", "/health"), {
-          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
-        })
-      ).json()) as Record<string, number>;
+    const health = () => healthOf(shared.authority.url);
     // The first four reads hold the read slots; the other 124 wait in the queue.
     shared.sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
     const admitted = Array.from({ length: 128 }, read);
@@ -186,14 +166,9 @@ describe("admission", () => {
 describe("legacy cancellation", () => {
   it("stops a queued call on notifications/cancelled before it runs", async () => {
     const client = await httpClient(shared.authority.url, { era: "legacy" });
-    const preflight = async (id: string, data: string) => {
-      const args = { action: "update", id, dataType: "markdown", data };
-      const p = sc(
-        await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-      );
-      const field = p["preconditionField"] as string;
-      return { ...args, requestId: p["requestId"], [field]: p[field] };
-    };
+    const preflight = async (id: string, data: string) =>
+      (await blockPreflight(client, { action: "update", id, dataType: "markdown", data }))
+        .commitArgs;
     const first = await preflight(DEMO_IDS.headingGoals, "# Goals (first)");
     const second = await preflight(DEMO_IDS.headingTasks, "## Tasks (cancelled)");
     const before = shared.sandbox.control.count(UPDATE);
@@ -203,12 +178,7 @@ describe("legacy cancellation", () => {
     const queued = client
       .callTool({ name: "block", arguments: second }, { signal: ctl.signal })
       .catch((e: unknown) => e);
-    const health = async () =>
-      (await (
-        await fetch(shared.authority.url.replace("/mcp", "/health"), {
-          headers: { authorization: `Bearer ${AUTH_TOKEN}` },
-        })
-      ).json()) as Record<string, number>;
+    const health = () => healthOf(shared.authority.url);
     const deadline = Date.now() + 10_000;
     while ((await health())["writesQueued"] !== 1 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
@@ -227,65 +197,34 @@ describe("legacy cancellation", () => {
 });
 
 describe("delegation edge cases", () => {
-  it("confirms a dangerous call at the stdio ingress, then the authority runs it once", async () => {
-    const client = await stdioClient({
-      era: "modern",
-      dataDir: shared.dataDir,
-      siyuanUrl: shared.sandbox.url,
-      siyuanToken: shared.sandbox.token,
-      authToken: AUTH_TOKEN,
+  /** A form-capable stdio client delegating to the shared authority; it accepts every confirmation. */
+  async function confirmingStdioClient() {
+    const client = await delegatingClient(shared.sandbox, shared.dataDir, {
       elicitation: { form: {} },
     });
-    let asked = 0;
-    client.setRequestHandler("elicitation/create", async () => {
-      asked += 1;
-      return { action: "accept", content: { confirm: true } } as never;
-    });
+    return { client, asked: answerConfirmations(client) };
+  }
+
+  it("confirms a dangerous call at the stdio ingress, then the authority runs it once", async () => {
+    const { client, asked } = await confirmingStdioClient();
     const id = DEMO_IDS.paragraphMilestones;
-    const p = sc(
-      await client.callTool({
-        name: "block",
-        arguments: { action: "delete", id, validateOnly: true },
-      }),
-    );
-    const field = p["preconditionField"] as string;
-    const before = shared.sandbox.control.count("/api/block/deleteBlock");
-    const res = await client.callTool({
-      name: "block",
-      arguments: { action: "delete", id, requestId: p["requestId"], [field]: p[field] },
-    });
+    const { commitArgs } = await blockPreflight(client, { action: "delete", id });
+    const before = shared.sandbox.control.count(DELETE);
+    const res = await client.callTool({ name: "block", arguments: commitArgs });
     expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
-    expect(asked).toBe(1);
-    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
+    expect(asked.count).toBe(1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
   it("checks the request at the authority before the stdio ingress asks, so a doomed commit is never confirmed", async () => {
-    const client = await stdioClient({
-      era: "modern",
-      dataDir: shared.dataDir,
-      siyuanUrl: shared.sandbox.url,
-      siyuanToken: shared.sandbox.token,
-      authToken: AUTH_TOKEN,
-      elicitation: { form: {} },
-    });
-    let asked = 0;
-    client.setRequestHandler("elicitation/create", async () => {
-      asked += 1;
-      return { action: "accept", content: { confirm: true } } as never;
-    });
+    const { client, asked } = await confirmingStdioClient();
     const id = DEMO_IDS.paragraphJournal;
-    const p = sc(
-      await client.callTool({
-        name: "block",
-        arguments: { action: "delete", id, validateOnly: true },
-      }),
-    );
-    const field = p["preconditionField"] as string;
-    const before = shared.sandbox.control.count("/api/block/deleteBlock");
+    const { field, commitArgs } = await blockPreflight(client, { action: "delete", id });
+    const before = shared.sandbox.control.count(DELETE);
     const unknownId = await client.callTool({
       name: "block",
-      arguments: { action: "delete", id, requestId: "fedcba98", [field]: p[field] },
+      arguments: { ...commitArgs, requestId: "fedcba98" },
     });
     expect(sc(unknownId)["error"]).toMatchObject({
       code: "preflight_lease_invalid",
@@ -293,19 +232,16 @@ describe("delegation edge cases", () => {
     });
     const wrongHash = await client.callTool({
       name: "block",
-      arguments: { action: "delete", id, requestId: p["requestId"], [field]: "0000" },
+      arguments: { ...commitArgs, [field]: "0000" },
     });
     expect(errorCode(wrongHash)).toBe("preflight_lease_invalid");
-    expect(asked).toBe(0);
-    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before);
+    expect(asked.count).toBe(0);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before);
     // The right credential passes the check, is confirmed once, and runs once.
-    const ok = await client.callTool({
-      name: "block",
-      arguments: { action: "delete", id, requestId: p["requestId"], [field]: p[field] },
-    });
+    const ok = await client.callTool({ name: "block", arguments: commitArgs });
     expect(ok.isError, JSON.stringify(sc(ok))).not.toBe(true);
-    expect(asked).toBe(1);
-    expect(shared.sandbox.control.count("/api/block/deleteBlock")).toBe(before + 1);
+    expect(asked.count).toBe(1);
+    expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
@@ -313,17 +249,7 @@ describe("delegation edge cases", () => {
     const dir = tempDataDir();
     let auth = await authorityFor(shared.sandbox, dir);
     const client = await delegatingClient(shared.sandbox, dir);
-    const pre = async () =>
-      client.callTool({
-        name: "block",
-        arguments: {
-          action: "update",
-          id: DEMO_IDS.paragraphDecision,
-          dataType: "markdown",
-          data: "x",
-          validateOnly: true,
-        },
-      });
+    const pre = () => updatePreflight(client, DEMO_IDS.paragraphDecision);
     expect((await pre()).isError).not.toBe(true);
     await auth.stop();
     expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
@@ -340,17 +266,15 @@ describe("delegation: response lost after dispatch", () => {
     const auth = await authorityFor(shared.sandbox, dir);
     const client = await delegatingClient(shared.sandbox, dir);
     const id = DEMO_IDS.headingJournal;
-    const args = { action: "update", id, dataType: "markdown", data: "## Journal (lost response)" };
-    const pre = sc(
-      await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-    );
-    const field = pre["preconditionField"] as string;
+    const { p: pre, commitArgs } = await blockPreflight(client, {
+      action: "update",
+      id,
+      dataType: "markdown",
+      data: "## Journal (lost response)",
+    });
     const before = shared.sandbox.control.count(UPDATE);
     shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
-    const pending = client.callTool({
-      name: "block",
-      arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
-    });
+    const pending = client.callTool({ name: "block", arguments: commitArgs });
     const deadline = Date.now() + 15_000;
     while (shared.sandbox.control.count(UPDATE) === before && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));

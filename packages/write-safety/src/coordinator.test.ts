@@ -2,7 +2,11 @@ import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
 import { WriteCancellation } from "./cancellation.js";
 import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./constants.js";
-import { createWriteCoordinator, type StrictPreflightAnswer } from "./coordinator.js";
+import {
+  type CommitHooks,
+  createWriteCoordinator,
+  type StrictPreflightAnswer,
+} from "./coordinator.js";
 import { isWriteSafetyError, type WriteSafetyError } from "./errors.js";
 import { MemoryLedgerStore } from "./ledger.js";
 import { EXTERNAL_POLICY, mutationPolicy } from "./policy.js";
@@ -31,11 +35,33 @@ async function preflightSet(
   )) as StrictPreflightAnswer;
 }
 
+/**
+ * A fresh coordinator and kernel, a strict preflight of `b1 = x`, the commit arguments it leased,
+ * and `commit`, which commits them with the set hooks (`execute` in place of theirs when given).
+ */
+async function preflightedSet() {
+  const made = await makeCoordinator();
+  const k = new FakeKernel();
+  const pre = await preflightSet(made.coordinator, k, "b1", "x");
+  const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+  const commit = (execute?: CommitHooks["execute"]) => {
+    const hooks = setHooks(k, "b1", "x");
+    return made.coordinator.commit(
+      setCall("b1", "x", args),
+      execute ? { ...hooks, execute } : hooks,
+    );
+  };
+  return { ...made, k, pre, args, commit };
+}
+
+/** An error the transport proves it never sent (`writeDispatched: false`). */
+function undispatched(message = "ECONNREFUSED"): Error {
+  return Object.assign(new Error(message), { writeDispatched: false });
+}
+
 describe("WriteCoordinator strict flow", () => {
   it("preflight answers the spec shape and leases the complete digest", async () => {
-    const { coordinator, clock } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { clock, k, pre } = await preflightedSet();
     expect(pre.validateOnly).toBe(true);
     expect(pre.writeAttempted).toBe(false);
     expect(pre.preconditionField).toBe("expectedStateHash");
@@ -48,11 +74,8 @@ describe("WriteCoordinator strict flow", () => {
   });
 
   it("commits once, then replays the stored receipt without executing", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const first = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    const { k, pre, commit } = await preflightedSet();
+    const first = await commit();
     expect(first).toMatchObject({
       status: "committed",
       requestId: pre.requestId,
@@ -63,16 +86,13 @@ describe("WriteCoordinator strict flow", () => {
     });
     expect(first).not.toHaveProperty("replayed");
     expect(k.writes).toBe(1);
-    const again = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    const again = await commit();
     expect(again).toEqual({ ...first, replayed: true });
     expect(k.writes).toBe(1);
   });
 
   it("same request ID with other arguments is idempotency_conflict, nothing runs", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { coordinator, k, args } = await preflightedSet();
     const e = await rejection(coordinator.commit(setCall("b1", "y", args), setHooks(k, "b1", "y")));
     expect(e.code).toBe("idempotency_conflict");
     expect(e.writeAttempted).toBe(false);
@@ -80,28 +100,21 @@ describe("WriteCoordinator strict flow", () => {
   });
 
   it("state changed after preflight: state_changed with both aliases, no write, lease consumed", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { coordinator, k, pre, commit } = await preflightedSet();
     k.values.set("b1", "edited elsewhere");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    const e = await rejection(commit());
     expect(e.code).toBe("state_changed");
     expect(e.details.expectedHash).toBe(pre.expectedStateHash);
     expect(e.details.currentHash).toBe(coordinator.aliases.aliasFor(k.digest("b1")));
     expect(k.writes).toBe(0);
     k.values.delete("b1");
-    const again = await rejection(
-      coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
-    );
+    const again = await rejection(commit());
     expect(again.code).toBe("preflight_lease_invalid");
     expect(k.writes).toBe(0);
   });
 
   it("absent request ID or credential is precondition_required; invented ones are preflight_lease_invalid", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { coordinator, k, pre } = await preflightedSet();
     const h = setHooks(k, "b1", "x");
     expect((await rejection(coordinator.commit(setCall("b1", "x"), h))).code).toBe(
       "precondition_required",
@@ -149,138 +162,98 @@ describe("WriteCoordinator strict flow", () => {
   });
 
   it("silent no-op is readback_mismatch and a replay is outcome_unknown without executing", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { k, commit } = await preflightedSet();
     k.silentNoop = true;
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    const e = await rejection(commit());
     expect(e.code).toBe("readback_mismatch");
     expect(e.writeAttempted).toBe(true);
     expect(e.writeExecuted).toBe("unknown");
     expect(e.details.ledgerState).toBe("unknown");
-    const r = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    const r = await rejection(commit());
     expect(r.code).toBe("outcome_unknown");
     expect(r.details.ledgerState).toBe("unknown");
     expect(k.writes).toBe(1);
   });
 
   it("a failure after dispatch is outcome_unknown and is never executed again", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const hooks = setHooks(k, "b1", "x");
+    const { k, commit } = await preflightedSet();
     const e = await rejection(
-      coordinator.commit(setCall("b1", "x", args), {
-        ...hooks,
-        execute: async () => {
-          k.writes++;
-          throw new Error("socket reset");
-        },
+      commit(async () => {
+        k.writes++;
+        throw new Error("socket reset");
       }),
     );
     expect(e.code).toBe("outcome_unknown");
     expect(e.details.ledgerState).toBe("unknown");
-    const r = await rejection(coordinator.commit(setCall("b1", "x", args), hooks));
+    const r = await rejection(commit());
     expect(r.code).toBe("outcome_unknown");
     expect(k.writes).toBe(1);
   });
 
   it("a provably undispatched failure keeps the ID usable within its window", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const refused = Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
-    const thrown = await coordinator
-      .commit(setCall("b1", "x", args), {
-        ...setHooks(k, "b1", "x"),
-        execute: async () => {
-          throw refused;
-        },
-      })
-      .catch((e: unknown) => e);
+    const { k, commit } = await preflightedSet();
+    const refused = undispatched();
+    const thrown = await commit(async () => {
+      throw refused;
+    }).catch((e: unknown) => e);
     expect(thrown).toBe(refused);
-    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    const ok = await commit();
     expect(ok.status).toBe("committed");
     expect(k.writes).toBe(1);
   });
 
   it("a second write that is not dispatched is outcome_unknown, never 'nothing written'", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { k, commit } = await preflightedSet();
     let calls = 0;
     const port = {
       step: async () => {
         calls++;
-        if (calls === 2) throw Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
+        if (calls === 2) throw undispatched();
         k.values.set("b1", "x");
       },
     };
     const e = await rejection(
-      coordinator.commit(setCall("b1", "x", args), {
-        ...setHooks(k, "b1", "x"),
-        execute: async (ctx) => {
-          const w = ctx.writes(port);
-          await w.step();
-          await w.step();
-          return {};
-        },
+      commit(async (ctx) => {
+        const w = ctx.writes(port);
+        await w.step();
+        await w.step();
+        return {};
       }),
     );
     expect(e.code).toBe("outcome_unknown");
     expect(e.writeAttempted).toBe(true);
     expect(e.details).toMatchObject({ ledgerState: "unknown", writesStarted: 2 });
-    const replay = await rejection(
-      coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
-    );
+    const replay = await rejection(commit());
     expect(replay.code).toBe("outcome_unknown");
     expect(calls).toBe(2);
   });
 
   it("a first tracked write that is not dispatched keeps the ID usable", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const refused = Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
-    const thrown = await coordinator
-      .commit(setCall("b1", "x", args), {
-        ...setHooks(k, "b1", "x"),
-        execute: async (ctx) => {
-          await ctx.writes({ step: async () => Promise.reject(refused) }).step();
-          return {};
-        },
-      })
-      .catch((x: unknown) => x);
+    const { commit } = await preflightedSet();
+    const refused = undispatched();
+    const thrown = await commit(async (ctx) => {
+      await ctx.writes({ step: async () => Promise.reject(refused) }).step();
+      return {};
+    }).catch((x: unknown) => x);
     expect(thrown).toBe(refused);
-    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    const ok = await commit();
     expect(ok.status).toBe("committed");
   });
 
   it("a write still in flight when execute fails makes the outcome unknown", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { commit } = await preflightedSet();
     let release: () => void = () => {};
     const e = await rejection(
-      coordinator.commit(setCall("b1", "x", args), {
-        ...setHooks(k, "b1", "x"),
-        execute: async (ctx) => {
-          const w = ctx.writes({
-            slow: () => new Promise<void>((r) => (release = r)),
-            refused: async () => {
-              throw Object.assign(new Error("ECONNREFUSED"), { writeDispatched: false });
-            },
-          });
-          void w.slow();
-          await w.refused();
-          return {};
-        },
+      commit(async (ctx) => {
+        const w = ctx.writes({
+          slow: () => new Promise<void>((r) => (release = r)),
+          refused: async () => {
+            throw undispatched();
+          },
+        });
+        void w.slow();
+        await w.refused();
+        return {};
       }),
     );
     release();
@@ -289,20 +262,13 @@ describe("WriteCoordinator strict flow", () => {
   });
 
   it("a tracked write started after execute settled is refused", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { k, commit } = await preflightedSet();
     let late: (() => Promise<unknown>) | undefined;
-    const hooks = setHooks(k, "b1", "x");
-    await coordinator.commit(setCall("b1", "x", args), {
-      ...hooks,
-      execute: async (ctx) => {
-        const w = ctx.writes({ step: async () => void k.values.set("b1", "x") });
-        await w.step();
-        late = () => w.step();
-        return {};
-      },
+    await commit(async (ctx) => {
+      const w = ctx.writes({ step: async () => void k.values.set("b1", "x") });
+      await w.step();
+      late = () => w.step();
+      return {};
     });
     await expect(late?.()).rejects.toThrow(TypeError);
   });
@@ -316,7 +282,7 @@ describe("WriteCoordinator strict flow", () => {
           const w = ctx.writes({
             step: async () => {
               n++;
-              if (n === 2) throw Object.assign(new Error("refused"), { writeDispatched: false });
+              if (n === 2) throw undispatched("refused");
             },
           });
           await w.step();
@@ -330,10 +296,7 @@ describe("WriteCoordinator strict flow", () => {
   });
 
   it("precheck runs the commit's ledger and lease checks without consuming anything", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { coordinator, k, pre, args, commit } = await preflightedSet();
     const code = (f: () => void) => {
       try {
         f();
@@ -354,7 +317,7 @@ describe("WriteCoordinator strict flow", () => {
     );
     expect(k.writes).toBe(0);
     // Nothing was consumed: the commit still resolves the lease and executes once.
-    const ok = await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    const ok = await commit();
     expect(ok.status).toBe("committed");
     expect(code(() => coordinator.precheck(setCall("b1", "x", args)))).toBe("passed");
     expect(k.writes).toBe(1);
@@ -477,20 +440,13 @@ describe("WriteCoordinator restarts and deadlines", () => {
   });
 
   it("retention: a receipt replays until 7 days after execution, then the ID is dead", async () => {
-    const { coordinator, clock } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { clock, k, commit } = await preflightedSet();
     const executedAt = clock.now();
-    await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"));
+    await commit();
     clock.t = executedAt + LEDGER_RETENTION_MS - 1;
-    expect(
-      await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")),
-    ).toMatchObject({
-      replayed: true,
-    });
+    expect(await commit()).toMatchObject({ replayed: true });
     clock.t = executedAt + LEDGER_RETENTION_MS + 1;
-    const e = await rejection(coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x")));
+    const e = await rejection(commit());
     expect(e.code).toBe("preflight_lease_invalid");
     expect(e.details.reason).toBe("request_id_expired");
     expect(k.writes).toBe(1);
@@ -598,9 +554,7 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
   });
 
   it("a queued call can be cancelled; a committing one cannot", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { coordinator, k, pre } = await preflightedSet();
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
@@ -643,19 +597,11 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
   });
 
   it("cancellation accepted while probing stops the call before the executing record", async () => {
-    const { coordinator, ledgerStore } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
+    const { coordinator, ledgerStore, k, args, commit } = await preflightedSet();
     const cancellation = new WriteCancellation();
     const hooks = setHooks(k, "b1", "x");
     const answer = await coordinator.commit(
-      {
-        ...setCall("b1", "x", {
-          requestId: pre.requestId,
-          expectedStateHash: pre.expectedStateHash,
-        }),
-        cancellation,
-      },
+      { ...setCall("b1", "x", args), cancellation },
       {
         ...hooks,
         probe: async () => {
@@ -668,10 +614,7 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
     expect(k.writes).toBe(0);
     expect((await ledgerStore.loadAll()).map((e) => e.state)).toEqual(["issued"]);
     // not consumed: the same request ID and credential still commit
-    const ok = await coordinator.commit(
-      setCall("b1", "x", { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash }),
-      hooks,
-    );
+    const ok = await commit();
     expect(ok.status).toBe("committed");
   });
 });
@@ -703,10 +646,7 @@ describe("WriteCoordinator receipts and creation progress", () => {
   });
 
   it("an oversized tool receipt is dropped live and on replay alike", async () => {
-    const { coordinator } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
+    const { coordinator, k, args } = await preflightedSet();
     const hooks = setHooks(k, "b1", "x");
     const big = {
       ...hooks,
@@ -723,11 +663,8 @@ describe("WriteCoordinator receipts and creation progress", () => {
   });
 
   it("state_changed, replay and success hashes are aliases that resolve to complete digests", async () => {
-    const { coordinator, ledgerStore } = await makeCoordinator();
-    const k = new FakeKernel();
-    const pre = await preflightSet(coordinator, k, "b1", "x");
-    const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-    const r = (await coordinator.commit(setCall("b1", "x", args), setHooks(k, "b1", "x"))) as {
+    const { coordinator, ledgerStore, k, commit } = await preflightedSet();
+    const r = (await commit()) as {
       previousHash: string;
       resultHash: string;
     };

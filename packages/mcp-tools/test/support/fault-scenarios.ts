@@ -126,191 +126,140 @@ async function fixtureParagraphs(env: Env, attrs: Record<string, string> = {}) {
 const OWNER = { "custom-owner": "ana" };
 const OWNER_ALIAS = { "custom-owner": "ana", alias: "status" };
 
+type Paragraphs = Awaited<ReturnType<typeof fixtureParagraphs>>;
+type ParagraphsRequest = (env: Env, f: Paragraphs) => Fixture;
+
+/** A scenario on a fresh document of three paragraphs, the first carrying `attrs` when given. */
+function onParagraphs(key: string, name: string, request: ParagraphsRequest): Scenario;
+function onParagraphs(
+  key: string,
+  name: string,
+  attrs: Record<string, string>,
+  request: ParagraphsRequest,
+): Scenario;
+function onParagraphs(
+  key: string,
+  name: string,
+  ...rest: [ParagraphsRequest] | [Record<string, string>, ParagraphsRequest]
+): Scenario {
+  const [attrs, request] = rest.length === 1 ? [{}, rest[0]] : rest;
+  return { key, name, setup: async (env) => request(env, await fixtureParagraphs(env, attrs)) };
+}
+
+/** A scenario in a fresh notebook. */
+function inNotebook(
+  key: string,
+  name: string,
+  request: (env: Env, nb: string) => Fixture,
+): Scenario {
+  return { key, name, setup: async (env) => request(env, await notebook(env)) };
+}
+
 /** Every strict mutation's scenarios. */
 export const SCENARIOS: readonly Scenario[] = [
   // ------------------------------------------------------------------ block
-  {
-    key: "block.insert",
-    name: "block.insert after a paragraph",
-    async setup(env): Promise<Fixture> {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "insert", data: "inserted", previousID: f.blocks[0] },
-        shows: async () =>
-          sameBodies(env, f.doc, ["alpha one", "inserted", "beta two", "gamma three"]),
-      };
-    },
-  },
-  {
-    key: "block.prepend",
-    name: "block.prepend into a document",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "prepend", parentID: f.doc, data: "first" },
-        shows: async () => sameBodies(env, f.doc, ["first", ...PARAGRAPHS]),
-      };
-    },
-  },
-  {
-    key: "block.append",
-    name: "block.append to a document",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "append", parentID: f.doc, data: "last" },
-        shows: async () => sameBodies(env, f.doc, [...PARAGRAPHS, "last"]),
-      };
-    },
-  },
-  {
-    key: "block.update",
-    name: "block.update single block with a user attribute",
-    async setup(env) {
-      const f = await fixtureParagraphs(env, OWNER);
-      return {
-        args: { action: "update", id: f.blocks[0], data: "alpha changed" },
-        shows: async () =>
-          first(
-            sameBodies(env, f.doc, ["alpha changed", "beta two", "gamma three"]),
-            keepsAttrs(env, f.blocks[0], OWNER),
-          ),
-      };
-    },
-  },
-  {
-    key: "block.update",
-    name: "block.update formatting only (alpha one → **alpha one**)",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "update", id: f.blocks[0], data: "**alpha one**" },
-        shows: async () => sameBodies(env, f.doc, ["**alpha one**", "beta two", "gamma three"]),
-      };
-    },
-  },
-  {
-    key: "block.update",
-    name: "block.update multi-block data on a block with custom-owner and alias",
-    async setup(env) {
-      const f = await fixtureParagraphs(env, OWNER_ALIAS);
-      return {
-        args: { action: "update", id: f.blocks[0], data: "one\n\ntwo" },
-        shows: async () =>
-          first(
-            sameBodies(env, f.doc, ["one", "two", "beta two", "gamma three"]),
-            differ("first block", block(env, f.doc, f.blocks[0])?.body, "one"),
-            keepsAttrs(env, f.blocks[0], OWNER_ALIAS),
-          ),
-      };
-    },
-  },
-  {
-    key: "block.update",
-    name: "block.update batch items (two blocks, one with a user attribute)",
-    async setup(env) {
-      const f = await fixtureParagraphs(env, OWNER);
-      return {
-        args: {
-          action: "update",
-          items: [
-            { id: f.blocks[0], data: "alpha new" },
-            { id: f.blocks[1], data: "beta new" },
-          ],
-        },
-        shows: async () =>
-          first(
-            sameBodies(env, f.doc, ["alpha new", "beta new", "gamma three"]),
-            keepsAttrs(env, f.blocks[0], OWNER),
-          ),
-      };
-    },
-  },
-  {
-    key: "block.set_attrs",
-    name: "block.set_attrs on a paragraph",
-    async setup(env) {
-      const f = await fixtureParagraphs(env, OWNER);
-      return {
-        args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
-        shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),
-      };
-    },
-  },
-  {
-    key: "block.delete",
-    name: "block.delete a paragraph",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "delete", id: f.blocks[2] },
-        shows: async () => sameBodies(env, f.doc, ["alpha one", "beta two"]),
-      };
-    },
-  },
-  {
-    key: "block.move",
-    name: "block.move a paragraph after another",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "move", id: f.blocks[0], previousID: f.blocks[2] },
-        shows: async () =>
-          differ(
-            "block order",
-            docBlocks(env, f.doc)?.map((b) => b.id),
-            [f.blocks[1], f.blocks[2], f.blocks[0]],
-          ),
-      };
-    },
-  },
+  onParagraphs("block.insert", "block.insert after a paragraph", (env, f) => ({
+    args: { action: "insert", data: "inserted", previousID: f.blocks[0] },
+    shows: async () => sameBodies(env, f.doc, ["alpha one", "inserted", "beta two", "gamma three"]),
+  })),
+  onParagraphs("block.prepend", "block.prepend into a document", (env, f) => ({
+    args: { action: "prepend", parentID: f.doc, data: "first" },
+    shows: async () => sameBodies(env, f.doc, ["first", ...PARAGRAPHS]),
+  })),
+  onParagraphs("block.append", "block.append to a document", (env, f) => ({
+    args: { action: "append", parentID: f.doc, data: "last" },
+    shows: async () => sameBodies(env, f.doc, [...PARAGRAPHS, "last"]),
+  })),
+  onParagraphs(
+    "block.update",
+    "block.update single block with a user attribute",
+    OWNER,
+    (env, f) => ({
+      args: { action: "update", id: f.blocks[0], data: "alpha changed" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha changed", "beta two", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
+  onParagraphs(
+    "block.update",
+    "block.update formatting only (alpha one → **alpha one**)",
+    (env, f) => ({
+      args: { action: "update", id: f.blocks[0], data: "**alpha one**" },
+      shows: async () => sameBodies(env, f.doc, ["**alpha one**", "beta two", "gamma three"]),
+    }),
+  ),
+  onParagraphs(
+    "block.update",
+    "block.update multi-block data on a block with custom-owner and alias",
+    OWNER_ALIAS,
+    (env, f) => ({
+      args: { action: "update", id: f.blocks[0], data: "one\n\ntwo" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["one", "two", "beta two", "gamma three"]),
+          differ("first block", block(env, f.doc, f.blocks[0])?.body, "one"),
+          keepsAttrs(env, f.blocks[0], OWNER_ALIAS),
+        ),
+    }),
+  ),
+  onParagraphs(
+    "block.update",
+    "block.update batch items (two blocks, one with a user attribute)",
+    OWNER,
+    (env, f) => ({
+      args: {
+        action: "update",
+        items: [
+          { id: f.blocks[0], data: "alpha new" },
+          { id: f.blocks[1], data: "beta new" },
+        ],
+      },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha new", "beta new", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
+  onParagraphs("block.set_attrs", "block.set_attrs on a paragraph", OWNER, (env, f) => ({
+    args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
+    shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),
+  })),
+  onParagraphs("block.delete", "block.delete a paragraph", (env, f) => ({
+    args: { action: "delete", id: f.blocks[2] },
+    shows: async () => sameBodies(env, f.doc, ["alpha one", "beta two"]),
+  })),
+  onParagraphs("block.move", "block.move a paragraph after another", (env, f) => ({
+    args: { action: "move", id: f.blocks[0], previousID: f.blocks[2] },
+    shows: async () =>
+      differ(
+        "block order",
+        docBlocks(env, f.doc)?.map((b) => b.id),
+        [f.blocks[1], f.blocks[2], f.blocks[0]],
+      ),
+  })),
   // ------------------------------------------------------------------ document
-  {
-    key: "document.create",
-    name: "document.create at the notebook root",
-    async setup(env) {
-      const nb = await notebook(env);
-      return {
-        args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },
-        shows: () => docAtShows(env, nb, "/Created", ["hello"]),
-      };
-    },
-  },
-  {
-    key: "document.rename",
-    name: "document.rename",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "rename", id: f.doc, title: "Renamed" },
-        shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),
-      };
-    },
-  },
-  {
-    key: "document.set_attr",
-    name: "document.set_attr",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "set_attr", id: f.doc, attrs: { "custom-kind": "note" } },
-        shows: async () =>
-          differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
-      };
-    },
-  },
-  {
-    key: "document.remove",
-    name: "document.remove",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "remove", id: f.doc },
-        shows: async () =>
-          env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
-      };
-    },
-  },
+  inNotebook("document.create", "document.create at the notebook root", (env, nb) => ({
+    args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },
+    shows: () => docAtShows(env, nb, "/Created", ["hello"]),
+  })),
+  onParagraphs("document.rename", "document.rename", (env, f) => ({
+    args: { action: "rename", id: f.doc, title: "Renamed" },
+    shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),
+  })),
+  onParagraphs("document.set_attr", "document.set_attr", (env, f) => ({
+    args: { action: "set_attr", id: f.doc, attrs: { "custom-kind": "note" } },
+    shows: async () =>
+      differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
+  })),
+  onParagraphs("document.remove", "document.remove", (env, f) => ({
+    args: { action: "remove", id: f.doc },
+    shows: async () =>
+      env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
+  })),
   {
     key: "document.move",
     name: "document.move under another document",
@@ -343,45 +292,24 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   // ------------------------------------------------------------------ fs
-  {
-    key: "fs.write",
-    name: "fs.write a new document",
-    async setup(env) {
-      const nb = await notebook(env);
-      return {
-        args: { action: "write", path: `/${NOTEBOOK}/Fresh`, markdown: "fresh content" },
-        shows: () => docAtShows(env, nb, "/Fresh", ["fresh content"]),
-      };
+  inNotebook("fs.write", "fs.write a new document", (env, nb) => ({
+    args: { action: "write", path: `/${NOTEBOOK}/Fresh`, markdown: "fresh content" },
+    shows: () => docAtShows(env, nb, "/Fresh", ["fresh content"]),
+  })),
+  onParagraphs("fs.write", "fs.write overwrite an existing document", (env, f) => ({
+    args: {
+      action: "write",
+      path: `/${NOTEBOOK}/Doc`,
+      markdown: "replaced body",
+      overwrite: true,
     },
-  },
-  {
-    key: "fs.write",
-    name: "fs.write overwrite an existing document",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: {
-          action: "write",
-          path: `/${NOTEBOOK}/Doc`,
-          markdown: "replaced body",
-          overwrite: true,
-        },
-        shows: async () => sameBodies(env, f.doc, ["replaced body"]),
-      };
-    },
-  },
-  {
-    key: "fs.rm",
-    name: "fs.rm a document",
-    async setup(env) {
-      const f = await fixtureParagraphs(env);
-      return {
-        args: { action: "rm", path: `/${NOTEBOOK}/Doc` },
-        shows: async () =>
-          env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
-      };
-    },
-  },
+    shows: async () => sameBodies(env, f.doc, ["replaced body"]),
+  })),
+  onParagraphs("fs.rm", "fs.rm a document", (env, f) => ({
+    args: { action: "rm", path: `/${NOTEBOOK}/Doc` },
+    shows: async () =>
+      env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
+  })),
   {
     key: "fs.mv",
     name: "fs.mv move and rename (two writes)",
@@ -408,60 +336,32 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   // ------------------------------------------------------------------ notebook
-  {
-    key: "notebook.create",
-    name: "notebook.create",
-    async setup(env) {
-      await notebook(env);
-      return {
-        args: { action: "create", name: "Made" },
-        shows: async () => {
-          const n = (await env.verify.notebook.lsNotebooks()).notebooks.filter(
-            (b) => b.name === "Made",
-          ).length;
-          return n === 1 ? undefined : `${n} notebooks named Made`;
-        },
-      };
+  inNotebook("notebook.create", "notebook.create", (env) => ({
+    args: { action: "create", name: "Made" },
+    shows: async () => {
+      const n = (await env.verify.notebook.lsNotebooks()).notebooks.filter(
+        (b) => b.name === "Made",
+      ).length;
+      return n === 1 ? undefined : `${n} notebooks named Made`;
     },
-  },
-  {
-    key: "notebook.rename",
-    name: "notebook.rename",
-    async setup(env) {
-      const nb = await notebook(env);
-      return {
-        args: { action: "rename", notebook: nb, name: "Renamed NB" },
-        shows: async () => differ("name", (await notebookRow(env, nb))?.name, "Renamed NB"),
-      };
-    },
-  },
-  {
-    key: "notebook.set_conf",
-    name: "notebook.set_conf sortMode 6",
-    async setup(env) {
-      const nb = await notebook(env);
-      return {
-        args: { action: "set_conf", notebook: nb, conf: { sortMode: 6 } },
-        shows: async () =>
-          differ(
-            "sortMode",
-            (await env.verify.notebook.getNotebookConf({ notebook: nb })).conf.sortMode,
-            6,
-          ),
-      };
-    },
-  },
-  {
-    key: "notebook.set_open_state",
-    name: "notebook.set_open_state close",
-    async setup(env) {
-      const nb = await notebook(env);
-      return {
-        args: { action: "set_open_state", notebook: nb, open: false },
-        shows: async () => differ("closed", (await notebookRow(env, nb))?.closed, true),
-      };
-    },
-  },
+  })),
+  inNotebook("notebook.rename", "notebook.rename", (env, nb) => ({
+    args: { action: "rename", notebook: nb, name: "Renamed NB" },
+    shows: async () => differ("name", (await notebookRow(env, nb))?.name, "Renamed NB"),
+  })),
+  inNotebook("notebook.set_conf", "notebook.set_conf sortMode 6", (env, nb) => ({
+    args: { action: "set_conf", notebook: nb, conf: { sortMode: 6 } },
+    shows: async () =>
+      differ(
+        "sortMode",
+        (await env.verify.notebook.getNotebookConf({ notebook: nb })).conf.sortMode,
+        6,
+      ),
+  })),
+  inNotebook("notebook.set_open_state", "notebook.set_open_state close", (env, nb) => ({
+    args: { action: "set_open_state", notebook: nb, open: false },
+    shows: async () => differ("closed", (await notebookRow(env, nb))?.closed, true),
+  })),
   {
     key: "notebook.remove",
     name: "notebook.remove",
