@@ -7,7 +7,7 @@
  * machine other processes only ever add time; CPU time also leaves out the time spent waiting for a
  * core, which wall time does not, so it is the steadier of the two. Both are printed.
  *
- * Prints a Markdown table that the package README quotes as is.
+ * Prints a Markdown table that `bench/README.md` quotes as is.
  */
 import { createHash } from "node:crypto";
 import { cpus } from "node:os";

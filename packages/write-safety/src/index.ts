@@ -5,6 +5,16 @@
  * verdicts), with in-memory stores. No I/O: clock, randomness and stores are injected.
  * Store contract suites live in `@sisyphus/write-safety/testing`.
  */
+
+export type {
+  AdditivePreflightAnswer,
+  CancelledAnswer,
+  CommitAnswer,
+  PreflightAnswer,
+  StrictCommitReceipt,
+  StrictPreflightAnswer,
+  UnguardedReceipt,
+} from "./answers.js";
 export { type CancellationState, WriteCancellation } from "./cancellation.js";
 export { type Clock, systemClock } from "./clock.js";
 export {
@@ -18,24 +28,7 @@ export {
   WRITE_ADMISSION_MAX_IN_FLIGHT,
 } from "./constants.js";
 export {
-  type AdditivePreflightAnswer,
-  type CancelledAnswer,
-  type CommitAnswer,
-  type CommitHooks,
   createWriteCoordinator,
-  type Execute,
-  type ExecuteContext,
-  type ExecuteOutput,
-  type PreflightAnswer,
-  type Probe,
-  type ProbeResult,
-  type Readback,
-  type ReadbackContext,
-  type ReadbackResult,
-  type StrictCommitReceipt,
-  type StrictPreflightAnswer,
-  type UnguardedReceipt,
-  type WriteCall,
   WriteCoordinator,
   type WriteCoordinatorHealth,
   type WriteCoordinatorLimits,
@@ -52,6 +45,18 @@ export {
   type WriteSafetyErrorDetails,
   type WriteSafetyErrorOptions,
 } from "./errors.js";
+export type {
+  CommitHooks,
+  Execute,
+  ExecuteContext,
+  ExecuteOutput,
+  Probe,
+  ProbeResult,
+  Readback,
+  ReadbackContext,
+  ReadbackResult,
+  WriteCall,
+} from "./hooks.js";
 export {
   type Lease,
   type LeaseLimits,
@@ -76,12 +81,9 @@ export {
   type ActionPolicy,
   EXTERNAL_POLICY,
   isActionPolicy,
-  missingPolicies,
   mutationPolicy,
-  type PolicyRegistry,
   type PreconditionField,
   type PreconditionKind,
-  policyFor,
   preconditionField,
   READ_POLICY,
 } from "./policy.js";

@@ -386,13 +386,19 @@ export class Ledger {
           this.#toDelete.push(requestId);
         }
       }
-      if (queue.head > 1024 && queue.head * 2 > queue.items.length) {
+      if (queue.head > EXPIRY_QUEUE_COMPACT_MIN_HEAD && queue.head * 2 > queue.items.length) {
         queue.items = queue.items.slice(queue.head);
         queue.head = 0;
       }
     }
   }
 }
+
+/**
+ * Consumed entries an expiry queue keeps before it is compacted (and only when they are more than
+ * half of it), so pruning stays amortised O(1) per entry.
+ */
+const EXPIRY_QUEUE_COMPACT_MIN_HEAD = 1024;
 
 interface ExpiryQueue {
   items: Array<[number, string]>;

@@ -2,10 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   EXTERNAL_POLICY,
   isActionPolicy,
-  missingPolicies,
   mutationPolicy,
-  type PolicyRegistry,
-  policyFor,
   preconditionField,
   READ_POLICY,
 } from "./policy.js";
@@ -19,35 +16,20 @@ describe("policy", () => {
     expect(preconditionField("none")).toBeNull();
   });
 
-  const registry: PolicyRegistry = {
-    block: { update: mutationPolicy("state"), get: READ_POLICY, append: mutationPolicy("none") },
-    feedback: { submit: EXTERNAL_POLICY },
-  };
-
-  it("looks up own properties only, so an unknown action has no policy", () => {
-    expect(policyFor(registry, "block", "update")).toEqual({
-      kind: "mutation",
-      precondition: "state",
-    });
-    expect(policyFor(registry, "block", "toString")).toBeUndefined();
-    expect(policyFor(registry, "constructor", "x")).toBeUndefined();
-    expect(policyFor(registry, "block", "delete")).toBeUndefined();
+  it("accepts only own precondition kinds, never an inherited property name", () => {
+    for (const precondition of ["toString", "constructor", "hasOwnProperty", "__proto__"]) {
+      expect(isActionPolicy({ kind: "mutation", precondition }), precondition).toBe(false);
+    }
+    expect(isActionPolicy({ kind: "mutation", precondition: "value" })).toBe(false);
   });
 
-  it("reports every action without a well-formed policy", () => {
-    const bad = {
-      block: { weird: { kind: "mutation", precondition: "value" } },
-    } as unknown as PolicyRegistry;
-    expect(
-      missingPolicies({ ...registry, ...bad }, [
-        { tool: "block", action: "weird" },
-        { tool: "feedback", action: "submit" },
-        { tool: "av", action: "render" },
-      ]),
-    ).toEqual([
-      { tool: "block", action: "weird" },
-      { tool: "av", action: "render" },
-    ]);
+  it("builds frozen, well-formed policies of every kind", () => {
+    const kinds = ["state", "structure", "manifest", "source", "none"] as const;
+    for (const policy of [READ_POLICY, EXTERNAL_POLICY, ...kinds.map((k) => mutationPolicy(k))]) {
+      expect(isActionPolicy(policy)).toBe(true);
+      expect(Object.isFrozen(policy)).toBe(true);
+    }
+    expect(mutationPolicy("structure")).toEqual({ kind: "mutation", precondition: "structure" });
   });
 
   it("validates policy shapes", () => {

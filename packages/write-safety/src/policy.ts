@@ -26,9 +26,6 @@ export type ActionPolicy =
   | { readonly kind: "external" }
   | { readonly kind: "mutation"; readonly precondition: PreconditionKind };
 
-/** Tool name → action name → policy. Plain objects; only own properties count. */
-export type PolicyRegistry = Readonly<Record<string, Readonly<Record<string, ActionPolicy>>>>;
-
 /** The read policy. */
 export const READ_POLICY: ActionPolicy = Object.freeze({ kind: "read" });
 /** The external-side-effect policy. */
@@ -38,8 +35,13 @@ export function mutationPolicy(precondition: PreconditionKind): ActionPolicy {
   return Object.freeze({ kind: "mutation", precondition });
 }
 
-/** `Object.hasOwn` without needing an ES2022 runtime (the kernel plugin host may be older). */
-const hasOwn = (o: object, key: string): boolean => Object.hasOwn(o, key);
+/**
+ * `Object.hasOwn` without needing it: it is ES2022, and the kernel plugin host may be older. The
+ * bare-context test runs the bundle without it, so a lint "fix" back to `Object.hasOwn` fails there.
+ */
+const hasOwn = (o: object, key: string): boolean =>
+  // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022 (see above)
+  Object.prototype.hasOwnProperty.call(o, key);
 
 const FIELDS: Readonly<Record<Exclude<PreconditionKind, "none">, PreconditionField>> = {
   state: "expectedStateHash",
@@ -48,24 +50,16 @@ const FIELDS: Readonly<Record<Exclude<PreconditionKind, "none">, PreconditionFie
   source: "expectedSourceHash",
 };
 
+/** Every credential field, in the order of the precondition kinds. */
+export const PRECONDITION_FIELDS: readonly PreconditionField[] = Object.freeze(
+  Object.values(FIELDS),
+);
+
 /** The credential field of a precondition kind; `null` for `none` (additive actions carry no hash). */
 export function preconditionField(kind: Exclude<PreconditionKind, "none">): PreconditionField;
 export function preconditionField(kind: PreconditionKind): PreconditionField | null;
 export function preconditionField(kind: PreconditionKind): PreconditionField | null {
   return kind === "none" ? null : FIELDS[kind];
-}
-
-/** The policy of `tool.action`, or `undefined` when the registry has none (callers must then refuse). */
-export function policyFor(
-  registry: PolicyRegistry,
-  tool: string,
-  action: string,
-): ActionPolicy | undefined {
-  if (!hasOwn(registry, tool)) return undefined;
-  const actions = registry[tool]!;
-  if (!hasOwn(actions, action)) return undefined;
-  const policy = actions[action];
-  return isActionPolicy(policy) ? policy : undefined;
 }
 
 /** True when `value` is a well-formed {@link ActionPolicy}. */
@@ -78,19 +72,4 @@ export function isActionPolicy(value: unknown): value is ActionPolicy {
     (v.precondition === "none" ||
       (typeof v.precondition === "string" && hasOwn(FIELDS, v.precondition)))
   );
-}
-
-/**
- * Completeness check: the `tool.action` pairs that exist but have no well-formed policy in
- * `registry`, in input order. Tools keep a test asserting this is empty for every action they expose.
- */
-export function missingPolicies(
-  registry: PolicyRegistry,
-  actions: Iterable<{ tool: string; action: string }>,
-): Array<{ tool: string; action: string }> {
-  const missing: Array<{ tool: string; action: string }> = [];
-  for (const { tool, action } of actions) {
-    if (policyFor(registry, tool, action) === undefined) missing.push({ tool, action });
-  }
-  return missing;
 }

@@ -3,7 +3,12 @@
  * restarts, so no ID is handed out twice. The durable part is a {@link ReservationStore} holding IDs
  * only (never note content), in a compact append-only byte encoding.
  */
-import { type RandomSource, RequestIdIssuer } from "@sisyphus/core-hash";
+import {
+  type RandomSource,
+  REQUEST_ID_MAX_HEX_DIGITS,
+  REQUEST_ID_MIN_HEX_DIGITS,
+  RequestIdIssuer,
+} from "@sisyphus/core-hash";
 import { WriteSafetyError } from "./errors.js";
 
 /**
@@ -18,18 +23,24 @@ export interface ReservationStore {
   append(id: string): Promise<void>;
 }
 
-const HEX = /^[0-9a-f]{4,64}$/;
+/** A request ID as core-hash issues them: lowercase hex, its length within the issuer's bounds. */
+const HEX = new RegExp(`^[0-9a-f]{${REQUEST_ID_MIN_HEX_DIGITS},${REQUEST_ID_MAX_HEX_DIGITS}}$`);
 const HEX_DIGITS = "0123456789abcdef";
 /** Nibble → char code of its hex digit, for decoding. */
 const HEX_CODES: readonly number[] = Array.from({ length: 16 }, (_, v) => HEX_DIGITS.charCodeAt(v));
 
 /**
- * Encode one request ID (4 to 64 lowercase hex digits) as a reservation record: one byte holding
+ * Encode one request ID (`REQUEST_ID_MIN_HEX_DIGITS` to `REQUEST_ID_MAX_HEX_DIGITS` lowercase hex
+ * digits, core-hash's bounds) as a reservation record: one byte holding
  * the digit count, then the digits packed two per byte (high nibble first, an odd last digit padded
  * with 0). A 5-digit ID takes 4 bytes, a 6-digit ID 4 bytes. Records concatenate into a log.
  */
 export function encodeReservationRecord(id: string): Uint8Array {
-  if (!HEX.test(id)) throw new TypeError("a request ID is 4 to 64 lowercase hex digits");
+  if (!HEX.test(id)) {
+    throw new TypeError(
+      `a request ID is ${REQUEST_ID_MIN_HEX_DIGITS} to ${REQUEST_ID_MAX_HEX_DIGITS} lowercase hex digits`,
+    );
+  }
   const n = id.length;
   const out = new Uint8Array(1 + Math.ceil(n / 2));
   out[0] = n;
@@ -47,23 +58,29 @@ export function encodeReservationRecord(id: string): Uint8Array {
  */
 export function decodeReservationLog(bytes: Uint8Array): { ids: string[]; validBytes: number } {
   const ids: string[] = [];
-  const codes: number[] = new Array<number>(64).fill(0);
+  const codes: number[] = new Array<number>(REQUEST_ID_MAX_HEX_DIGITS).fill(0);
   let at = 0;
   while (at < bytes.length) {
     const n = bytes[at]!;
     const size = 1 + Math.ceil(n / 2);
-    if (n < 4 || n > 64 || at + size > bytes.length) break;
+    if (n < REQUEST_ID_MIN_HEX_DIGITS || n > REQUEST_ID_MAX_HEX_DIGITS || at + size > bytes.length)
+      break;
     // Build from char codes: one flat string (a `+=` rope would be flattened again on every Set
     // lookup, which made loading a million IDs ~10x slower).
     for (let i = 0; i < n; i++) {
       const b = bytes[at + 1 + (i >> 1)]!;
       codes[i] = HEX_CODES[(i & 1) === 0 ? b >> 4 : b & 15]!;
     }
-    ids.push(String.fromCharCode.apply(null, n === 64 ? codes : codes.slice(0, n)));
+    ids.push(
+      String.fromCharCode.apply(null, n === REQUEST_ID_MAX_HEX_DIGITS ? codes : codes.slice(0, n)),
+    );
     at += size;
   }
   return { ids, validBytes: at };
 }
+
+/** First capacity of a new in-memory store's buffer, in bytes; it doubles as it fills. */
+const MEMORY_STORE_INITIAL_BYTES = 1024;
 
 /** The bytes shared by {@link MemoryReservationStore} instances opened over the same backing. */
 export interface MemoryReservationBacking {
@@ -80,7 +97,7 @@ export class MemoryReservationStore implements ReservationStore {
   readonly #backing: MemoryReservationBacking;
 
   constructor(backing?: MemoryReservationBacking) {
-    this.#backing = backing ?? { bytes: new Uint8Array(1024), length: 0 };
+    this.#backing = backing ?? { bytes: new Uint8Array(MEMORY_STORE_INITIAL_BYTES), length: 0 };
   }
 
   /** Bytes held by the encoding. */

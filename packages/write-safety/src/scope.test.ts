@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { businessArguments, isSafetyArgumentField, leaseScope } from "./scope.js";
+import { PRECONDITION_FIELDS, preconditionField } from "./policy.js";
+import {
+  businessArguments,
+  isSafetyArgumentField,
+  leaseScope,
+  SAFETY_ARGUMENT_FIELDS,
+} from "./scope.js";
 
 const base = { tool: "block", action: "update", targetIds: ["b", "a", "b"] };
 
@@ -46,5 +52,25 @@ describe("leaseScope", () => {
     expect(businessArguments({ data: { requestId: "kept" }, requestId: "x" })).toEqual({
       data: { requestId: "kept" },
     });
+  });
+
+  it("lists every safety field by name, each credential field included", () => {
+    expect(PRECONDITION_FIELDS).toEqual(
+      (["state", "structure", "manifest", "source"] as const).map((k) => preconditionField(k)),
+    );
+    expect([...SAFETY_ARGUMENT_FIELDS].sort()).toEqual(
+      [
+        "validateOnly",
+        "requestId",
+        "expectedStateHash",
+        "expectedStructureHash",
+        "expectedManifestHash",
+        "expectedSourceHash",
+        "confirm",
+        "confirmation",
+        "requestState",
+      ].sort(),
+    );
+    for (const name of SAFETY_ARGUMENT_FIELDS) expect(isSafetyArgumentField(name)).toBe(true);
   });
 });

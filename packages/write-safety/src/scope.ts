@@ -4,11 +4,18 @@
  * (`validateOnly: true`) and the commit (`requestId`, `expected*Hash`) of one call share a scope.
  */
 import { type StateDigest, stateHash } from "@sisyphus/core-hash";
+import { PRECONDITION_FIELDS } from "./policy.js";
 
-/** Top-level argument names that are protocol, not business: stripped before hashing. */
+/**
+ * Top-level argument names that are protocol, not business, stripped before hashing: the one list
+ * every layer uses. `validateOnly`, `requestId`, the credential fields (`expectedStateHash`,
+ * `expectedStructureHash`, `expectedManifestHash`, `expectedSourceHash`) and the confirmation
+ * fields (`confirm`, `confirmation`, `requestState`).
+ */
 export const SAFETY_ARGUMENT_FIELDS: readonly string[] = Object.freeze([
   "validateOnly",
   "requestId",
+  ...PRECONDITION_FIELDS,
   "confirm",
   "confirmation",
   "requestState",
@@ -17,9 +24,9 @@ export const SAFETY_ARGUMENT_FIELDS: readonly string[] = Object.freeze([
 const EXPECTED_HASH = /^expected[A-Za-z]*Hash$/;
 
 /**
- * True for top-level argument names that are stripped from the business-argument digest:
- * `validateOnly`, `requestId`, every `expected*Hash`, and the confirmation fields
- * (`confirm`, `confirmation`, `requestState`).
+ * True for top-level argument names that are stripped from the business-argument digest: the
+ * {@link SAFETY_ARGUMENT_FIELDS}, and any other `expected*Hash` (a credential under a field this
+ * version does not know is still not business).
  */
 export function isSafetyArgumentField(name: string): boolean {
   return SAFETY_ARGUMENT_FIELDS.includes(name) || EXPECTED_HASH.test(name);

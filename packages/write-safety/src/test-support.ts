@@ -1,6 +1,7 @@
 /**
- * Shared fixtures for this package's tests (not exported): a fake clock and a tiny in-memory
- * "kernel" of string values, with probe / execute / readback hooks in the shape mcp-tools uses.
+ * Shared fixtures for this package's tests (not exported; the `./testing` suites use its
+ * `FakeClock`): a fake clock and a tiny in-memory "kernel" of string values, with probe / execute /
+ * readback hooks in the shape mcp-tools uses.
  */
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import type { Clock } from "./clock.js";

@@ -11,12 +11,12 @@
  */
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
-import type { Clock } from "./clock.js";
 import { createWriteCoordinator, type StrictPreflightAnswer } from "./coordinator.js";
 import { isWriteSafetyError } from "./errors.js";
 import type { LedgerEntry, LedgerStore } from "./ledger.js";
 import { mutationPolicy } from "./policy.js";
 import { RequestIdRegistry, type ReservationStore } from "./reservations.js";
+import { FakeClock } from "./test-support.js";
 
 /** A store under test plus a way to open it again over the same durable data (a restart). */
 export interface StoreUnderTest<S> {
@@ -252,14 +252,6 @@ export function describeReservationStoreContract(
   });
 }
 
-/** A clock tests move by hand. */
-class ManualClock implements Clock {
-  t = 1_786_543_200_000;
-  now(): number {
-    return this.t;
-  }
-}
-
 /**
  * Coordinator behaviour over a real store pair when the ledger store fails: a failed `executing`
  * write fails closed (nothing executes, `write_coordinator_unavailable`); a failed `committed`
@@ -278,7 +270,7 @@ export function describeCoordinatorStoreFailures(
   describe(`coordinator over failing stores: ${name}`, () => {
     const setup = async (failOn: (op: StoreOperation, entry?: LedgerEntry) => boolean) => {
       const stores = await factory();
-      const clock = new ManualClock();
+      const clock = new FakeClock();
       let failing = false;
       const ledgerStore = new FaultyLedgerStore(
         stores.ledger.store,
@@ -366,7 +358,7 @@ export function describeCoordinatorStoreFailures(
       const stores = await factory();
       let failing = true;
       const coordinator = await createWriteCoordinator({
-        clock: new ManualClock(),
+        clock: new FakeClock(),
         random: seededRandomSource(5),
         epoch: "e1",
         ledgerStore: stores.ledger.store,

@@ -38,7 +38,11 @@ beforeAll(() => {
     env: { ...process.env, WRITE_SAFETY_BARE_OUT_DIR: OUT_DIR },
   });
   context = vm.createContext({});
-  vm.runInContext("delete globalThis.console;", context);
+  // No console, and none of the ES2022 builtins the kernel plugin host may lack.
+  vm.runInContext(
+    "delete globalThis.console; delete Object.hasOwn; delete Array.prototype.at;",
+    context,
+  );
   vm.runInContext(readFileSync(BUNDLE, "utf8"), context, { filename: BUNDLE });
   rmSync(OUT_DIR, { recursive: true, force: true });
 }, 90_000);

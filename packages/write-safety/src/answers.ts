@@ -1,0 +1,78 @@
+/**
+ * What the write coordinator answers: preflight answers (strict and additive), commit receipts
+ * (strict, unguarded) and the cancelled answer. Failures are not answers: they reject with
+ * `WriteSafetyError` (see `errors.ts`).
+ */
+import type { ToolReceipt } from "./ledger.js";
+import type { PreconditionField } from "./policy.js";
+
+/** Preflight answer of a mutation with a precondition. The credential sits under the field `preconditionField` names. */
+export type StrictPreflightAnswer = {
+  validateOnly: true;
+  writeAttempted: false;
+  requestId: string;
+  preconditionField: PreconditionField;
+  /** Length of the credential in hex digits. */
+  hashPrefixLength: number;
+  /** Epoch ms; the lease resolves while `now < leaseExpiresAt`. */
+  leaseExpiresAt: number;
+  /** Epoch ms; the first execution must start before this. */
+  requestIdExpiresAt: number;
+} & { [F in PreconditionField]?: string };
+
+/** Preflight answer of an additive action: a request ID only, no hash. */
+export interface AdditivePreflightAnswer {
+  validateOnly: true;
+  writeAttempted: false;
+  requestId: string;
+  preconditionField: null;
+  requestIdExpiresAt: number;
+}
+
+/** Any preflight answer. */
+export type PreflightAnswer = StrictPreflightAnswer | AdditivePreflightAnswer;
+
+/**
+ * A strict commit's answer (live or replayed). Tool receipt fields are spread first, so the safety
+ * fields below always win. `previousHash` / `resultHash` are aliases from the shared pool (the
+ * ledger keeps the complete digests); `previousHash` is absent for additive actions.
+ */
+export type StrictCommitReceipt = ToolReceipt & {
+  status: "committed" | "no_change";
+  requestId: string;
+  writeAttempted: true;
+  writeExecuted: true;
+  writeSafetyGuaranteed: true;
+  previousHash?: string;
+  resultHash: string;
+  /** Present on replays: this call executed nothing and returned the stored receipt. */
+  replayed?: true;
+  /** The tool receipt exceeded `LEDGER_RECEIPT_MAX_CHARS` and was dropped (live and replay alike). */
+  receiptOmitted?: true;
+};
+
+/** Answer of an external action or of any mutation with strict mode off: executed once, no guarantee. */
+export type UnguardedReceipt = ToolReceipt & {
+  status: "executed";
+  writeAttempted: true;
+  writeExecuted: true;
+  writeSafetyGuaranteed: false;
+  reason: "external_side_effect" | "strict_mode_disabled";
+};
+
+/** The call was cancelled before its barrier: nothing was written. */
+export interface CancelledAnswer {
+  status: "cancelled";
+  writeAttempted: false;
+  writeExecuted: false;
+}
+
+/** Any commit answer. Failures reject with `WriteSafetyError` (or the executor's own not-dispatched error). */
+export type CommitAnswer = StrictCommitReceipt | UnguardedReceipt | CancelledAnswer;
+
+/** The one (frozen) cancelled answer. */
+export const CANCELLED: CancelledAnswer = Object.freeze({
+  status: "cancelled",
+  writeAttempted: false,
+  writeExecuted: false,
+}) as CancelledAnswer;

@@ -1,0 +1,506 @@
+/**
+ * The steps of a commit, each a function named after the spec's step, run by the coordinator in
+ * its lane in this order (spec "Strict Safe Writes", commit):
+ *
+ * 1. {@link gate}: ledger lookup (replay / conflict), epoch, first-execution deadline, credential,
+ *    lease: everything checked before anything is read;
+ * 2. {@link reprobe}: read the live state again;
+ * 3. {@link compareDigests}: the complete digest must equal the leased one (`state_changed`);
+ * 4. {@link passBarrier}: from here cancellation is refused;
+ * 5. {@link recordExecuting}: the durable `executing` record, before any write can leave;
+ * 6. {@link executeOnce}: the one kernel execution, its writes tracked;
+ * 7. {@link readBack}: the tool's readback verdict (`applied`, `mismatch`, `unverifiable`);
+ * 8. {@link recordOutcome}: the verdict (`committed` / `no_change`), the durable `committed`
+ *    record, and the receipt with aliased hashes.
+ *
+ * A step that fails after step 5 records the outcome as `unknown` before it throws. External
+ * actions and strict mode off take {@link executeUnguarded} instead.
+ */
+import {
+  type AliasPool,
+  canonicalJson,
+  parseCredential,
+  type StateDigest,
+} from "@sisyphus/core-hash";
+import {
+  CANCELLED,
+  type CancelledAnswer,
+  type StrictCommitReceipt,
+  type UnguardedReceipt,
+} from "./answers.js";
+import type { Clock } from "./clock.js";
+import { LEDGER_RECEIPT_MAX_CHARS } from "./constants.js";
+import { isNotDispatched, WriteSafetyError, type WriteSafetyErrorDetails } from "./errors.js";
+import {
+  type CommitHooks,
+  checkProbe,
+  checkReadback,
+  type ExecuteOutput,
+  type ProbeResult,
+  type ReadbackResult,
+  type WriteCall,
+} from "./hooks.js";
+import type { Lease, LeasePool } from "./lease-pool.js";
+import type { Ledger, LedgerEntry, StoredResult, ToolReceipt } from "./ledger.js";
+import { type PreconditionKind, preconditionField } from "./policy.js";
+import type { RequestIdRegistry } from "./reservations.js";
+import type { LeaseScope } from "./scope.js";
+import { WriteTracker } from "./write-tracker.js";
+
+/** The coordinator's state the steps read and record into. */
+export interface CommitState {
+  /** This process's epoch: request IDs of another epoch never execute here. */
+  readonly epoch: string;
+  readonly clock: Clock;
+  readonly ledger: Ledger;
+  readonly registry: RequestIdRegistry;
+  readonly leases: LeasePool;
+  readonly aliases: AliasPool;
+}
+
+/** One strict commit past its gate: what the later steps pass along. */
+export interface StrictCommit {
+  readonly call: WriteCall;
+  readonly hooks: CommitHooks;
+  readonly requestId: string;
+  /** The lease the gate resolved; `undefined` for additive actions (precondition `none`). */
+  readonly lease: Lease | undefined;
+}
+
+/** A readback that shows the requested end state. */
+export type Applied = Extract<ReadbackResult, { outcome: "applied" }>;
+
+/** What the gate lets through: a committed record to replay, or the record and lease to execute under. */
+export type GateResult = { replay: LedgerEntry } | { entry: LedgerEntry; lease: Lease | undefined };
+
+/** The call's request ID, or the error a commit answers when it has none usable. */
+export function requestIdOf(call: WriteCall): string {
+  const requestId = call.args["requestId"];
+  if (requestId === undefined || requestId === null || requestId === "") {
+    throw new WriteSafetyError("precondition_required", {
+      message: "requestId is absent; run preflight (validateOnly: true) to obtain one.",
+      details: { reason: "request_id_absent" },
+    });
+  }
+  if (typeof requestId !== "string") {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: { reason: "unknown_request_id" },
+    });
+  }
+  return requestId;
+}
+
+/**
+ * Step 1. The checks a strict commit makes before it probes, in the spec's order: ledger record
+ * (absent, other arguments, settled or unsettled), epoch, first-execution deadline, then the
+ * credential and its lease. Consumes nothing. Answers `replay` for a committed record, else the
+ * resolved lease (`undefined` for additive actions).
+ */
+export function gate(
+  state: CommitState,
+  call: WriteCall,
+  scope: LeaseScope,
+  precondition: PreconditionKind,
+  requestId: string,
+): GateResult {
+  const entry = state.ledger.get(requestId);
+  if (entry === undefined) {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: {
+        requestId,
+        reason: state.registry.isReserved(requestId) ? "request_id_expired" : "unknown_request_id",
+      },
+    });
+  }
+  if (entry.scopeKey !== scope.key) {
+    throw new WriteSafetyError("idempotency_conflict", {
+      details: { requestId, reason: "arguments_differ" },
+    });
+  }
+  if (entry.state === "committed") return { replay: entry };
+  if (entry.state === "executing" || entry.state === "unknown") {
+    throw new WriteSafetyError("outcome_unknown", {
+      writeAttempted: false,
+      details: unknownDetails(entry, "replay_of_unsettled_request"),
+    });
+  }
+  if (entry.epoch !== state.epoch) {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: { requestId, reason: "other_epoch" },
+    });
+  }
+  if (state.clock.now() >= entry.requestIdExpiresAt) {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: { requestId, reason: "request_id_expired" },
+    });
+  }
+  if (precondition === "none") return { entry, lease: undefined };
+  const field = preconditionField(precondition);
+  const raw = call.args[field];
+  if (raw === undefined || raw === null || raw === "") {
+    throw new WriteSafetyError("precondition_required", {
+      message: `${field} is absent; copy it from the preflight answer.`,
+      details: { requestId, preconditionField: field, reason: "credential_absent" },
+    });
+  }
+  const parsed = parseCredential(raw);
+  if (!parsed.ok) {
+    throw new WriteSafetyError("precondition_required", {
+      message: `${field} is not a hash credential; copy it from the preflight answer.`,
+      details: { requestId, preconditionField: field, reason: "credential_malformed" },
+    });
+  }
+  const resolved = state.leases.resolve(scope.key, parsed.hex, entry.epoch);
+  if (resolved.status !== "found") {
+    throw new WriteSafetyError("preflight_lease_invalid", {
+      details: { requestId, preconditionField: field, reason: resolved.status },
+    });
+  }
+  return { entry, lease: resolved.lease };
+}
+
+/**
+ * Step 2. Reads the live state again: always under a lease, and for an additive action when it
+ * has a probe. Probe errors propagate unchanged (nothing was written).
+ */
+export async function reprobe({
+  call,
+  hooks,
+  lease,
+}: StrictCommit): Promise<ProbeResult | undefined> {
+  if (lease !== undefined) return checkProbe(await hooks.probe!(), call);
+  if (hooks.probe !== undefined) return checkProbe(await hooks.probe(), call);
+  return undefined;
+}
+
+/**
+ * Step 3. Under a lease, the complete digest just probed must equal the leased one; otherwise the
+ * lease is consumed and the commit fails with `state_changed` (both hashes as aliases), unwritten.
+ */
+export function compareDigests(
+  state: CommitState,
+  { requestId, lease }: StrictCommit,
+  before: ProbeResult | undefined,
+): void {
+  if (lease === undefined || before === undefined || before.digest === lease.digest) return;
+  state.leases.consume(lease);
+  throw new WriteSafetyError("state_changed", {
+    details: {
+      requestId,
+      expectedHash: state.aliases.aliasFor(lease.digest),
+      currentHash: state.aliases.aliasFor(before.digest),
+    },
+  });
+}
+
+/**
+ * Step 4. The cancellation barrier, synchronous with writing the `executing` record: `false` when
+ * the call was cancelled (answer {@link CANCELLED}); from `true` on, cancellation is refused.
+ */
+export function passBarrier(call: WriteCall): boolean {
+  return call.cancellation === undefined || call.cancellation.enterCommit();
+}
+
+/**
+ * Step 5. The durable `executing` record (with the before-state digest when there is one). Fails
+ * closed: if the ledger cannot record it, nothing is written (`write_coordinator_unavailable`).
+ */
+export async function recordExecuting(
+  state: CommitState,
+  { requestId }: StrictCommit,
+  before: ProbeResult | undefined,
+): Promise<void> {
+  try {
+    if (before === undefined) await state.ledger.recordExecuting(requestId);
+    else await state.ledger.recordExecuting(requestId, { beforeDigest: before.digest });
+  } catch (cause) {
+    throw new WriteSafetyError("write_coordinator_unavailable", {
+      cause,
+      message: "The ledger could not record the write as executing; nothing was written.",
+      details: { requestId, reason: "ledger_write_failed" },
+    });
+  }
+}
+
+/**
+ * Step 6. Runs `execute` once, its writes tracked. Provably nothing written: the ledger records
+ * `failed_before_execute`, the lease is kept, and the executor's error propagates unchanged.
+ * Otherwise the lease is consumed; a failure is recorded and thrown as `outcome_unknown` (with
+ * `writesStarted`).
+ */
+export async function executeOnce(
+  state: CommitState,
+  { hooks, requestId, lease }: StrictCommit,
+  before: ProbeResult | undefined,
+): Promise<ExecuteOutput> {
+  let executed: ExecuteOutput;
+  const tracker = new WriteTracker();
+  try {
+    executed =
+      (await hooks.execute({
+        requestId,
+        before,
+        writes: (port) => tracker.track(port),
+        recordCreation: async (progress) => {
+          try {
+            await state.ledger.recordCreationProgress(requestId, progress);
+          } catch (cause) {
+            throw new WriteSafetyError("write_coordinator_unavailable", {
+              cause,
+              details: { requestId, reason: "ledger_write_failed" },
+            });
+          }
+        },
+      })) ?? {};
+  } catch (error) {
+    tracker.close();
+    if (nothingWritten(tracker, error)) {
+      try {
+        await state.ledger.recordFailedBeforeExecute(requestId, "not_dispatched");
+      } catch {
+        // The record stays `executing`: replays answer outcome_unknown, which is safe.
+      }
+      throw error;
+    }
+    if (lease !== undefined) state.leases.consume(lease);
+    const unknown = await recordUnknown(
+      state,
+      requestId,
+      "outcome_unknown",
+      "execute_failed",
+      error,
+      before,
+    );
+    unknown.details.writesStarted = tracker.started;
+    throw unknown;
+  }
+  tracker.close();
+  if (lease !== undefined) state.leases.consume(lease);
+  return executed;
+}
+
+/**
+ * Step 7. The tool's readback. `applied` is returned; a failed or `unverifiable` readback is
+ * recorded and thrown as `outcome_unknown`, a `mismatch` as `readback_mismatch`.
+ */
+export async function readBack(
+  state: CommitState,
+  { call, hooks, requestId }: StrictCommit,
+  before: ProbeResult | undefined,
+  executed: ExecuteOutput,
+): Promise<Applied> {
+  let readback: ReadbackResult;
+  try {
+    readback = checkReadback(await hooks.readback!({ requestId, before, executed }), call);
+  } catch (error) {
+    throw await recordUnknown(
+      state,
+      requestId,
+      "outcome_unknown",
+      "readback_failed",
+      error,
+      before,
+    );
+  }
+  if (readback.outcome === "unverifiable") {
+    throw await recordUnknown(
+      state,
+      requestId,
+      "outcome_unknown",
+      readback.reason,
+      undefined,
+      before,
+    );
+  }
+  if (readback.outcome === "mismatch") {
+    throw await recordUnknown(
+      state,
+      requestId,
+      "readback_mismatch",
+      readback.reason,
+      undefined,
+      before,
+      readback.digest,
+    );
+  }
+  return readback;
+}
+
+/**
+ * Step 8. The verdict (`no_change` when the applied state equals the before state, else
+ * `committed`), recorded durably as `committed` with the tool receipt if it fits
+ * {@link LEDGER_RECEIPT_MAX_CHARS}, and the receipt. If the ledger cannot record it, the answer is
+ * `outcome_unknown` (`ledger_commit_failed`, `writeExecuted: true`), and so is every replay.
+ */
+export async function recordOutcome(
+  state: CommitState,
+  { requestId }: StrictCommit,
+  before: ProbeResult | undefined,
+  executed: ExecuteOutput,
+  applied: Applied,
+): Promise<StrictCommitReceipt> {
+  const status =
+    before !== undefined && applied.digest === before.digest ? "no_change" : "committed";
+  const result: StoredResult = { status, resultDigest: applied.digest };
+  if (before !== undefined) result.previousDigest = before.digest;
+  const toolReceipt: ToolReceipt = { ...executed.receipt, ...applied.receipt };
+  if (Object.keys(toolReceipt).length > 0) {
+    if (canonicalJson(toolReceipt).length <= LEDGER_RECEIPT_MAX_CHARS)
+      result.toolReceipt = toolReceipt;
+    else result.receiptOmitted = true;
+  }
+  let committed: LedgerEntry;
+  try {
+    committed = await state.ledger.recordCommitted(requestId, result);
+  } catch (cause) {
+    let ledgerState = "executing";
+    try {
+      ledgerState = (
+        await state.ledger.recordUnknown(requestId, {
+          verdict: "outcome_unknown",
+          reason: "ledger_commit_failed",
+          resultDigest: applied.digest,
+        })
+      ).state;
+    } catch {
+      // Still `executing` durably: a replay answers outcome_unknown, consistent with this answer.
+    }
+    const details: WriteSafetyErrorDetails = {
+      requestId,
+      reason: "ledger_commit_failed",
+      ledgerState,
+      observedVerdict: status,
+      resultHash: state.aliases.aliasFor(applied.digest),
+    };
+    if (before !== undefined) details.previousHash = state.aliases.aliasFor(before.digest);
+    throw new WriteSafetyError("outcome_unknown", {
+      cause,
+      writeExecuted: true,
+      message:
+        "The write was read back, but the ledger could not record it; its replay will answer outcome_unknown.",
+      details,
+    });
+  }
+  return commitReceipt(state.aliases, committed, false);
+}
+
+/** The receipt of a `committed` ledger record, live or (`replayed`) from the ledger. */
+export function commitReceipt(
+  aliases: AliasPool,
+  entry: LedgerEntry,
+  replayed: boolean,
+): StrictCommitReceipt {
+  const result = entry.result!;
+  const receipt: StrictCommitReceipt = {
+    ...result.toolReceipt,
+    status: result.status,
+    requestId: entry.requestId,
+    writeAttempted: true,
+    writeExecuted: true,
+    writeSafetyGuaranteed: true,
+    resultHash: aliases.aliasFor(result.resultDigest),
+  };
+  if (result.previousDigest !== undefined) {
+    receipt.previousHash = aliases.aliasFor(result.previousDigest);
+  }
+  if (result.receiptOmitted) receipt.receiptOmitted = true;
+  if (replayed) receipt.replayed = true;
+  return receipt;
+}
+
+/**
+ * An external action, or any mutation with strict mode off: the barrier, then one tracked
+ * `execute`, answered `writeSafetyGuaranteed: false`. Provably nothing written: the executor's
+ * error propagates unchanged; any other failure is `outcome_unknown`. Nothing is recorded.
+ */
+export async function executeUnguarded(
+  call: WriteCall,
+  hooks: CommitHooks,
+  reason: UnguardedReceipt["reason"],
+): Promise<UnguardedReceipt | CancelledAnswer> {
+  if (!passBarrier(call)) return CANCELLED;
+  const tracker = new WriteTracker();
+  let output: ExecuteOutput;
+  try {
+    output =
+      (await hooks.execute({
+        requestId: undefined,
+        before: undefined,
+        writes: (port) => tracker.track(port),
+        recordCreation: async () => {},
+      })) ?? {};
+  } catch (error) {
+    if (nothingWritten(tracker, error)) throw error;
+    throw new WriteSafetyError("outcome_unknown", {
+      cause: error,
+      details: { reason: "execute_failed", writesStarted: tracker.started },
+    });
+  } finally {
+    tracker.close();
+  }
+  return {
+    ...output.receipt,
+    status: "executed",
+    writeAttempted: true,
+    writeExecuted: true,
+    writeSafetyGuaranteed: false,
+    reason,
+  };
+}
+
+/** Details of an error about an unsettled (`executing` / `unknown`) or otherwise recorded request. */
+export function unknownDetails(entry: LedgerEntry, reason: string): WriteSafetyErrorDetails {
+  const details: WriteSafetyErrorDetails = {
+    requestId: entry.requestId,
+    ledgerState: entry.state,
+    reason: entry.reason ?? reason,
+  };
+  if (entry.verdict !== undefined) details["verdict"] = entry.verdict;
+  if (entry.creation !== undefined) {
+    details.creation = {
+      reservedIds: [...entry.creation.reservedIds],
+      confirmedStages: [...entry.creation.confirmedStages],
+    };
+  }
+  return details;
+}
+
+/**
+ * Records the request as `unknown` (best effort: a ledger failure leaves it `executing`, which
+ * replays as unknown too) and returns the error to throw, with the hashes as aliases.
+ */
+async function recordUnknown(
+  state: CommitState,
+  requestId: string,
+  code: "outcome_unknown" | "readback_mismatch",
+  reason: string,
+  cause: unknown,
+  before: ProbeResult | undefined,
+  resultDigest?: StateDigest,
+): Promise<WriteSafetyError> {
+  let entry: LedgerEntry | undefined;
+  try {
+    entry = await state.ledger.recordUnknown(
+      requestId,
+      resultDigest === undefined
+        ? { verdict: code, reason }
+        : { verdict: code, reason, resultDigest },
+    );
+  } catch {
+    entry = state.ledger.get(requestId);
+  }
+  const details: WriteSafetyErrorDetails =
+    entry === undefined ? { requestId, reason } : unknownDetails(entry, reason);
+  if (before !== undefined) details.previousHash = state.aliases.aliasFor(before.digest);
+  if (resultDigest !== undefined) details.resultHash = state.aliases.aliasFor(resultDigest);
+  return new WriteSafetyError(code, { cause, details });
+}
+
+/**
+ * Whether a failed execution provably wrote nothing: every tracked write failed before dispatch,
+ * or — for an executor that tracked no write — the error itself says it was never dispatched.
+ */
+function nothingWritten(tracker: WriteTracker, error: unknown): boolean {
+  if (!tracker.nothingWritten) return false;
+  return tracker.started > 0 || isNotDispatched(error);
+}
