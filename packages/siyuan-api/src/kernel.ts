@@ -9,17 +9,18 @@
  */
 export type { BudgetCall, CallBudget, ClientStats, FixedCallBudget } from "./budget.js";
 export { createCallBudget } from "./budget.js";
+export type { ReadRetryPolicy } from "./call-pipeline.js";
+export { resolveReadRetry } from "./call-pipeline.js";
+export { createSiyuanClient } from "./client.js";
 export type {
   AttrApi,
   BlockApi,
   FiletreeApi,
   NotebookApi,
   RawCallArgs,
-  ReadRetryPolicy,
   SiyuanClient,
   SiyuanClientOptions,
-} from "./client.js";
-export { createSiyuanClient, resolveReadRetry } from "./client.js";
+} from "./client-api.js";
 export {
   DEFAULT_POOL_CONNECTIONS,
   DEFAULT_READ_BASE_DELAY_MS,

@@ -6,7 +6,12 @@
  */
 import { z } from "zod";
 
-/** SiYuan node ID: 14-digit timestamp, `-`, 7 lowercase letters or digits (contract §2.1). */
+/**
+ * SiYuan node ID: 14-digit timestamp, `-`, 7 lowercase letters or digits (contract §2.1). The
+ * product's one definition: tool schemas and reference parsers import it (a pattern that contains
+ * an ID uses `NODE_ID_PATTERN.source` without its `^`/`$`). Only the sandbox, a test kernel, keeps
+ * the kernel's own copy.
+ */
 export const NODE_ID_PATTERN = /^\d{14}-[a-z0-9]{7}$/;
 
 /** The kernel envelope `{code, msg, data}` (contract §1.1). */

@@ -1,0 +1,180 @@
+/**
+ * The typed client's interface: its options and its methods, grouped as the kernel groups its
+ * endpoints. Each method's quirks (what becomes `null`, what the kernel cannot tell apart) are
+ * stated here; `client.ts` implements them over the call pipeline.
+ */
+import type { z } from "zod";
+import type { CallBudget, ClientStats } from "./budget.js";
+import type { ReadRetryPolicy } from "./call-pipeline.js";
+import type { EndpointKind } from "./endpoints.js";
+import type * as S from "./schemas.js";
+import type { BlockInfo, Box, BoxConf, ChildBlock, DirEntry, Transaction } from "./schemas.js";
+import type { Transport } from "./transport/transport.js";
+import type * as T from "./types.js";
+
+/** Options of `createSiyuanClient`. */
+export interface SiyuanClientOptions {
+  readonly transport: Transport;
+  /** Overrides of the read retry policy; writes are never retried whatever this says. */
+  readonly readRetry?: Partial<ReadRetryPolicy>;
+  /** Optional call/byte budget. */
+  readonly budget?: CallBudget;
+  /** Random source in [0, 1) for backoff jitter and multipart boundaries; default `Math.random`. */
+  readonly random?: () => number;
+  /** Sleep used between read retries; default `setTimeout`. Tests inject an instant one. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A raw call for endpoints the client does not type. Unclassified calls are writes. */
+export interface RawCallArgs {
+  /** URL pathname, e.g. `/api/filetree/setDocSortMode`. */
+  readonly endpoint: string;
+  readonly body?: unknown;
+  /** Default `write` (attempted once). */
+  readonly kind?: EndpointKind;
+}
+
+/** Notebook methods (`/api/notebook/*`). */
+export interface NotebookApi {
+  lsNotebooks(): Promise<T.LsNotebooksResult>;
+  openNotebook(args: T.NotebookArg): Promise<void>;
+  closeNotebook(args: T.NotebookArg): Promise<void>;
+  createNotebook(args: T.CreateNotebookArgs): Promise<Box>;
+  removeNotebook(args: T.NotebookArg): Promise<void>;
+  renameNotebook(args: T.RenameNotebookArgs): Promise<void>;
+  getNotebookConf(args: T.NotebookArg): Promise<T.NotebookConfResult>;
+  setNotebookConf(args: T.SetNotebookConfArgs): Promise<BoxConf>;
+  changeSortNotebook(args: T.ChangeSortNotebookArgs): Promise<void>;
+}
+
+/** Document tree methods (`/api/filetree/*`). */
+export interface FiletreeApi {
+  /** Returns the new document ID. Not idempotent: the same path twice makes two documents. */
+  createDocWithMd(args: T.CreateDocWithMdArgs): Promise<string>;
+  renameDoc(args: T.RenameDocArgs): Promise<void>;
+  renameDocByID(args: T.RenameDocByIdArgs): Promise<void>;
+  removeDoc(args: T.NotebookPathArgs): Promise<void>;
+  removeDocByID(args: T.IdArg): Promise<void>;
+  moveDocs(args: T.MoveDocsArgs): Promise<void>;
+  moveDocsByID(args: T.MoveDocsByIdArgs): Promise<void>;
+  /** hpath of the document containing the block; unknown ID → `kernel_rejected`. */
+  getHPathByID(args: T.IdArg): Promise<string>;
+  getHPathByPath(args: T.NotebookPathArgs): Promise<string>;
+  /** Document IDs with that hpath; `[]` when none (several when titles repeat). */
+  getIDsByHPath(args: T.NotebookPathArgs): Promise<string[]>;
+  getPathByID(args: T.IdArg): Promise<T.PathByIdResult>;
+  /** Child documents; `files: []` for a leaf **and** for an unknown document path. Unknown notebook → `kernel_rejected`. */
+  listDocsByPath(args: T.ListDocsByPathArgs): Promise<T.ListDocsResult>;
+  changeSort(args: T.ChangeSortArgs): Promise<void>;
+  /** `null` when the block is not found (kernel code 3). */
+  getDoc(args: T.GetDocArgs): Promise<T.GetDocResult | null>;
+}
+
+/** Block methods (`/api/block/*`). Write methods return the kernel's transactions. */
+export interface BlockApi {
+  /** `null` for an unknown ID (the kernel answers code 0 with an empty kramdown). */
+  getBlockKramdown(args: T.GetBlockKramdownArgs): Promise<T.KramdownResult | null>;
+  /** Map ID → kramdown; unknown IDs map to `null` (or are absent). */
+  getBlockKramdowns(args: T.GetBlockKramdownsArgs): Promise<Record<string, string | null>>;
+  /** `null` for an unknown ID (code 0 with an empty dom). */
+  getBlockDOM(args: T.IdArg): Promise<T.DomResult | null>;
+  /** Map ID → DOM; unknown IDs map to `null` (or are absent). */
+  getBlockDOMs(args: T.IdsArg): Promise<Record<string, string | null>>;
+  /** Children; **`[]` for both a leaf and an unknown ID** (the kernel does not tell them apart). */
+  getChildBlocks(args: T.IdArg): Promise<ChildBlock[]>;
+  /** Unknown ID → `kernel_rejected` (code -1). Code 3 (indexing) is retried like a transient read failure, then `kernel_rejected`. */
+  getBlockInfo(args: T.IdArg): Promise<BlockInfo>;
+  checkBlockExist(args: T.IdArg): Promise<boolean>;
+  insertBlock(args: T.InsertBlockArgs): Promise<Transaction[]>;
+  prependBlock(args: T.ParentBlockArgs): Promise<Transaction[]>;
+  appendBlock(args: T.ParentBlockArgs): Promise<Transaction[]>;
+  /** Replaces content **and IAL** (attributes not in `data` are lost). */
+  updateBlock(args: T.UpdateBlockArgs): Promise<Transaction[]>;
+  /** Queued, not flushed; an unknown ID still answers code 0. */
+  deleteBlock(args: T.IdArg): Promise<Transaction[]>;
+  moveBlock(args: T.MoveBlockArgs): Promise<void>;
+  foldBlock(args: T.IdArg): Promise<void>;
+  unfoldBlock(args: T.IdArg): Promise<void>;
+}
+
+/** Attribute methods (`/api/attr/*`). */
+export interface AttrApi {
+  /** All IAL pairs; `null` for an unknown ID (the kernel answers `{}`). */
+  getBlockAttrs(args: T.IdArg): Promise<Record<string, string> | null>;
+  setBlockAttrs(args: T.SetBlockAttrsArgs): Promise<void>;
+  /** Map ID → attrs; unknown IDs map to `null` (or are absent). */
+  batchGetBlockAttrs(args: T.IdsArg): Promise<Record<string, Record<string, string> | null>>;
+  batchSetBlockAttrs(args: T.BatchSetBlockAttrsArgs): Promise<void>;
+}
+
+/** The typed client. Every method throws only `SiyuanApiError`. */
+export interface SiyuanClient {
+  readonly notebook: NotebookApi;
+  readonly filetree: FiletreeApi;
+  readonly block: BlockApi;
+  readonly attr: AttrApi;
+  readonly query: {
+    /** Rows of one read-only statement (sent with `mode: "readonly"`). SQL errors → `kernel_rejected` code 1. */
+    sql(args: T.SqlArgs): Promise<Array<Record<string, unknown>>>;
+  };
+  readonly search: {
+    fullTextSearchBlock(args: T.FullTextSearchArgs): Promise<T.FullTextSearchResult>;
+  };
+  readonly sqlite: {
+    /** Waits until the kernel's write queue and SQL index queue are empty. */
+    flushTransaction(): Promise<void>;
+  };
+  readonly av: {
+    /** `av` is `null` when the database file does not exist. */
+    getAttributeView(args: T.IdArg): Promise<T.GetAttributeViewResult>;
+    renderAttributeView(args: T.RenderAttributeViewArgs): Promise<T.RenderAttributeViewResult>;
+    getAttributeViewKeysByAvID(args: T.AvIdArg): Promise<Array<z.infer<typeof S.avKeySchema>>>;
+    addAttributeViewKey(args: T.AddAttributeViewKeyArgs): Promise<void>;
+    removeAttributeViewKey(args: T.RemoveAttributeViewKeyArgs): Promise<void>;
+    addAttributeViewBlocks(args: T.AddAttributeViewBlocksArgs): Promise<void>;
+    removeAttributeViewBlocks(args: T.RemoveAttributeViewBlocksArgs): Promise<void>;
+    setAttributeViewBlockAttr(args: T.SetAttributeViewBlockAttrArgs): Promise<{ value: unknown }>;
+    batchSetAttributeViewBlockAttrs(args: T.BatchSetAttributeViewBlockAttrsArgs): Promise<void>;
+  };
+  readonly asset: {
+    /** Multipart upload (`file[]`). */
+    upload(args: T.UploadAssetArgs): Promise<T.UploadResult>;
+  };
+  readonly file: {
+    /** Raw bytes; `null` when the file does not exist (HTTP 202 + code 404). */
+    getFile(args: T.PathArg): Promise<T.FileContent | null>;
+    /** Multipart write; parents are created, an existing file is overwritten. */
+    putFile(args: T.PutFileArgs): Promise<void>;
+    /** Entries; `null` when the path does not exist (code 404). */
+    readDir(args: T.PathArg): Promise<DirEntry[] | null>;
+    removeFile(args: T.PathArg): Promise<void>;
+    renameFile(args: T.RenameFileArgs): Promise<void>;
+  };
+  readonly export: {
+    exportMdContent(args: T.ExportMdContentArgs): Promise<T.ExportMdResult>;
+  };
+  readonly notification: {
+    /** Returns the toast's message ID. */
+    pushMsg(args: T.PushMsgArgs): Promise<string>;
+    pushErrMsg(args: T.PushMsgArgs): Promise<string>;
+  };
+  readonly system: {
+    version(): Promise<string>;
+    /** Kernel time in Unix milliseconds. */
+    currentTime(): Promise<number>;
+    bootProgress(): Promise<T.BootProgress>;
+  };
+  readonly transactions: {
+    /** Raw `/api/transactions`; the answer's data is returned unvalidated. */
+    send(args: T.TransactionsArgs): Promise<unknown>;
+  };
+  /** Same as `sqlite.flushTransaction()`: call before reading back after a write. */
+  flush(): Promise<void>;
+  /** Calls an endpoint without a typed wrapper; returns `data` unvalidated. */
+  callRaw(args: RawCallArgs): Promise<unknown>;
+  /** Counters by endpoint since creation or the last `resetStats()`. */
+  stats(): ClientStats;
+  resetStats(): void;
+  /** Closes the transport (its own pool). */
+  close(): Promise<void>;
+}
