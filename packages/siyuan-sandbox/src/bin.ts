@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-/** `siyuan-sandbox --port 6806 --token T --seed demo [--data-dir DIR] [--control]`: a sandbox kernel for people. */
+/**
+ * `siyuan-sandbox --token T [--port 6806] [--seed demo|empty] [--data-dir DIR] [--control]
+ * [--flush-interval-ms N]`: a sandbox kernel in its own process, for people and for tests that
+ * spawn one. Without `--token` it prints the usage and exits 2; SIGINT/SIGTERM stop it (exit 0). A
+ * parent that sets `SISYPHUS_SANDBOX_REPO_AUDIT` learns of its `/api/repo/*` requests (`audit.ts`).
+ */
 import { parseArgs } from "node:util";
 import { startSandbox } from "./sandbox.js";
 
@@ -16,7 +21,7 @@ const { values } = parseArgs({
 
 if (!values.token) {
   console.error(
-    "usage: siyuan-sandbox --token T [--port 6806] [--seed demo|empty] [--data-dir DIR] [--control]",
+    "usage: siyuan-sandbox --token T [--port 6806] [--seed demo|empty] [--data-dir DIR] [--control] [--flush-interval-ms N]",
   );
   process.exit(2);
 }

@@ -1,16 +1,18 @@
 /** Injected time and randomness: block IDs and `updated` timestamps come from here. */
+import type { Clock } from "@sisyphus/write-safety";
 import { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } from "./constants.js";
 
-/** Source of wall-clock time in ms since the epoch. */
-export interface Clock {
-  now(): number;
-}
+/** The project's one clock type (`@sisyphus/write-safety`), re-exported for the sandbox's callers. */
+export type { Clock };
 /** Source of uniform random numbers in [0, 1). */
 export interface RandomSource {
   next(): number;
 }
 
-/** The system clock. */
+/**
+ * The system clock. The sandbox imports only write-safety's types, so its built bundle runs without
+ * write-safety's build; this is the same one line as write-safety's `systemClock`.
+ */
 export const systemClock: Clock = { now: () => Date.now() };
 /** Math.random as a RandomSource. */
 export const systemRandom: RandomSource = { next: () => Math.random() };
@@ -72,7 +74,17 @@ export function parseTimestamp(ts: string, utc: boolean): number {
   return utc ? Date.UTC(y, mo - 1, d, h, mi, s) : new Date(y, mo - 1, d, h, mi, s).getTime();
 }
 
-const ID_PATTERN = /^\d{14}-[a-z0-9]{7}$/;
+/**
+ * The node-ID shape as a regular-expression source (no anchors, no groups): a 14-digit timestamp,
+ * `-`, 7 of `[a-z0-9]` (contract §2.1). A kernel-side fact: the real kernel defines it (Lute's
+ * `ast.IsNodeIDPattern`, behind `util.InvalidIDPattern`), so this test kernel keeps its own
+ * definition instead of importing siyuan-api's `NODE_ID_PATTERN`, the product's one copy: the
+ * sandbox must not share code with the client it tests. Every sandbox pattern that matches an ID
+ * is built from this.
+ */
+export const NODE_ID_SOURCE = String.raw`\d{14}-[a-z0-9]{7}`;
+
+const ID_PATTERN = new RegExp(`^${NODE_ID_SOURCE}$`);
 /** True when `id` has SiYuan's node-ID shape: 14 digits, `-`, 7 of `[a-z0-9]`. */
 export function isValidNodeId(id: unknown): id is string {
   return typeof id === "string" && ID_PATTERN.test(id);

@@ -1,4 +1,11 @@
-/** One source of truth for the sandbox's limits and defaults (quoted by the README). */
+/**
+ * One source of truth for the sandbox's limits and defaults (quoted by the README): first the
+ * kernel-side facts, then the sandbox's own test settings.
+ */
+
+// Kernel-side facts: the real SiYuan kernel defines these (contract Part 1). The sandbox mirrors
+// them instead of importing the product's copies, so the test kernel shares no fact with the client
+// it tests.
 
 /** Interval of the background write-queue loop, as the kernel's (ms). */
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -22,6 +29,9 @@ export const SEARCH_DEFAULT_PAGE_SIZE = 32;
 export const SEARCH_CONTENT_MAX_CHARS = 5120;
 /** Default toast timeout for pushMsg (ms). */
 export const PUSH_MSG_DEFAULT_TIMEOUT_MS = 7000;
+
+// The sandbox's own settings (request log, faults, control route, deterministic clock).
+
 /** Maximum request-log entries kept in memory (oldest dropped first). */
 export const REQUEST_LOG_MAX_ENTRIES = 10_000;
 /** Default status for the `http5xx` fault. */

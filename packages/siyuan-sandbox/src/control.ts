@@ -1,12 +1,13 @@
 /** The control surface for tests: request log, counters, faults, queue control, external writer. */
 import type { SqlValue } from "sql.js";
-import { type Block, walk } from "./block.js";
+import type { Block } from "./block.js";
 import { SandboxError } from "./errors.js";
 import type { ArmedFault, FaultBook, FaultSpec } from "./faults.js";
 import type { Kernel, PushedMessage, TransactionFailure } from "./kernel.js";
 import { renderKramdown } from "./render.js";
 import type { RequestLog, RequestLogEntry } from "./server.js";
-import type { BoxConf, InsertAnchor } from "./workspace.js";
+import type { InsertAnchor } from "./workspace.js";
+import type { BoxConf } from "./workspace-index.js";
 
 /**
  * Changes made "from outside", as the SiYuan UI or another plugin would: applied to the
@@ -161,13 +162,6 @@ export function createControl(
     },
     sql: (stmt) => kernel.sql.query(stmt),
   };
-}
-
-/** Every block ID in a subtree (helper for tests). */
-export function blockIds(b: Block): string[] {
-  const out: string[] = [];
-  walk(b, (n) => out.push(n.id));
-  return out;
 }
 
 /**

@@ -7,7 +7,9 @@ export type SandboxErrorCode =
   | "invalid_argument"
   | "persistence_failed"
   /** A kernel-level failure; `details.kernelCode`, `details.kernelData` carry the envelope. */
-  | "kernel_error";
+  | "kernel_error"
+  /** `waitFor` (the `./testing` entry) ran out of time; `details: { what, timeoutMs, last }`. */
+  | "wait_timeout";
 
 const BRAND = Symbol.for("@sisyphus/siyuan-sandbox/SandboxError");
 

@@ -14,7 +14,8 @@ import {
   reqStrArray,
 } from "./handler-kit.js";
 import { renderDom } from "./render.js";
-import type { DocEntry, Notebook, Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.js";
+import type { DocEntry, Notebook } from "./workspace-index.js";
 
 const r = (handler: Route["handler"], body: Route["body"] = "json"): Route => ({
   handler,

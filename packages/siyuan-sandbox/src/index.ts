@@ -25,7 +25,8 @@ export { DEMO_IDS } from "./seed.js";
 export type { RequestLogEntry } from "./server.js";
 export { isSerialisationExempt } from "./server.js";
 export { applyDefaultLimit } from "./sql-index.js";
-export type { BoxConf, InsertAnchor } from "./workspace.js";
+export type { InsertAnchor } from "./workspace.js";
+export type { BoxConf } from "./workspace-index.js";
 
 /** The package name. */
 export const PACKAGE_NAME = "@sisyphus/siyuan-sandbox";

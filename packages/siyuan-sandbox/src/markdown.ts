@@ -3,7 +3,8 @@
  * IAL lines `{: k="v"}` setting the attributes of the block before them, and an inline
  * tokenizer for the DOM renderer and plain-text content.
  */
-import { type Block, type BlockType, newBlock } from "./block.js";
+import { type Block, newBlock } from "./block.js";
+import { NODE_ID_SOURCE } from "./clock.js";
 
 const IAL_LINE = /^\s*\{:\s*((?:[^}"]|"[^"]*")*)\}\s*$/;
 const IAL_PREFIX = /^\{:\s*((?:[^}"]|"[^"]*")*)\}/;
@@ -263,7 +264,9 @@ export interface InlineSegment {
   href?: string;
 }
 
-const REF = /^\(\((\d{14}-[a-z0-9]{7})(?:\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'))?\)\)/;
+const REF = new RegExp(
+  String.raw`^\(\((${NODE_ID_SOURCE})(?:\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'))?\)\)`,
+);
 const LINK = /^\[([^\]]*)\]\(([^)\s]*)(?:\s+"[^"]*")?\)/;
 const TAG = /^#([^#\s][^#\n]*?)#/;
 const HTML_MARKS = ["u", "kbd", "sup", "sub"] as const;
@@ -429,13 +432,6 @@ export function parseInline(s: string, types: string[] = []): InlineSegment[] {
   return out;
 }
 
-/** Plain text of inline Markdown (what SQL `content` holds for a paragraph). */
-export function inlineText(s: string): string {
-  return parseInline(s)
-    .map((seg) => seg.text)
-    .join("");
-}
-
 /** Tags (`#x#`) found in inline Markdown. */
 export function inlineTags(s: string): string[] {
   return parseInline(s)
@@ -446,9 +442,4 @@ export function inlineTags(s: string): string[] {
 /** Block references found in inline Markdown. */
 export function inlineRefs(s: string): InlineSegment[] {
   return parseInline(s).filter((seg) => seg.types.includes("block-ref"));
-}
-
-/** Type letter guard. */
-export function isBlockType(t: string): t is BlockType {
-  return ["d", "h", "l", "i", "c", "m", "b", "s", "p", "tb", "html"].includes(t);
 }

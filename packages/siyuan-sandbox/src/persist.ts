@@ -8,7 +8,9 @@ import { dirname, join } from "node:path";
 import { type Block, type BlockType, LUTE_NODE_NAMES, newBlock } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { SandboxError } from "./errors.js";
-import { type BoxConf, defaultBoxConf, type Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.js";
+import type { BoxConf } from "./workspace-index.js";
+import { defaultBoxConf } from "./workspace-notebooks.js";
 
 interface SyNode {
   ID?: string;

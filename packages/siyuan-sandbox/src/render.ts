@@ -1,5 +1,6 @@
 /** Renderers: kramdown with IAL lines (contract §3.1), block DOM (§3.2), plain text, export Markdown. */
 import { type Block, headingLevel, LUTE_NODE_NAMES } from "./block.js";
+import { NODE_ID_SOURCE } from "./clock.js";
 import { escapeIalValue, type InlineSegment, parseInline, startsBlock } from "./markdown.js";
 
 /** Escapes paragraph lines that would otherwise open a block when re-parsed. */
@@ -44,13 +45,16 @@ export interface KramdownOptions {
   textmark?: boolean;
 }
 
+/** A block reference `((id "static anchor"))` / `((id 'dynamic anchor'))` anywhere in a text. */
+const REF_WITH_ANCHOR = new RegExp(
+  String.raw`\(\((${NODE_ID_SOURCE})(?:\s+(?:"([^"]*)"|'([^']*)'))?\)\)`,
+  "g",
+);
+
 function inlineMd(text: string, opts: KramdownOptions): string {
   if (opts.textmark) return inlineDom(text);
   if (!opts.refsAsText) return text;
-  return text.replace(
-    /\(\((\d{14}-[a-z0-9]{7})(?:\s+(?:"([^"]*)"|'([^']*)'))?\)\)/g,
-    (_m, id: string, s?: string, d?: string) => s ?? d ?? id,
-  );
+  return text.replace(REF_WITH_ANCHOR, (_m, id: string, s?: string, d?: string) => s ?? d ?? id);
 }
 
 const indentLines = (s: string, prefix: string): string =>

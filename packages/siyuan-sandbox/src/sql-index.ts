@@ -10,7 +10,8 @@ import { type Block, walk } from "./block.js";
 import { SQL_DEFAULT_LIMIT_ROWS } from "./constants.js";
 import { escapeIalValue, inlineRefs, inlineTags } from "./markdown.js";
 import { ialString, plainContent, renderKramdown } from "./render.js";
-import type { DocEntry, Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.js";
+import type { DocEntry } from "./workspace-index.js";
 
 const SCHEMA = `
 CREATE TABLE blocks (id, parent_id, root_id, hash, box, path, hpath, name, alias, memo, tag, content, fcontent, markdown, length, type, subtype, ial, sort, created, updated);

@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORRUPTION_MARKER, DEMO_IDS as I, type Sandbox } from "../src/index.js";
+import { waitFor } from "../src/testing.js";
 import { flush, kramdown, ok, post, start, TOKEN } from "./helpers.js";
 
 const UPDATE = "/api/block/updateBlock";
@@ -111,11 +112,13 @@ describe("faults, observed from a plain HTTP client", () => {
   it("delay: the delayed call answers after a later undelayed one", async () => {
     sb.control.armFault({ endpoint: "/api/block/getBlockKramdown", kind: "delay", delayMs: 300 });
     const order: string[] = [];
+    const before = sb.control.count("/api/block/getBlockKramdown");
     const slow = post(sb, "/api/block/getBlockKramdown", { id: I.headingJournal }).then((r) => {
       order.push("slow");
       return r;
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // The slow call reached the kernel (and took its delay) before the fast one is sent.
+    await waitFor(() => sb.control.count("/api/block/getBlockKramdown") > before);
     const fast = post(sb, "/api/attr/getBlockAttrs", { id: I.headingJournal }).then(() =>
       order.push("fast"),
     );
@@ -229,11 +232,13 @@ describe("per-path serialisation", () => {
   it("two concurrent writes to the same path run one after the other; exempt reads do not wait", async () => {
     sb.control.armFault({ endpoint: "/api/attr/setBlockAttrs", kind: "delay", delayMs: 200 });
     const order: string[] = [];
+    const before = sb.control.count("/api/attr/setBlockAttrs");
     const first = post(sb, "/api/attr/setBlockAttrs", {
       id: I.headingJournal,
       attrs: { "custom-o": "1" },
     }).then(() => order.push("first"));
-    await new Promise((r) => setTimeout(r, 20));
+    // The first write holds the path (its delay is spent holding the lock) before the second is sent.
+    await waitFor(() => sb.control.count("/api/attr/setBlockAttrs") > before);
     sb.control.armFault({ endpoint: "/api/attr/setBlockAttrs", kind: "delay", delayMs: 0 });
     const second = post(sb, "/api/attr/setBlockAttrs", {
       id: I.headingJournal,

@@ -1,0 +1,260 @@
+/** Document-tree operations of the workspace: paths, create, rename, move, remove, custom sort. */
+import { type Block, newBlock, walk } from "./block.js";
+import { isValidNodeId } from "./clock.js";
+import { MAX_DOC_DEPTH_LEVELS, MAX_TITLE_CHARS } from "./constants.js";
+import { kernelError } from "./errors.js";
+import { parseMarkdown } from "./markdown.js";
+import { type DocEntry, treeNotFound } from "./workspace-index.js";
+import { WorkspaceNotebooks } from "./workspace-notebooks.js";
+
+/** Title normalization of createDoc/renameDoc: drops `/`, newlines, tabs, trims, cuts to 512. */
+export function normalizeTitle(title: string): string {
+  return [...title.replace(/[/\n\r\t]/g, "").trim()].slice(0, MAX_TITLE_CHARS).join("");
+}
+
+/** tags cleanup: split on `,`, trim, drop empties and duplicates. */
+export function cleanTags(v: string): string {
+  return [
+    ...new Set(
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ].join(",");
+}
+
+/** The document layer of `Workspace`. */
+export class WorkspaceDocuments extends WorkspaceNotebooks {
+  /** Child documents of a parent (null = notebook root), unsorted. */
+  childDocs(box: string, parentId: string | null): DocEntry[] {
+    const out: DocEntry[] = [];
+    for (const d of this.docs.values()) if (d.box === box && d.parentId === parentId) out.push(d);
+    return out;
+  }
+
+  /** IDs from the top-level ancestor down to the document itself. */
+  docChain(docId: string): string[] {
+    const chain: string[] = [];
+    let cur: DocEntry | undefined = this.docs.get(docId);
+    while (cur) {
+      chain.unshift(cur.id);
+      cur = cur.parentId ? this.docs.get(cur.parentId) : undefined;
+    }
+    return chain;
+  }
+
+  /** Storage path `/<A>/<B>/<id>.sy`. */
+  docPath(docId: string): string {
+    return `/${this.docChain(docId).join("/")}.sy`;
+  }
+
+  /** Human path `/Title A/Title B`. */
+  hpath(docId: string): string {
+    return `/${this.docChain(docId)
+      .map((id) => this.docs.get(id)?.root.attrs.title ?? "")
+      .join("/")}`;
+  }
+
+  /** Document addressed by a storage path (`/a/b.sy` or `/a/b`) in a notebook. */
+  docByPath(box: string, path: string): DocEntry | null {
+    const last = path.replace(/\.sy$/, "").split("/").filter(Boolean).pop();
+    if (!last) return null;
+    const doc = this.docs.get(last);
+    if (!doc || doc.box !== box) return null;
+    return this.docPath(doc.id) === `${path.replace(/\.sy$/, "")}.sy` ? doc : null;
+  }
+
+  /** Documents whose hpath equals `hpath` in a notebook, in creation order. */
+  docsByHPath(box: string, hpath: string): DocEntry[] {
+    const out: DocEntry[] = [];
+    for (const d of this.docs.values())
+      if (d.box === box && this.hpath(d.id) === hpath) out.push(d);
+    return out;
+  }
+
+  /** The document and all its descendants (parents first). */
+  subtree(docId: string): DocEntry[] {
+    const out: DocEntry[] = [];
+    const visit = (id: string): void => {
+      const d = this.docs.get(id);
+      if (!d) return;
+      out.push(d);
+      for (const c of this.childDocs(d.box, d.id)) visit(c.id);
+    };
+    visit(docId);
+    return out;
+  }
+
+  /** Turns parsed blocks into blocks with IDs and `updated` (valid unused IAL IDs are kept). */
+  materialize(blocks: Block[], opts: { forceUpdated?: string } = {}): Block[] {
+    const seen = new Set<string>();
+    for (const top of blocks) {
+      walk(top, (node) => {
+        const { id: wanted, updated, ...rest } = node.attrs;
+        const id =
+          wanted && isValidNodeId(wanted) && !this.isTaken(wanted) && !seen.has(wanted)
+            ? wanted
+            : this.ids.newId((x) => this.isTaken(x) || seen.has(x));
+        seen.add(id);
+        node.id = id;
+        node.attrs = { id, updated: opts.forceUpdated ?? updated ?? id.slice(0, 14), ...rest };
+      });
+    }
+    return blocks;
+  }
+
+  /** Parses Markdown (one empty paragraph for empty input) into blocks with IDs. */
+  blocksFromMarkdown(md: string): Block[] {
+    const parsed = parseMarkdown(md);
+    const blocks = parsed.blocks.length > 0 ? parsed.blocks : [newBlock("p")];
+    return this.materialize(blocks);
+  }
+
+  /** Creates one document (no hpath lookup). Returns it. */
+  createDoc(
+    box: string,
+    parentId: string | null,
+    title: string,
+    markdown: string,
+    opts: { id?: string; attrs?: Record<string, string> } = {},
+  ): DocEntry {
+    const nb = this.openBox(box);
+    const depth = parentId ? this.docChain(parentId).length + 1 : 1;
+    if (depth > MAX_DOC_DEPTH_LEVELS) {
+      throw kernelError(
+        -1,
+        "The current settings do not allow the creation of sub-documents under a document 7 levels deep",
+        { closeTimeout: 7000 },
+      );
+    }
+    let t = normalizeTitle(title);
+    const extra: Record<string, string> = { ...(opts.attrs ?? {}) };
+    if (t === "") {
+      t = "Untitled";
+      extra["custom-sy-title-empty"] = "true";
+    }
+    const id = opts.id && !this.isTaken(opts.id) ? opts.id : this.newId();
+    const root = newBlock("d", {
+      id,
+      attrs: { id, title: t, type: "doc", updated: id.slice(0, 14), ...extra },
+    });
+    root.children = this.blocksFromMarkdown(markdown);
+    const doc: DocEntry = { id, box, parentId, root };
+    const siblings = this.childDocs(box, parentId);
+    const max = siblings.reduce((m, s) => Math.max(m, nb.sortMap[s.id] ?? 0), 0);
+    nb.sortMap[id] = max + 1;
+    this.docs.set(id, doc);
+    this.reindexDoc(id);
+    this.touchDoc(id);
+    return doc;
+  }
+
+  /** createDocWithMd: find or create the parent chain by hpath; the last segment is always new. */
+  createDocWithMd(
+    box: string,
+    hpath: string,
+    markdown: string,
+    opts: { parentID?: string; id?: string; tags?: string } = {},
+  ): DocEntry {
+    this.openBox(box);
+    const segs = hpath.split("/").filter((s) => s !== "");
+    const title = segs.pop() ?? "";
+    let parentId: string | null = null;
+    if (opts.parentID) {
+      const p = this.docs.get(opts.parentID);
+      if (!p || p.box !== box) throw kernelError(-1, "block not found", { closeTimeout: 7000 });
+      parentId = p.id;
+    } else {
+      let prefix = "";
+      for (const seg of segs) {
+        prefix += `/${seg}`;
+        const found = this.docsByHPath(box, prefix)[0];
+        parentId = found ? found.id : this.createDoc(box, parentId, seg, "").id;
+      }
+    }
+    const attrs: Record<string, string> = {};
+    if (opts.tags) attrs.tags = cleanTags(opts.tags);
+    return this.createDoc(box, parentId, title, markdown, {
+      ...(opts.id === undefined ? {} : { id: opts.id }),
+      attrs,
+    });
+  }
+
+  /** Renames a document (updated = now when the title changes). */
+  renameDoc(docId: string, title: string): void {
+    const doc = this.docs.get(docId);
+    if (!doc) throw treeNotFound();
+    let t = normalizeTitle(title);
+    if (t === "") t = "Untitled";
+    if (doc.root.attrs.title === t) return;
+    doc.root.attrs.title = t;
+    doc.root.attrs.updated = this.ids.timestamp();
+    for (const d of this.subtree(docId)) this.touchDoc(d.id);
+  }
+
+  /** Removes a document and its whole subtree. */
+  removeDoc(docId: string): void {
+    if (!this.docs.has(docId)) throw treeNotFound();
+    for (const d of this.subtree(docId).reverse()) this.dropDoc(d.id);
+  }
+
+  /** Moves a document (with its children) under another doc or to a notebook root. */
+  moveDoc(docId: string, toBox: string, toParentId: string | null): void {
+    const doc = this.docs.get(docId);
+    if (!doc) throw treeNotFound();
+    if (doc.box === toBox && doc.parentId === toParentId) return;
+    if (toParentId && this.docChain(toParentId).includes(docId)) {
+      throw kernelError(-1, "Cannot move a document into itself", { closeTimeout: 7000 });
+    }
+    const subtree = this.subtree(docId);
+    const baseDepth = toParentId ? this.docChain(toParentId).length : 0;
+    const oldDepth = this.docChain(docId).length;
+    const deepest = Math.max(...subtree.map((d) => this.docChain(d.id).length));
+    if (baseDepth + 1 + (deepest - oldDepth) > MAX_DOC_DEPTH_LEVELS - 1) {
+      throw kernelError(
+        -1,
+        "The current settings do not allow the creation of sub-documents under a document 7 levels deep",
+        { closeTimeout: 7000 },
+      );
+    }
+    const from = this.notebooks.get(doc.box);
+    const to = this.openBox(toBox);
+    for (const d of subtree) {
+      if (from && from.id !== to.id) {
+        const s = from.sortMap[d.id];
+        delete from.sortMap[d.id];
+        if (s !== undefined) to.sortMap[d.id] = s;
+        this.dirtyBoxes.add(from.id);
+      }
+      d.box = toBox;
+    }
+    doc.parentId = toParentId;
+    for (const d of subtree) this.touchDoc(d.id);
+  }
+
+  /** changeSort: listed siblings get 1..n, the other siblings n+1.. in directory (ID) order. */
+  changeSort(box: string, paths: string[]): void {
+    const nb = this.notebooks.get(box);
+    if (!nb || paths.length === 0) return;
+    const ids = paths.map((p) => p.replace(/\.sy$/, "").split("/").pop() ?? "");
+    const first = this.docs.get(ids[0] ?? "");
+    const parentId = first ? first.parentId : null;
+    let n = 0;
+    for (const id of ids) if (this.docs.has(id)) nb.sortMap[id] = ++n;
+    const others = this.childDocs(box, parentId)
+      .map((d) => d.id)
+      .filter((id) => !ids.includes(id))
+      .sort();
+    for (const id of others) nb.sortMap[id] = ++n;
+    this.dirtyBoxes.add(box);
+    this.version++;
+  }
+
+  /** Loads a document tree as is (persistence, seed). */
+  addLoadedDoc(doc: DocEntry): void {
+    this.docs.set(doc.id, doc);
+    this.reindexDoc(doc.id);
+    this.dirtyDocs.add(doc.id);
+  }
+}
