@@ -1,14 +1,17 @@
 /**
- * Zod schemas of every action's business arguments, and the safety fields a strict call may add.
+ * Zod schemas of the business arguments actions share, and the split of a call's raw arguments
+ * into `action`, business arguments and safety fields.
  *
  * Business arguments are what the lease scope hashes; the safety fields (`validateOnly`,
  * `requestId`, the `expected*Hash` credential, confirmation) are stripped before hashing and are
- * parsed separately, so a call can never smuggle a safety field into its business digest.
+ * parsed separately, so a call can never smuggle a safety field into its business digest. Which
+ * names are safety fields is write-safety's decision (`isSafetyArgumentField`), the same one its
+ * lease scope uses.
  */
+import { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
+import { isSafetyArgumentField } from "@sisyphus/write-safety";
 import { z } from "zod";
-
-/** A SiYuan node ID: 14 timestamp digits, a dash, 7 lowercase letters or digits. */
-export const NODE_ID_PATTERN = /^\d{14}-[a-z0-9]{7}$/;
+import { attrNameProblem } from "./attr-names.js";
 
 /** A node ID (block, document, or notebook). */
 export const nodeId = z
@@ -18,10 +21,20 @@ export const nodeId = z
 /** Markdown by default; `dom` sends block DOM HTML as the kernel accepts it. */
 export const dataType = z.enum(["markdown", "dom"]).default("markdown");
 
-/** An attribute map; `null` or "" deletes an attribute (as the kernel does). */
+/**
+ * An attribute map; `null` or "" deletes an attribute (as the kernel does). Every name must pass
+ * {@link attrNameProblem} (the kernel's name rule, minus the names the kernel manages itself), so a
+ * name the kernel would refuse or that would overwrite kernel-managed state never reaches a lease.
+ */
 export const attrMap = z
   .record(z.string().min(1), z.string().nullable())
-  .refine((m) => Object.keys(m).length > 0, "must name at least one attribute");
+  .refine((m) => Object.keys(m).length > 0, "must name at least one attribute")
+  .superRefine((m, ctx) => {
+    for (const name of Object.keys(m)) {
+      const problem = attrNameProblem(name);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: [name], message: problem });
+    }
+  });
 
 /** A path of the fs tool: `/<notebook name>/<title>/<title>…`. */
 export const fsPath = z
@@ -31,19 +44,12 @@ export const fsPath = z
 /** A sort-mode number as the kernel uses them (0–15). */
 export const sortMode = z.number().int().min(0).max(15);
 
-/** The fields a strict call may carry besides its business arguments. */
-export const SAFETY_FIELDS = [
-  "validateOnly",
-  "requestId",
-  "expectedStateHash",
-  "expectedStructureHash",
-  "expectedManifestHash",
-  "expectedSourceHash",
-  "confirm",
-] as const;
-
-/** Safety fields, parsed apart from business arguments. */
-export const safetyFields = z.object({
+/**
+ * The safety fields this package understands, parsed apart from business arguments. Strict: a name
+ * write-safety treats as a safety field but that a tool call cannot carry (e.g. `requestState`,
+ * which travels in the MCP request, or an unknown `expected*Hash`) is refused, not dropped.
+ */
+export const safetyFields = z.strictObject({
   validateOnly: z.boolean().optional(),
   requestId: z.string().min(1).max(64).optional(),
   expectedStateHash: z.string().max(80).optional(),
@@ -52,9 +58,6 @@ export const safetyFields = z.object({
   expectedSourceHash: z.string().max(80).optional(),
   confirm: z.boolean().optional(),
 });
-
-/** Parsed safety fields of one call. */
-export type SafetyFields = z.infer<typeof safetyFields>;
 
 /** Splits raw tool arguments into `action`, business arguments and safety fields. */
 export function splitArguments(raw: Record<string, unknown>): {
@@ -66,7 +69,7 @@ export function splitArguments(raw: Record<string, unknown>): {
   const safety: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (key === "action") continue;
-    if ((SAFETY_FIELDS as readonly string[]).includes(key)) safety[key] = value;
+    if (isSafetyArgumentField(key)) safety[key] = value;
     else business[key] = value;
   }
   return { action: raw["action"], business, safety };

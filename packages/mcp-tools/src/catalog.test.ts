@@ -1,26 +1,99 @@
-import { missingPolicies, type PolicyRegistry } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ACTIONS, TOOL_NAMES } from "./catalog.js";
-import { handlerOf } from "./runtime.js";
+import { ACTIONS, type ActionSurface, findAction, indexSpellings, TOOL_NAMES } from "./catalog.js";
+import { HANDLERS } from "./dispatch.js";
+import { mutationAction, readAction, type ToolHandlers } from "./handler.js";
 import { describeTool, describeTools } from "./surface.js";
+
+/**
+ * Never called: checked by `typecheck` only. The catalog's types reach the handlers, so each line
+ * marked `@ts-expect-error` must stay a compile error (an unused directive fails `typecheck` too).
+ */
+export function catalogHandlerTypes(): void {
+  const exact: ToolHandlers<"block"> = HANDLERS.block;
+
+  const { get_kramdown: _dropped, ...withoutOne } = HANDLERS.block;
+  // @ts-expect-error a catalog action without a handler
+  const missing: ToolHandlers<"block"> = withoutOne;
+
+  const orphan: ToolHandlers<"block"> = {
+    ...HANDLERS.block,
+    // @ts-expect-error a handler that names no catalog action
+    get_kramdwon: HANDLERS.block.get_kramdown,
+  };
+
+  const disagreeing: ToolHandlers<"block"> = {
+    ...HANDLERS.block,
+    // @ts-expect-error a handler whose arguments disagree with the schema (block.info takes `id`)
+    info: readAction({ run: async (_ctx, a: { ids: readonly string[] }) => a.ids }),
+  };
+
+  const wrongKind: ToolHandlers<"block"> = {
+    ...HANDLERS.block,
+    // @ts-expect-error a mutation's handler for a read action
+    info: HANDLERS.block.delete,
+  };
+
+  const badMutation: ToolHandlers<"document"> = {
+    ...HANDLERS.document,
+    // @ts-expect-error a mutation whose handler reads an argument the schema does not have
+    rename: mutationAction({
+      targets: (a: { id: string; name: string }) => [a.id, a.name],
+      probe: async () => ({ state: null, notebooks: [], snapshot: null }),
+      execute: async () => null,
+      readback: async () => ({ state: null, verdict: "applied" }),
+    }),
+  };
+  void [exact, missing, orphan, disagreeing, wrongKind, badMutation];
+}
 
 describe("the policy table", () => {
   it("classifies every action the handlers implement, and nothing else", () => {
-    const registry: Record<string, Record<string, unknown>> = {};
+    const catalog = ACTIONS.map((a) => `${a.tool}.${a.action}`);
+    const handled = TOOL_NAMES.flatMap((tool) =>
+      Object.keys(HANDLERS[tool]).map((action) => `${tool}.${action}`),
+    );
+    expect(
+      handled.filter((h) => !catalog.includes(h)),
+      "handlers that name no catalog action",
+    ).toEqual([]);
+    expect(
+      catalog.filter((c) => !handled.includes(c)),
+      "catalog actions without a handler",
+    ).toEqual([]);
     for (const a of ACTIONS) {
-      registry[a.tool] ??= {};
-      (registry[a.tool] as Record<string, unknown>)[a.action] = a.policy;
+      const table: Readonly<Record<string, { readonly kind: string }>> = HANDLERS[a.tool];
+      expect(table[a.action]?.kind, `${a.tool}.${a.action}`).toBe(a.policy.kind);
     }
-    expect(missingPolicies(registry as PolicyRegistry, ACTIONS)).toEqual([]);
+  });
+
+  it("resolves every spelling of an action to its canonical name, and nothing else", () => {
+    const setAttrs = findAction("document", "set_attrs");
+    expect(setAttrs?.action).toBe("set_attrs");
+    expect(findAction("document", "set_attr")).toBe(setAttrs);
+    expect(findAction("block", "set_attr")).toBeUndefined();
+    expect(findAction("document", "set_atr")).toBeUndefined();
+    expect(findAction("document", ["set_attrs"])).toBeUndefined();
+    expect(findAction("document", "__proto__")).toBeUndefined();
     for (const a of ACTIONS) {
-      const entry = handlerOf(a);
-      expect(entry, `${a.tool}.${a.action}`).toBeDefined();
-      const kind = a.policy.kind;
-      expect(Boolean(entry?.read), `${a.tool}.${a.action} read`).toBe(kind === "read");
-      expect(Boolean(entry?.external), `${a.tool}.${a.action} external`).toBe(kind === "external");
-      expect(Boolean(entry?.mutation), `${a.tool}.${a.action} mutation`).toBe(kind === "mutation");
+      for (const spelling of [a.action, ...a.aliases]) {
+        expect(findAction(a.tool, spelling), `${a.tool}.${spelling}`).toBe(a);
+      }
+      const table: Readonly<Record<string, unknown>> = HANDLERS[a.tool];
+      for (const alias of a.aliases) expect(table[alias], `${a.tool}.${alias}`).toBeUndefined();
     }
+  });
+
+  it("refuses to load a catalog in which one spelling names two actions", () => {
+    const base = ACTIONS.find((a) => a.tool === "document" && a.action === "set_attrs");
+    const other = ACTIONS.find((a) => a.tool === "document" && a.action === "rename");
+    const clash: ActionSurface = { ...(other as ActionSurface), aliases: ["set_attr"] };
+    expect(() => indexSpellings([base as ActionSurface, clash])).toThrow(
+      /document\.set_attr would name both set_attrs and rename/,
+    );
+    const shadow: ActionSurface = { ...(other as ActionSurface), aliases: ["set_attrs"] };
+    expect(() => indexSpellings([base as ActionSurface, shadow])).toThrow(/set_attrs/);
+    expect(() => indexSpellings(ACTIONS)).not.toThrow();
   });
 
   it("has the actions the issue lists, with their precondition kinds", () => {

@@ -3,16 +3,15 @@
  * and the one-line signature agents read in the tool description.
  *
  * This is the single policy table. An action that is not here does not exist: the runtime refuses
- * it before any kernel call, and a test checks that every action here has a handler.
+ * it before any kernel call. Handler argument types are derived from these schemas (`ToolHandlers`
+ * in `handler.ts`), so the table and the handlers cannot disagree and still compile.
+ *
+ * An action may accept other spellings (`aliases`): they resolve to the canonical action before
+ * anything else happens, so the lease scope, the ledger and the receipt only ever name the
+ * canonical action. Aliases are not advertised.
  */
-import {
-  type ActionPolicy,
-  EXTERNAL_POLICY,
-  mutationPolicy,
-  type PreconditionKind,
-  preconditionField,
-  READ_POLICY,
-} from "@sisyphus/write-safety";
+import type { ActionPolicy, PreconditionKind } from "@sisyphus/write-safety";
+import { preconditionField } from "@sisyphus/write-safety";
 import { z } from "zod";
 import { attrMap, dataType, fsPath, nodeId, sortMode } from "./args.js";
 
@@ -31,9 +30,26 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 
 export type { ActionPolicy, PreconditionKind };
 
+/** One action as the catalog declares it; the action name is its key in {@link CATALOG}. */
+export interface ActionSpec {
+  /** The widest policy of the action, used for the advertised schema and description. */
+  readonly policy: ActionPolicy;
+  /** The policy for these parsed arguments (defaults to `policy`). */
+  readonly policyFor?: (args: Record<string, unknown>) => ActionPolicy;
+  /** Delete, remove and move: runtimes ask the user to confirm before executing. Default false. */
+  readonly dangerous?: boolean;
+  /** Business arguments; unknown keys are rejected. */
+  readonly args: z.ZodObject;
+  /** The compact signature shown in the tool description, e.g. `update(id,data)`. */
+  readonly signature: string;
+  /** Other accepted spellings of the action name; never advertised. */
+  readonly aliases?: readonly string[];
+}
+
 /** One action's surface. `policyFor` may depend on the arguments (e.g. `fs.write` with `overwrite`). */
 export interface ActionSurface {
   readonly tool: ToolName;
+  /** The canonical action name. */
   readonly action: string;
   /** The widest policy of the action, used for the advertised schema and description. */
   readonly policy: ActionPolicy;
@@ -45,36 +61,35 @@ export interface ActionSurface {
   readonly args: z.ZodObject;
   /** The compact signature shown in the tool description, e.g. `update(id,data)`. */
   readonly signature: string;
+  /** Other accepted spellings of `action` (resolved to it before the lease scope); not advertised. */
+  readonly aliases: readonly string[];
 }
 
-const read = READ_POLICY;
-const external = EXTERNAL_POLICY;
-const state = mutationPolicy("state");
-const structure = mutationPolicy("structure");
-const manifest = mutationPolicy("manifest");
-const additive = mutationPolicy("none");
+const read = Object.freeze({ kind: "read" } as const) satisfies ActionPolicy;
+const external = Object.freeze({ kind: "external" } as const) satisfies ActionPolicy;
+const mutation = <P extends PreconditionKind>(precondition: P) =>
+  Object.freeze({ kind: "mutation", precondition } as const) satisfies ActionPolicy;
+const state = mutation("state");
+const structure = mutation("structure");
+const manifest = mutation("manifest");
+const additive = mutation("none");
 
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
-
-type Spec = Omit<ActionSurface, "tool" | "dangerous"> & { dangerous?: boolean };
-
-function define(tool: ToolName, specs: Spec[]): ActionSurface[] {
-  return specs.map((s) => ({ ...s, tool, dangerous: s.dangerous ?? false }));
-}
-
 const id = z.strictObject({ id: nodeId });
 const notebookOnly = z.strictObject({ notebook: nodeId });
 
-/** Every action of every tool. */
-export const ACTIONS: readonly ActionSurface[] = [
-  ...define("block", [
-    { action: "get_kramdown", policy: read, args: id, signature: "get_kramdown(id)" },
-    { action: "get_attrs", policy: read, args: id, signature: "get_attrs(id)" },
-    { action: "get_children", policy: read, args: id, signature: "get_children(id)" },
-    { action: "info", policy: read, args: id, signature: "info(id)" },
-    { action: "dom", policy: read, args: id, signature: "dom(id)" },
-    {
-      action: "insert",
+/**
+ * Every action of every tool, by tool then canonical action name (in the order they are
+ * advertised). Its type is what handler types are derived from.
+ */
+export const CATALOG = {
+  block: {
+    get_kramdown: { policy: read, args: id, signature: "get_kramdown(id)" },
+    get_attrs: { policy: read, args: id, signature: "get_attrs(id)" },
+    get_children: { policy: read, args: id, signature: "get_children(id)" },
+    info: { policy: read, args: id, signature: "info(id)" },
+    dom: { policy: read, args: id, signature: "dom(id)" },
+    insert: {
       policy: additive,
       args: z
         .strictObject({
@@ -90,20 +105,17 @@ export const ACTIONS: readonly ActionSurface[] = [
         ),
       signature: "insert(data,nextID|previousID|parentID)",
     },
-    {
-      action: "prepend",
+    prepend: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
       signature: "prepend(parentID,data)",
     },
-    {
-      action: "append",
+    append: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
       signature: "append(parentID,data)",
     },
-    {
-      action: "update",
+    update: {
       policy: state,
       args: z
         .strictObject({
@@ -118,15 +130,13 @@ export const ACTIONS: readonly ActionSurface[] = [
         ),
       signature: "update(id,data|items[{id,data}])",
     },
-    {
-      action: "set_attrs",
+    set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
       signature: "set_attrs(id,attrs)",
     },
-    { action: "delete", policy: state, dangerous: true, args: id, signature: "delete(id)" },
-    {
-      action: "move",
+    delete: { policy: state, dangerous: true, args: id, signature: "delete(id)" },
+    move: {
       policy: structure,
       dangerous: true,
       args: z
@@ -134,11 +144,10 @@ export const ACTIONS: readonly ActionSurface[] = [
         .refine((a) => a.previousID ?? a.parentID, "needs previousID or parentID"),
       signature: "move(id,previousID|parentID)",
     },
-  ]),
-  ...define("document", [
-    { action: "get", policy: read, args: id, signature: "get(id)" },
-    {
-      action: "list_tree",
+  },
+  document: {
+    get: { policy: read, args: id, signature: "get(id)" },
+    list_tree: {
       policy: read,
       args: z.strictObject({
         notebook: nodeId,
@@ -147,8 +156,7 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "list_tree(notebook,id?,depth?)",
     },
-    {
-      action: "lookup",
+    lookup: {
       policy: read,
       args: z
         .strictObject({
@@ -159,8 +167,7 @@ export const ACTIONS: readonly ActionSurface[] = [
         .refine((a) => a.id ?? (a.notebook && a.hpath), "give id, or notebook+hpath"),
       signature: "lookup(id|notebook+hpath)",
     },
-    {
-      action: "create",
+    create: {
       policy: additive,
       args: z.strictObject({
         notebook: nodeId,
@@ -169,49 +176,43 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "create(notebook,hpath,markdown?)",
     },
-    {
-      action: "rename",
+    rename: {
       policy: state,
       args: z.strictObject({ id: nodeId, title: z.string().min(1).max(512) }),
       signature: "rename(id,title)",
     },
-    {
-      action: "set_attr",
+    set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
-      signature: "set_attr(id,attrs)",
+      signature: "set_attrs(id,attrs)",
+      aliases: ["set_attr"],
     },
-    { action: "remove", policy: state, dangerous: true, args: id, signature: "remove(id)" },
-    {
-      action: "move",
+    remove: { policy: state, dangerous: true, args: id, signature: "remove(id)" },
+    move: {
       policy: structure,
       dangerous: true,
       args: z.strictObject({ ids: z.array(nodeId).min(1).max(64), toID: nodeId }),
       signature: "move(ids,toID)",
     },
-    {
-      action: "reorder",
+    reorder: {
       policy: structure,
       args: z.strictObject({ parentID: nodeId, orderedIDs: z.array(nodeId).min(1).max(512) }),
       signature: "reorder(parentID,orderedIDs)",
     },
-  ]),
-  ...define("fs", [
-    { action: "ls", policy: read, args: z.strictObject({ path: fsPath }), signature: "ls(path)" },
-    {
-      action: "read",
+  },
+  fs: {
+    ls: { policy: read, args: z.strictObject({ path: fsPath }), signature: "ls(path)" },
+    read: {
       policy: read,
       args: z.strictObject({ path: fsPath }),
       signature: "read(path)",
     },
-    {
-      action: "tree",
+    tree: {
       policy: read,
       args: z.strictObject({ path: fsPath, depth: z.number().int().min(1).max(7).default(2) }),
       signature: "tree(path,depth?)",
     },
-    {
-      action: "write",
+    write: {
       policy: state,
       policyFor: (a) => (a["overwrite"] === true ? state : additive),
       args: z.strictObject({
@@ -221,44 +222,38 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "write(path,markdown,overwrite?)",
     },
-    {
-      action: "rm",
+    rm: {
       policy: state,
       dangerous: true,
       args: z.strictObject({ path: fsPath }),
       signature: "rm(path)",
     },
-    {
-      action: "mv",
+    mv: {
       policy: structure,
       dangerous: true,
       args: z.strictObject({ from: fsPath, to: fsPath }),
       signature: "mv(from,to)",
     },
-    {
-      action: "reorder",
+    reorder: {
       policy: structure,
       args: z.strictObject({ path: fsPath, order: z.array(z.string().min(1)).min(1).max(512) }),
       signature: "reorder(path,order[titles])",
     },
-  ]),
-  ...define("notebook", [
-    { action: "list", policy: read, args: z.strictObject({}), signature: "list()" },
-    { action: "get_conf", policy: read, args: notebookOnly, signature: "get_conf(notebook)" },
-    {
-      action: "create",
+  },
+  notebook: {
+    list: { policy: read, args: z.strictObject({}), signature: "list()" },
+    get_conf: { policy: read, args: notebookOnly, signature: "get_conf(notebook)" },
+    create: {
       policy: additive,
       args: z.strictObject({ name: z.string().min(1).max(512) }),
       signature: "create(name)",
     },
-    {
-      action: "rename",
+    rename: {
       policy: state,
       args: z.strictObject({ notebook: nodeId, name: z.string().min(1).max(512) }),
       signature: "rename(notebook,name)",
     },
-    {
-      action: "set_conf",
+    set_conf: {
       policy: state,
       args: z.strictObject({
         notebook: nodeId,
@@ -275,29 +270,25 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "set_conf(notebook,conf)",
     },
-    {
-      action: "set_open_state",
+    set_open_state: {
       policy: state,
       args: z.strictObject({ notebook: nodeId, open: z.boolean() }),
       signature: "set_open_state(notebook,open)",
     },
-    {
-      action: "remove",
+    remove: {
       policy: state,
       dangerous: true,
       args: notebookOnly,
       signature: "remove(notebook)",
     },
-  ]),
-  ...define("search", [
-    {
-      action: "sql",
+  },
+  search: {
+    sql: {
       policy: read,
       args: z.strictObject({ stmt: z.string().min(1).max(8192) }),
       signature: "sql(stmt)",
     },
-    {
-      action: "fulltext",
+    fulltext: {
       policy: read,
       args: z.strictObject({
         query: z.string().min(1),
@@ -306,29 +297,26 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "fulltext(query,page?)",
     },
-  ]),
-  ...define("tag", [
-    { action: "list", policy: read, args: z.strictObject({}), signature: "list()" },
-    {
-      action: "rename",
+  },
+  tag: {
+    list: { policy: read, args: z.strictObject({}), signature: "list()" },
+    rename: {
       policy: manifest,
       args: z.strictObject({ oldLabel: z.string().min(1), newLabel: z.string().min(1) }),
       signature: "rename(oldLabel,newLabel)",
     },
-    {
-      action: "remove",
+    remove: {
       policy: manifest,
       dangerous: true,
       args: z.strictObject({ label: z.string().min(1) }),
       signature: "remove(label)",
     },
-  ]),
-  ...define("system", [
-    { action: "bootstrap", policy: read, args: z.strictObject({}), signature: "bootstrap()" },
-    { action: "version", policy: read, args: z.strictObject({}), signature: "version()" },
-    { action: "health", policy: read, args: z.strictObject({}), signature: "health()" },
-    {
-      action: "notify",
+  },
+  system: {
+    bootstrap: { policy: read, args: z.strictObject({}), signature: "bootstrap()" },
+    version: { policy: read, args: z.strictObject({}), signature: "version()" },
+    health: { policy: read, args: z.strictObject({}), signature: "health()" },
+    notify: {
       policy: external,
       args: z.strictObject({
         msg: z.string().min(1).max(2048),
@@ -336,12 +324,70 @@ export const ACTIONS: readonly ActionSurface[] = [
       }),
       signature: "notify(msg)",
     },
-  ]),
-];
+  },
+} satisfies { readonly [T in ToolName]: Readonly<Record<string, ActionSpec>> };
 
-/** The action of `tool` named `action`, or `undefined`. */
+/** The catalog's type: handler types are mapped over it. */
+export type Catalog = typeof CATALOG;
+
+/** The canonical action names of one tool. */
+export type ActionName<T extends ToolName> = keyof Catalog[T] & string;
+
+const TABLE: { readonly [T in ToolName]: Readonly<Record<string, ActionSpec>> } = CATALOG;
+
+function surfaceOf(tool: ToolName, action: string, spec: ActionSpec): ActionSurface {
+  return Object.freeze({
+    tool,
+    action,
+    policy: spec.policy,
+    ...(spec.policyFor ? { policyFor: spec.policyFor } : {}),
+    dangerous: spec.dangerous ?? false,
+    args: spec.args,
+    signature: spec.signature,
+    aliases: Object.freeze([...(spec.aliases ?? [])]),
+  });
+}
+
+/** Every action of every tool, flattened, in catalog order. */
+export const ACTIONS: readonly ActionSurface[] = Object.freeze(
+  TOOL_NAMES.flatMap((tool) =>
+    Object.entries(TABLE[tool]).map(([action, spec]) => surfaceOf(tool, action, spec)),
+  ),
+);
+
+/**
+ * Every spelling of every action, by tool: the canonical name and each alias, mapped to the
+ * action's surface. Throws when one spelling would name two actions of a tool (an alias that
+ * repeats another action's name or alias), so an ambiguous catalog never loads.
+ */
+export function indexSpellings(
+  actions: readonly ActionSurface[],
+): ReadonlyMap<string, ReadonlyMap<string, ActionSurface>> {
+  const byTool = new Map<string, Map<string, ActionSurface>>();
+  for (const a of actions) {
+    const spellings = byTool.get(a.tool) ?? new Map<string, ActionSurface>();
+    byTool.set(a.tool, spellings);
+    for (const name of [a.action, ...a.aliases]) {
+      const taken = spellings.get(name);
+      if (taken !== undefined) {
+        throw new Error(
+          `catalog: ${a.tool}.${name} would name both ${taken.action} and ${a.action}`,
+        );
+      }
+      spellings.set(name, a);
+    }
+  }
+  return byTool;
+}
+
+const SPELLINGS = indexSpellings(ACTIONS);
+
+/**
+ * The action of `tool` spelled `action` (its canonical name or an alias), or `undefined`. The
+ * surface returned always carries the canonical name.
+ */
 export function findAction(tool: string, action: unknown): ActionSurface | undefined {
-  return ACTIONS.find((a) => a.tool === tool && a.action === action);
+  return typeof action === "string" ? SPELLINGS.get(tool)?.get(action) : undefined;
 }
 
 /** The policy of one parsed call. */

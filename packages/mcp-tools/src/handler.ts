@@ -1,14 +1,28 @@
 /**
- * The shapes of action handlers.
+ * The shapes of action handlers, and the handler table type derived from the catalog.
  *
  * A read or external handler runs once. A mutation handler is split the way the coordinator needs
  * it: `probe` reads live state (never the SQL index) and returns the canonical state to hash,
  * `execute` makes the kernel write(s), `readback` waits for the kernel's asynchronous apply and
  * reports what it sees.
+ *
+ * A handler's argument type is never written by hand: {@link ToolHandlers} maps every action of
+ * the catalog to the handler kind its policy names, taking the arguments as the action's zod schema
+ * outputs them. A missing handler, a handler for an action the catalog does not have, a handler of
+ * the wrong kind, or one whose arguments disagree with the schema does not compile.
  */
+import type { z } from "zod";
+import type { ActionSpec, Catalog, ToolName } from "./catalog.js";
 import type { KernelReads, KernelWrites } from "./kernel.js";
 import type { Permission, PermissionMap } from "./permissions.js";
-import type { SystemInfo } from "./tools/system.js";
+
+/** What the runtime tells the system tool. */
+export interface SystemInfo {
+  readonly strict: boolean;
+  readonly authority: { readonly kind: string; readonly epoch: string };
+  /** Aggregate counts only (queues, leases, ledger size); never IDs or content. */
+  readonly health: () => Record<string, unknown>;
+}
 
 /** What every handler receives. Its kernel port has reads only: probes and readbacks cannot write. */
 export interface ToolContext {
@@ -79,7 +93,10 @@ export interface ReadbackResult {
   readonly reason?: string;
 }
 
-/** A mutation action. */
+/**
+ * A mutation action. `S` (what the probe keeps for the executor) and `E` (what the executor hands
+ * the readback) are the handler's own: the runtime threads them from one step to the next.
+ */
 export interface MutationHandler<A, S = unknown, E = unknown> {
   /** Target IDs for the lease scope (sorted and de-duplicated by the coordinator). */
   readonly targets: (args: A) => readonly string[];
@@ -95,58 +112,72 @@ export interface MutationHandler<A, S = unknown, E = unknown> {
   readonly summary?: (args: A) => Record<string, unknown>;
 }
 
-/** Handlers of one tool, by action name. */
-export type ToolHandlers = Readonly<
-  Record<
-    string,
-    {
-      readonly read?: RunHandler<never>;
-      readonly external?: ExternalHandler<never>;
-      readonly mutation?: MutationHandler<never>;
-    }
-  >
->;
+/** A handler table entry for a read action (made by {@link readAction}). */
+export interface ReadAction<A> {
+  readonly kind: "read";
+  readonly handler: RunHandler<A>;
+}
 
-const TOOL_ERROR_BRAND = Symbol.for("@sisyphus/mcp-tools/ToolError");
+/** A handler table entry for an external action (made by {@link externalAction}). */
+export interface ExternalAction<A> {
+  readonly kind: "external";
+  readonly handler: ExternalHandler<A>;
+}
 
 /**
- * A tool-level failure with a code and the caller's next step. Codes: `invalid_arguments`,
- * `unknown_action`, `not_found`, `permission_denied`, `confirmation_required`, `kernel_error`,
- * `kernel_unavailable`, plus the write-safety codes the coordinator raises.
+ * A handler table entry for a mutation (made by {@link mutationAction}). The table fixes only the
+ * arguments; `open` hands the handler to `use` with its own snapshot and execution types, so the
+ * runtime can thread them without knowing them.
  */
-export class ToolError extends Error {
-  readonly [TOOL_ERROR_BRAND] = true;
-  /**
-   * A tool error is raised by validation or a probe, which hold only the read port, so it never
-   * follows a write of its own; the coordinator still answers `outcome_unknown` if a tracked write
-   * of the same execution may have been dispatched before it.
-   */
-  readonly writeDispatched = false as const;
-  readonly code: string;
-  readonly hint: string;
-  readonly details: Record<string, unknown>;
-  constructor(code: string, message: string, hint: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.name = "ToolError";
-    this.code = code;
-    this.hint = hint;
-    this.details = details;
-  }
+export interface MutationAction<A> {
+  readonly kind: "mutation";
+  readonly open: <R>(use: <S, E>(handler: MutationHandler<A, S, E>) => R) => R;
 }
 
-/** Brand check for {@link ToolError}. */
-export function isToolError(e: unknown): e is ToolError {
-  return (
-    typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[TOOL_ERROR_BRAND] === true
-  );
+/** The handler entry of each policy kind, for arguments `A`. */
+export interface ActionByKind<A> {
+  readonly read: ReadAction<A>;
+  readonly external: ExternalAction<A>;
+  readonly mutation: MutationAction<A>;
 }
 
-/** An unknown target: reported before any lease or write. */
-export function notFound(what: string, id: string): ToolError {
-  return new ToolError(
-    "not_found",
-    `${what} ${id} does not exist`,
-    "Check the ID with a read action, then retry.",
-    { id },
-  );
+/** Any handler entry for arguments `A`. */
+export type ActionHandler<A> = ActionByKind<A>[keyof ActionByKind<A>];
+
+/** A read action's entry. */
+export function readAction<A>(handler: RunHandler<A>): ReadAction<A> {
+  return { kind: "read", handler };
 }
+
+/** An external action's entry. */
+export function externalAction<A>(handler: ExternalHandler<A>): ExternalAction<A> {
+  return { kind: "external", handler };
+}
+
+/** A mutation's entry. */
+export function mutationAction<A, S, E>(handler: MutationHandler<A, S, E>): MutationAction<A> {
+  return { kind: "mutation", open: (use) => use(handler) };
+}
+
+/** The arguments an action's schema outputs (defaults filled in, unknown keys refused). */
+export type SpecArgs<S extends ActionSpec> = z.output<S["args"]>;
+
+/** The handler entry an action spec calls for: its policy's kind, over its schema's output. */
+export type HandlerFor<S extends ActionSpec> = ActionByKind<SpecArgs<S>>[S["policy"]["kind"]];
+
+/** The arguments of `tool.action`, as its catalog schema outputs them. */
+export type ArgsOf<
+  T extends ToolName,
+  A extends keyof Catalog[T],
+> = Catalog[T][A] extends ActionSpec ? SpecArgs<Catalog[T][A]> : never;
+
+/**
+ * The handlers of one table of action specs: exactly one entry per action (no more, no fewer), of
+ * the kind its policy names, over the arguments its schema outputs.
+ */
+export type TableHandlers<C> = {
+  readonly [A in keyof C]: C[A] extends ActionSpec ? HandlerFor<C[A]> : never;
+};
+
+/** The handlers of one tool: {@link TableHandlers} of its catalog table. */
+export type ToolHandlers<T extends ToolName> = TableHandlers<Catalog[T]>;

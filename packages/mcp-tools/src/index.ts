@@ -4,7 +4,7 @@
  * reads against the kernel and sends every mutation through the write coordinator. No transport,
  * no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
  */
-export { NODE_ID_PATTERN, SAFETY_FIELDS } from "./args.js";
+export { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
 export {
   ACTIONS,
   type ActionPolicy,
@@ -15,7 +15,7 @@ export {
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
-export { isToolError, ToolError } from "./handler.js";
+export { isToolError, TOOL_ERROR_HINTS, ToolError, type ToolErrorCode } from "./errors.js";
 export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";

@@ -2,7 +2,7 @@
  * Per-notebook permissions: `none` < `read` < `write` < `delete`. Loaded fresh for every call and
  * checked inside the probe, so a preflight fails before any lease is issued.
  */
-import { ToolError } from "./handler.js";
+import { ToolError } from "./errors.js";
 
 /** One notebook's permission. */
 export type Permission = "none" | "read" | "write" | "delete";
@@ -41,7 +41,6 @@ export function requirePermission(
       throw new ToolError(
         "permission_denied",
         `notebook ${notebook} allows ${granted}, this action needs ${needed}`,
-        "Ask the user to grant the permission in the Sisyphus configuration; do not retry.",
         { notebook, granted, needed },
       );
     }

@@ -19,23 +19,16 @@ import {
 } from "@sisyphus/write-safety";
 import type { z } from "zod";
 import { safetyFields, splitArguments } from "./args.js";
+import { ACTIONS, type ActionSurface, findAction, policyOf, TOOL_NAMES } from "./catalog.js";
 import {
-  ACTIONS,
-  type ActionSurface,
-  findAction,
-  policyOf,
-  TOOL_NAMES,
-  type ToolName,
-} from "./catalog.js";
-import type {
-  ExternalHandler,
-  MutationHandler,
-  Probed,
-  RunHandler,
-  ToolContext,
-  ToolHandlers,
-} from "./handler.js";
-import { isToolError, ToolError } from "./handler.js";
+  type AppliedMutation,
+  type BoundCall,
+  type BoundExternal,
+  type BoundRead,
+  bindCall,
+} from "./dispatch.js";
+import { isToolError, TOOL_ERROR_HINTS, ToolError } from "./errors.js";
+import type { Probed, SystemInfo, ToolContext } from "./handler.js";
 import { kernelFromClient } from "./kernel-client.js";
 import {
   FULL_ACCESS,
@@ -45,13 +38,6 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
-import { blockHandlers } from "./tools/block.js";
-import { documentHandlers } from "./tools/document.js";
-import { fsHandlers } from "./tools/fs.js";
-import { notebookHandlers } from "./tools/notebook.js";
-import { searchHandlers } from "./tools/search.js";
-import { type SystemInfo, systemHandlers } from "./tools/system.js";
-import { tagHandlers } from "./tools/tag.js";
 
 /** Which process coordinates strict writes. */
 export interface AuthorityInfo {
@@ -83,6 +69,12 @@ export interface CallContext {
   readonly signal?: AbortSignal | undefined;
   /** The shell obtained the user's confirmation for a dangerous action. */
   readonly confirmed?: boolean | undefined;
+  /**
+   * The call's handle at the coordinator's cancellation barrier, when the shell needs to know
+   * whether a cancellation was accepted (its shutdown cut-off); a new one otherwise. `signal`
+   * aborting cancels it either way.
+   */
+  readonly cancellation?: WriteCancellation | undefined;
 }
 
 /** The MCP tool result shape. */
@@ -115,19 +107,9 @@ export interface ToolRuntime {
   precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined;
 }
 
-const HANDLERS: Record<ToolName, ToolHandlers> = {
-  block: blockHandlers,
-  document: documentHandlers,
-  fs: fsHandlers,
-  notebook: notebookHandlers,
-  search: searchHandlers,
-  tag: tagHandlers,
-  system: systemHandlers,
-};
-
-/** The handler entry of an action; a test checks every catalog action has exactly the right kind. */
-export function handlerOf(surface: ActionSurface) {
-  return HANDLERS[surface.tool][surface.action];
+/** The lease-scope targets of a mutation: its handler's, without empty IDs. */
+function targetsOf<S, E>(m: AppliedMutation<S, E>): string[] {
+  return m.targets().filter((t) => t !== "");
 }
 
 function ok(data: unknown): ToolResult {
@@ -169,13 +151,14 @@ function fromError(e: unknown): ToolResult {
       writeAttempted: false,
     });
   if (isSiyuanApiError(e)) {
-    const unavailable = e.code === "not_dispatched" || e.code === "outcome_unknown";
+    const code =
+      e.code === "not_dispatched" || e.code === "outcome_unknown"
+        ? "kernel_unavailable"
+        : "kernel_error";
     return errorResult({
-      code: unavailable ? "kernel_unavailable" : "kernel_error",
+      code,
       message: e.message,
-      hint: unavailable
-        ? "The SiYuan kernel did not answer: check that SiYuan runs and the URL/token are right, then retry the read."
-        : "The kernel refused the request: check the arguments against a fresh read.",
+      hint: TOOL_ERROR_HINTS[code],
       kernelCode: e.code,
       writeAttempted: false,
     });
@@ -183,13 +166,9 @@ function fromError(e: unknown): ToolResult {
   return errorResult({
     code: "internal_error",
     message: e instanceof Error ? e.message : String(e),
-    hint: "This is a Sisyphus bug; report it with the arguments you sent.",
+    hint: TOOL_ERROR_HINTS.internal_error,
     writeAttempted: false,
   });
-}
-
-function invalid(message: string, hint: string, details: Record<string, unknown> = {}): ToolError {
-  return new ToolError("invalid_arguments", message, hint, details);
 }
 
 function issuesText(error: z.ZodError): string {
@@ -199,42 +178,49 @@ function issuesText(error: z.ZodError): string {
 }
 
 interface Parsed {
+  /** The action, by its canonical name whatever spelling the call used. */
   readonly surface: ActionSurface;
-  readonly business: Record<string, unknown>;
-  readonly safety: z.infer<typeof safetyFields>;
+  /** The parsed business arguments, with the action's handler applied to them. */
+  readonly call: BoundCall;
+  readonly safety: z.output<typeof safetyFields>;
 }
 
+function isToolName(tool: string): boolean {
+  return (TOOL_NAMES as readonly string[]).includes(tool);
+}
+
+/**
+ * Validates a call before anything else happens: the tool, the action (an alias resolves to its
+ * canonical action here, so everything after, the lease scope included, sees one name), the
+ * business arguments against the action's schema, and the safety fields.
+ */
 function parseCall(tool: string, args: Record<string, unknown>): Parsed {
-  if (!(TOOL_NAMES as readonly string[]).includes(tool)) {
+  if (!isToolName(tool)) {
     throw new ToolError(
       "unknown_tool",
-      `no tool named ${tool}`,
-      `Use one of: ${TOOL_NAMES.join(", ")}.`,
+      `no tool named ${tool}; the tools are ${TOOL_NAMES.join(", ")}`,
     );
   }
   const { action, business, safety } = splitArguments(args);
   const surface = findAction(tool, action);
   if (!surface) {
-    throw new ToolError(
-      "unknown_action",
-      `${tool} has no action ${JSON.stringify(action)}`,
-      "Use one of the actions listed in details.actions.",
-      { actions: ACTIONS.filter((a) => a.tool === tool).map((a) => a.action) },
-    );
+    throw new ToolError("unknown_action", `${tool} has no action ${JSON.stringify(action)}`, {
+      actions: ACTIONS.filter((a) => a.tool === tool).map((a) => a.action),
+    });
   }
-  const b = surface.args.safeParse(business);
-  if (!b.success)
-    throw invalid(
-      `${tool}.${surface.action}: ${issuesText(b.error)}`,
-      `Fix the arguments; signature: ${surface.signature}.`,
+  const bound = bindCall(surface, business);
+  if (!bound.ok)
+    throw new ToolError(
+      "invalid_arguments",
+      `${tool}.${surface.action}: ${issuesText(bound.error)} (signature: ${surface.signature})`,
     );
   const s = safetyFields.safeParse(safety);
   if (!s.success)
-    throw invalid(
-      `${tool}.${surface.action}: ${issuesText(s.error)}`,
-      "Copy requestId and the credential exactly as preflight returned them.",
+    throw new ToolError(
+      "invalid_arguments",
+      `${tool}.${surface.action}: ${issuesText(s.error)}; copy requestId and the credential exactly as preflight returned them`,
     );
-  return { surface, business: b.data as Record<string, unknown>, safety: s.data };
+  return { surface, call: bound.call, safety: s.data };
 }
 
 /**
@@ -265,7 +251,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   function classify(tool: string, args: Record<string, unknown>): CallClass {
     try {
       const p = parseCall(tool, args);
-      const policy = policyOf(p.surface, p.business);
+      const policy = policyOf(p.surface, p.call.args);
       return {
         kind: policy.kind,
         dangerous: p.surface.dangerous,
@@ -276,76 +262,77 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
-  async function runRead(
-    ctx: ToolContext,
-    handler: RunHandler<never>,
-    args: Record<string, unknown>,
-  ) {
-    if (handler.notebooks && !grantsEverywhere(ctx.permissions, "read")) {
-      requirePermission(ctx.permissions, await handler.notebooks(ctx, args as never), "read");
+  async function runRead(ctx: ToolContext, read: BoundRead) {
+    if (read.notebooks && !grantsEverywhere(ctx.permissions, "read")) {
+      requirePermission(ctx.permissions, await read.notebooks(ctx), "read");
     }
-    return handler.run(ctx, args as never);
+    return read.run(ctx);
   }
 
-  async function runMutation(
+  async function runExternal(
+    ctx: ToolContext,
+    external: BoundExternal,
+    call: WriteCall,
+    validateOnly: boolean,
+  ) {
+    const c = coordinator as WriteCoordinator;
+    if (validateOnly) return c.preflight(call);
+    return c.commit(call, {
+      execute: async (exec) => ({
+        receipt: { result: await external.run({ ...ctx, write: exec.writes(kernelWrites) }) },
+      }),
+    });
+  }
+
+  /**
+   * A mutation through the coordinator. What the handler's probe saw and what its executor
+   * returned stay here, typed as the handler's own: the coordinator's `before` is always the
+   * probe it just ran (the last one), and its `executed` the one execution.
+   */
+  async function runMutation<S, E>(
     ctx: ToolContext,
     p: Parsed,
-    handler: MutationHandler<never>,
+    m: AppliedMutation<S, E>,
     call: WriteCall,
   ): Promise<PreflightAnswer | CommitAnswer | { status: "cancelled" }> {
     const c = coordinator as WriteCoordinator;
-    const args = p.business as never;
+    let probed: Probed<S> | undefined;
     const probe = async (): Promise<ProbeResult> => {
-      const probed = await handler.probe(ctx, args);
-      requirePermission(ctx.permissions, probed.notebooks, ctx.needs);
-      if (probed.notebooks.length === 0 && !grantsEverywhere(ctx.permissions, ctx.needs)) {
+      const seen = await m.probe(ctx);
+      requirePermission(ctx.permissions, seen.notebooks, ctx.needs);
+      if (seen.notebooks.length === 0 && !grantsEverywhere(ctx.permissions, ctx.needs)) {
         requirePermission(ctx.permissions, ["(workspace)"], ctx.needs);
       }
-      return { digest: stateHash(probed.state), snapshot: probed };
+      probed = seen;
+      return { digest: stateHash(seen.state) };
     };
     if (p.safety.validateOnly === true) {
       // The preflight answer also says what the commit will report without readback (`summary`,
       // e.g. targetCount) and what the probe noted (`preflightNotes`, e.g. a sort-mode switch);
       // the coordinator's safety fields win on a name clash.
-      let seen: Probed<unknown> | undefined;
-      const preflightProbe = async (): Promise<ProbeResult> => {
-        const result = await probe();
-        seen = result.snapshot as Probed<unknown>;
-        return result;
-      };
       // Additive actions lease no digest, but their preflight still proves the anchor exists and
       // the permission holds before a request ID is issued.
-      if (call.policy?.kind === "mutation" && call.policy.precondition === "none")
-        await preflightProbe();
-      const answer = await c.preflight(call, preflightProbe);
+      if (call.policy?.kind === "mutation" && call.policy.precondition === "none") await probe();
+      const answer = await c.preflight(call, probe);
       if (!("validateOnly" in answer)) return answer;
-      const extra = { ...handler.summary?.(args), ...seen?.preflightNotes };
+      const extra = { ...m.summary(), ...probed?.preflightNotes };
       return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
-    let probed: Probed<unknown> | undefined;
+    let executed: { readonly value: E; readonly before: Probed<S> } | undefined;
     return c.commit(call, {
       probe,
       execute: async (exec) => {
-        const { before } = exec;
         // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
         // (e.g. the attributes an update must keep).
-        probed =
-          (before?.snapshot as Probed<unknown> | undefined) ?? (await handler.probe(ctx, args));
-        const data = await handler.execute(
-          { ...ctx, write: exec.writes(kernelWrites) },
-          args,
-          probed as Probed<never>,
-        );
-        const receipt = handler.summary?.(args);
-        return receipt ? { data, receipt: receipt as never } : { data };
+        const before = (exec.before === undefined ? undefined : probed) ?? (await m.probe(ctx));
+        const value = await m.execute({ ...ctx, write: exec.writes(kernelWrites) }, before);
+        executed = { value, before };
+        const receipt = m.summary();
+        return receipt ? { receipt } : {};
       },
-      readback: async ({ before, executed }) => {
-        const r = await handler.readback(
-          ctx,
-          args,
-          (before?.snapshot as Probed<never> | undefined) ?? (probed as Probed<never>),
-          executed.data as never,
-        );
+      readback: async ({ before }) => {
+        if (executed === undefined) throw new Error("readback before execute");
+        const r = await m.readback(ctx, executed.before, executed.value);
         const digest = stateHash(r.state);
         if (r.verdict === "mismatch")
           return { outcome: "mismatch", reason: r.reason ?? "readback mismatch", digest };
@@ -353,8 +340,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         // decides from the request and the before-state (`unchanged`). A handler whose request
         // changes something must show a state that differs from before: the same state after a
         // write that said yes is a silently dropped write, never "nothing to do".
-        const priorDigest =
-          before?.digest ?? (probed === undefined ? undefined : stateHash(probed.state));
+        const priorDigest = before?.digest ?? stateHash(executed.before.state);
         if (r.verdict === "applied" && digest === priorDigest)
           return {
             outcome: "mismatch",
@@ -363,7 +349,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
             digest,
           };
         return r.receipt
-          ? { outcome: "applied", digest, receipt: r.receipt as never }
+          ? { outcome: "applied", digest, receipt: r.receipt }
           : { outcome: "applied", digest };
       },
     });
@@ -376,8 +362,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   ): Promise<ToolResult> {
     try {
       const p = parseCall(tool, args);
-      const policy = policyOf(p.surface, p.business);
-      const entry = handlerOf(p.surface);
+      const policy = policyOf(p.surface, p.call.args);
+      const { handler } = p.call;
       const validateOnly = p.safety.validateOnly === true;
       const needs: Permission =
         policy.kind === "read" ? "read" : p.surface.dangerous ? "delete" : "write";
@@ -389,20 +375,16 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         system: info,
         ...(context.signal ? { signal: context.signal } : {}),
       };
-      if (policy.kind === "read") {
-        if (!entry?.read)
-          throw new ToolError(
-            "internal_error",
-            `${tool}.${p.surface.action} has no read handler`,
-            "Report this bug.",
-          );
-        return ok(await runRead(ctx, entry.read, p.business));
-      }
+      if (handler.kind !== policy.kind)
+        throw new ToolError(
+          "internal_error",
+          `${tool}.${p.surface.action} is a ${policy.kind} action with a ${handler.kind} handler`,
+        );
+      if (handler.kind === "read") return ok(await runRead(ctx, handler));
       if (p.surface.dangerous && !validateOnly && context.confirmed !== true) {
         throw new ToolError(
           "confirmation_required",
           `${tool}.${p.surface.action} is dangerous and needs the user's confirmation`,
-          "Ask the user to confirm, then resend with confirm: true (clients with form elicitation are asked by the server).",
           { writeAttempted: false },
         );
       }
@@ -410,35 +392,21 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         throw new WriteSafetyError("write_coordinator_unavailable", {
           details: { reason: "no_local_authority" },
         });
-      const cancellation = new WriteCancellation();
+      const cancellation = context.cancellation ?? new WriteCancellation();
       context.signal?.addEventListener("abort", () => cancellation.cancel(), { once: true });
       const call: WriteCall = {
         tool,
         action: p.surface.action,
         policy,
-        args: { ...p.business, ...p.safety },
+        args: { ...p.call.args, ...p.safety },
         targetIds: [],
         cancellation,
       };
-      if (policy.kind === "external") {
-        const ext = entry?.external as ExternalHandler<never>;
-        if (validateOnly) return ok(await coordinator.preflight(call));
-        return ok(
-          await coordinator.commit(call, {
-            execute: async (exec) => ({
-              receipt: {
-                result: (await ext.run(
-                  { ...ctx, write: exec.writes(kernelWrites) },
-                  p.business as never,
-                )) as never,
-              },
-            }),
-          }),
-        );
-      }
-      const handler = entry?.mutation as MutationHandler<never>;
-      const targetIds = handler.targets(p.business as never).filter((t) => t !== "");
-      return ok(await runMutation(ctx, p, handler, { ...call, targetIds }));
+      if (handler.kind === "external")
+        return ok(await runExternal(ctx, handler, call, validateOnly));
+      return ok(
+        await handler.open((m) => runMutation(ctx, p, m, { ...call, targetIds: targetsOf(m) })),
+      );
     } catch (e) {
       return fromError(e);
     }
@@ -447,20 +415,16 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   function precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined {
     try {
       const p = parseCall(tool, args);
-      const policy = policyOf(p.surface, p.business);
+      const policy = policyOf(p.surface, p.call.args);
       if (policy.kind === "read" || p.safety.validateOnly === true || !coordinator)
         return undefined;
-      const handler = handlerOf(p.surface)?.mutation as MutationHandler<never> | undefined;
-      const targetIds =
-        policy.kind === "mutation" && handler
-          ? handler.targets(p.business as never).filter((t) => t !== "")
-          : [];
+      const { handler } = p.call;
       coordinator.precheck({
         tool,
         action: p.surface.action,
         policy,
-        args: { ...p.business, ...p.safety },
-        targetIds,
+        args: { ...p.call.args, ...p.safety },
+        targetIds: handler.kind === "mutation" ? handler.open(targetsOf) : [],
       });
       return undefined;
     } catch (e) {

@@ -3,6 +3,11 @@
  */
 
 import { createSiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
+import {
+  LEASE_TTL_MS,
+  LEDGER_RETENTION_MS,
+  REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+} from "@sisyphus/write-safety";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolRuntime } from "../src/index.js";
 import { errorCode, type Harness, startHarness } from "./harness.js";
@@ -128,7 +133,16 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
   [
     "system",
     () => ({ action: "bootstrap" }),
-    (s) => expect(JSON.stringify(s["writeProtocol"])).toContain("validateOnly"),
+    (s) => {
+      expect(JSON.stringify(s["writeProtocol"])).toContain("validateOnly");
+      // The bootstrap quotes the coordinator's limits, not copies of them.
+      expect(s["limits"]).toEqual({
+        leaseTtlMs: LEASE_TTL_MS,
+        requestIdFirstExecutionMs: REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+        ledgerRetentionMs: LEDGER_RETENTION_MS,
+        writeQueueMax: h.coordinator.admissionCap,
+      });
+    },
   ],
   ["system", () => ({ action: "version" }), (s) => expect(typeof s["kernel"]).toBe("string")],
   ["system", () => ({ action: "health" }), (s) => expect(s["kernel"]).toBe("up")],

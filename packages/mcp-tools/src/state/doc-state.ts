@@ -2,8 +2,8 @@
  * Live document state and document-tree structure, read from the file tree and block APIs (never
  * from the lagging SQL index).
  */
+import { notFound, ToolError } from "../errors.js";
 import type { ToolContext } from "../handler.js";
-import { notFound, ToolError } from "../handler.js";
 import type { DocFile } from "../kernel.js";
 import { normalizeAttrs, normalizeKramdown } from "./normalize.js";
 
@@ -68,11 +68,7 @@ export async function resolveParent(ctx: ToolContext, id: string): Promise<DocPa
   const nb = notebooks.find((n) => n.id === id);
   if (nb) {
     if (nb.closed)
-      throw new ToolError(
-        "notebook_closed",
-        `notebook ${id} is closed`,
-        "Open it with notebook.set_open_state first.",
-      );
+      throw new ToolError("notebook_closed", `notebook ${id} is closed`, { notebook: id });
     return { id, notebook: id, path: "/", isNotebook: true };
   }
   const loc = await requireDoc(ctx, id);

@@ -1,17 +1,20 @@
 /**
  * notebook: list, get_conf (reads); create (additive); rename, set_conf, set_open_state, remove (state).
  */
-import type {
-  MutationHandler,
-  ReadbackResult,
-  RunHandler,
-  ToolContext,
-  ToolHandlers,
-  WriteContext,
+import { notFound } from "../errors.js";
+import {
+  type ArgsOf,
+  type MutationHandler,
+  mutationAction,
+  type ReadbackResult,
+  readAction,
+  type ToolContext,
+  type ToolHandlers,
+  type WriteContext,
 } from "../handler.js";
-import { notFound } from "../handler.js";
 import type { NotebookRow } from "../kernel.js";
 
+/** Arguments that name one notebook. */
 interface NotebookArgs {
   readonly notebook: string;
 }
@@ -88,21 +91,11 @@ function notebookMutation<A extends NotebookArgs>(
   };
 }
 
-interface RenameArgs extends NotebookArgs {
-  readonly name: string;
-}
-interface SetConfArgs extends NotebookArgs {
-  readonly conf: Readonly<Record<string, unknown>>;
-}
-interface OpenArgs extends NotebookArgs {
-  readonly open: boolean;
-}
-
 const confMatches = (s: NotebookState, conf: Readonly<Record<string, unknown>>) =>
   s.conf !== null &&
   Object.entries(conf).every(([k, v]) => JSON.stringify(s.conf?.[k]) === JSON.stringify(v));
 
-const create: MutationHandler<{ name: string }, null, NotebookRow> = {
+const create: MutationHandler<ArgsOf<"notebook", "create">, null, NotebookRow> = {
   targets: () => [],
   async probe() {
     return { state: null, notebooks: [], snapshot: null };
@@ -122,7 +115,7 @@ const create: MutationHandler<{ name: string }, null, NotebookRow> = {
   },
 };
 
-const remove: MutationHandler<NotebookArgs, NotebookState, null> = {
+const remove: MutationHandler<ArgsOf<"notebook", "remove">, NotebookState, null> = {
   targets: (a) => [a.notebook],
   async probe(ctx, a) {
     const state = await requireNotebook(ctx, a.notebook);
@@ -142,44 +135,40 @@ const remove: MutationHandler<NotebookArgs, NotebookState, null> = {
 };
 
 /** The notebook tool's handlers. */
-export const notebookHandlers: ToolHandlers = {
-  list: {
-    read: {
-      run: async (ctx) => ({ notebooks: (await ctx.kernel.lsNotebooks()).map(stableRow) }),
-    } as RunHandler<never>,
-  },
-  get_conf: {
-    read: {
-      run: async (ctx: ToolContext, a: NotebookArgs) => {
-        const conf = await ctx.kernel.getNotebookConf(a.notebook);
-        if (conf === null) throw notFound("notebook", a.notebook);
-        return { notebook: a.notebook, conf };
-      },
-      notebooks: async (_ctx: ToolContext, a: NotebookArgs) => [a.notebook],
-    } as RunHandler<never>,
-  },
-  create: { mutation: create as MutationHandler<never> },
-  rename: {
-    mutation: notebookMutation<RenameArgs>(
+export const notebookHandlers = {
+  list: readAction({
+    run: async (ctx) => ({ notebooks: (await ctx.kernel.lsNotebooks()).map(stableRow) }),
+  }),
+  get_conf: readAction({
+    run: async (ctx, a) => {
+      const conf = await ctx.kernel.getNotebookConf(a.notebook);
+      if (conf === null) throw notFound("notebook", a.notebook);
+      return { notebook: a.notebook, conf };
+    },
+    notebooks: async (_ctx, a) => [a.notebook],
+  }),
+  create: mutationAction(create),
+  rename: mutationAction(
+    notebookMutation(
       (ctx, a) => ctx.write.renameNotebook(a.notebook, a.name),
       (after, a) => after.row?.name === a.name,
       (before, a) => before.row?.name === a.name,
-    ) as MutationHandler<never>,
-  },
-  set_conf: {
-    mutation: notebookMutation<SetConfArgs>(
+    ),
+  ),
+  set_conf: mutationAction(
+    notebookMutation(
       (ctx, a) => ctx.write.setNotebookConf(a.notebook, { ...a.conf }),
       (after, a) => confMatches(after, a.conf),
       (before, a) => confMatches(before, a.conf),
-    ) as MutationHandler<never>,
-  },
-  set_open_state: {
-    mutation: notebookMutation<OpenArgs>(
+    ),
+  ),
+  set_open_state: mutationAction(
+    notebookMutation(
       (ctx, a) =>
         a.open ? ctx.write.openNotebook(a.notebook) : ctx.write.closeNotebook(a.notebook),
       (after, a) => after.row?.closed === !a.open,
       (before, a) => before.row?.closed === !a.open,
-    ) as MutationHandler<never>,
-  },
-  remove: { mutation: remove as MutationHandler<never> },
-};
+    ),
+  ),
+  remove: mutationAction(remove),
+} satisfies ToolHandlers<"notebook">;

@@ -4,6 +4,7 @@
  * paths in the requested order, plus custom sort mode (6) when it is not already in force; readback
  * requires the exact requested order in the effective listing and the notebook's sort mode custom.
  */
+import { ToolError } from "../errors.js";
 import type {
   MutationHandler,
   Probed,
@@ -11,7 +12,6 @@ import type {
   ToolContext,
   WriteContext,
 } from "../handler.js";
-import { ToolError } from "../handler.js";
 import { type DocParent, readSiblingStructure } from "../state/doc-state.js";
 
 /** Custom document order (`sort.json`). */
@@ -59,8 +59,7 @@ export async function probeReorder(
   if (!complete && ctx.phase !== "commit") {
     throw new ToolError(
       "invalid_arguments",
-      "the order must list every visible child document exactly once",
-      "Read the children with document.list_tree (or fs.ls), then send all of them in the new order.",
+      "the order must list every visible child document exactly once: read the children with document.list_tree (or fs.ls), then send all of them in the new order",
       { children: childIds },
     );
   }

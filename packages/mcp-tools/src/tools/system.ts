@@ -1,21 +1,13 @@
 /**
  * system: bootstrap, version, health (reads); notify (external side effect, no guarantee).
  */
-import type {
-  ExternalHandler,
-  RunHandler,
-  ToolContext,
-  ToolHandlers,
-  WriteContext,
-} from "../handler.js";
-
-/** What the runtime tells the system tool. */
-export interface SystemInfo {
-  readonly strict: boolean;
-  readonly authority: { readonly kind: string; readonly epoch: string };
-  /** Aggregate counts only (queues, leases, ledger size); never IDs or content. */
-  readonly health: () => Record<string, unknown>;
-}
+import {
+  LEASE_TTL_MS,
+  LEDGER_RETENTION_MS,
+  REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+  WRITE_ADMISSION_MAX_IN_FLIGHT,
+} from "@sisyphus/write-safety";
+import { externalAction, readAction, type ToolHandlers } from "../handler.js";
 
 /** The package version reported by `system.version`. */
 export const SISYPHUS_VERSION = "0.1.0";
@@ -28,7 +20,7 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
           "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer has preconditionField, that field with the returned value (e.g. expectedStateHash).",
-          "Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts 10 minutes.",
+          `Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes.`,
           "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true).",
           "state_changed: the target changed after preflight; reread before deciding to write again.",
           "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
@@ -40,60 +32,49 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
     addressing:
       "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…",
     limits: {
-      leaseTtlMs: 600_000,
-      requestIdFirstExecutionMs: 600_000,
-      ledgerRetentionMs: 604_800_000,
-      writeQueueMax: 128,
+      leaseTtlMs: LEASE_TTL_MS,
+      requestIdFirstExecutionMs: REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+      ledgerRetentionMs: LEDGER_RETENTION_MS,
+      writeQueueMax: WRITE_ADMISSION_MAX_IN_FLIGHT,
     },
   };
 }
 
 /** The system tool's handlers. */
-export const systemHandlers: ToolHandlers = {
-  bootstrap: {
-    read: {
-      run: async (ctx: ToolContext) => ({
-        ...bootstrapText(ctx.system.strict),
-        strictSafeWrites: ctx.system.strict,
+export const systemHandlers = {
+  bootstrap: readAction({
+    run: async (ctx) => ({
+      ...bootstrapText(ctx.system.strict),
+      strictSafeWrites: ctx.system.strict,
+      authority: ctx.system.authority.kind,
+    }),
+  }),
+  version: readAction({
+    run: async (ctx) => ({ sisyphus: SISYPHUS_VERSION, kernel: await ctx.kernel.version() }),
+  }),
+  health: readAction({
+    run: async (ctx) => {
+      let kernel: "up" | "down" = "up";
+      try {
+        await ctx.kernel.version();
+      } catch {
+        kernel = "down";
+      }
+      return {
+        kernel,
         authority: ctx.system.authority.kind,
-      }),
-    } as RunHandler<never>,
-  },
-  version: {
-    read: {
-      run: async (ctx: ToolContext) => ({
-        sisyphus: SISYPHUS_VERSION,
-        kernel: await ctx.kernel.version(),
-      }),
-    } as RunHandler<never>,
-  },
-  health: {
-    read: {
-      run: async (ctx: ToolContext) => {
-        let kernel: "up" | "down" = "up";
-        try {
-          await ctx.kernel.version();
-        } catch {
-          kernel = "down";
-        }
-        return {
-          kernel,
-          authority: ctx.system.authority.kind,
-          strictSafeWrites: ctx.system.strict,
-          ...ctx.system.health(),
-        };
-      },
-    } as RunHandler<never>,
-  },
-  notify: {
-    external: {
-      run: async (ctx: WriteContext, a: { msg: string; timeout?: number }) => {
-        await ctx.write.pushMsg(a.msg, a.timeout);
-        return { notified: true };
-      },
-    } as ExternalHandler<never>,
-  },
-};
+        strictSafeWrites: ctx.system.strict,
+        ...ctx.system.health(),
+      };
+    },
+  }),
+  notify: externalAction({
+    run: async (ctx, a) => {
+      await ctx.write.pushMsg(a.msg, a.timeout);
+      return { notified: true };
+    },
+  }),
+} satisfies ToolHandlers<"system">;
 
 /** Server instructions for MCP `initialize` / `server/discover`: short; details live in system.bootstrap. */
 export const SERVER_INSTRUCTIONS =

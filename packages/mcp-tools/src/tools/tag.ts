@@ -6,8 +6,14 @@
  * read live: each candidate's kramdown. A block tagged after the probe changes the manifest's
  * candidates on the re-probe, and so the digest.
  */
-import type { MutationHandler, RunHandler, ToolContext, ToolHandlers } from "../handler.js";
-import { ToolError } from "../handler.js";
+import { ToolError } from "../errors.js";
+import {
+  type MutationHandler,
+  mutationAction,
+  readAction,
+  type ToolContext,
+  type ToolHandlers,
+} from "../handler.js";
 import { notebooksOfBlocks, readableRows } from "../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
 import { canonicalForm, formOfMarkdown } from "../state/content-form.js";
@@ -26,8 +32,8 @@ function checkLabel(label: string): void {
   if (!LABEL.test(label)) {
     throw new ToolError(
       "invalid_arguments",
-      `tag label ${JSON.stringify(label)} is not valid`,
-      "Give the label without # marks.",
+      `tag label ${JSON.stringify(label)} is not valid: give the label without # marks`,
+      { label },
     );
   }
 }
@@ -42,8 +48,8 @@ async function taggedBlockIds(ctx: ToolContext, label: string): Promise<string[]
   if (ids.length > TAG_MANIFEST_MAX_BLOCKS) {
     throw new ToolError(
       "invalid_arguments",
-      `more than ${TAG_MANIFEST_MAX_BLOCKS} blocks carry #${label}#`,
-      "Rename the tag in smaller steps with block.update.",
+      `more than ${TAG_MANIFEST_MAX_BLOCKS} blocks carry #${label}#: rename the tag in smaller steps with block.update`,
+      { label, max: TAG_MANIFEST_MAX_BLOCKS },
     );
   }
   return ids;
@@ -66,14 +72,21 @@ function manifestState(m: Manifest): unknown {
   return { label: m.label, blocks: m.blocks.map((b) => b.state) };
 }
 
-function retag(replace: boolean): MutationHandler<Record<string, string>, Manifest, number> {
-  const replacement = replace ? "new" : null;
-  const oldLabel = (a: Record<string, string>) => (a["oldLabel"] ?? a["label"]) as string;
+/** A retag: every `#from#` becomes `#to#`, or is removed when `to` is `null`. */
+interface Retag {
+  readonly from: string;
+  readonly to: string | null;
+}
+
+/** The engine of tag.rename and tag.remove, over the labels each reads from its arguments. */
+function retag<A>(labels: (args: A) => Retag): MutationHandler<A, Manifest, number> {
+  const oldLabel = (a: A) => labels(a).from;
   return {
     targets: () => [],
     async probe(ctx, a) {
-      checkLabel(oldLabel(a));
-      if (replacement !== null) checkLabel(a["newLabel"] as string);
+      const { from, to } = labels(a);
+      checkLabel(from);
+      if (to !== null) checkLabel(to);
       const m = await readManifest(ctx, oldLabel(a));
       return {
         state: manifestState(m),
@@ -87,8 +100,9 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
       };
     },
     async execute(ctx, a, before) {
-      const from = `#${oldLabel(a)}#`;
-      const to = replacement === null ? "" : `#${a["newLabel"]}#`;
+      const { from: label, to: next } = labels(a);
+      const from = `#${label}#`;
+      const to = next === null ? "" : `#${next}#`;
       for (const block of before.snapshot.blocks) {
         const body = block.body.replaceAll(from, to);
         const keep = attributesToKeep(block.attrs);
@@ -103,8 +117,9 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
         before.snapshot.blocks.map((b) => readBlockState(ctx.kernel, b.id)),
       );
       const state = { label: oldLabel(a), blocks: afters.map((b) => b.state) };
+      const { to: next } = labels(a);
       const from = `#${oldLabel(a)}#`;
-      const to = replacement === null ? "" : `#${a["newLabel"]}#`;
+      const to = next === null ? "" : `#${next}#`;
       // Renaming a tag to itself asks for nothing: decided from the request, not the readback.
       const sameLabel = from === to;
       for (const [i, after] of afters.entries()) {
@@ -135,29 +150,27 @@ function retag(replace: boolean): MutationHandler<Record<string, string>, Manife
 }
 
 /** The tag tool's handlers. */
-export const tagHandlers: ToolHandlers = {
-  list: {
-    read: {
-      run: async (ctx: ToolContext) => {
-        await ctx.kernel.flush();
-        const { rows } = readableRows(
-          ctx.permissions,
-          await ctx.kernel.sql("SELECT box, tag FROM blocks WHERE tag != '' LIMIT 4096"),
-        );
-        const counts = new Map<string, number>();
-        for (const row of rows) {
-          for (const m of String(row["tag"]).matchAll(/#([^#\s][^#]*)#/g)) {
-            counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1);
-          }
+export const tagHandlers = {
+  list: readAction({
+    run: async (ctx) => {
+      await ctx.kernel.flush();
+      const { rows } = readableRows(
+        ctx.permissions,
+        await ctx.kernel.sql("SELECT box, tag FROM blocks WHERE tag != '' LIMIT 4096"),
+      );
+      const counts = new Map<string, number>();
+      for (const row of rows) {
+        for (const m of String(row["tag"]).matchAll(/#([^#\s][^#]*)#/g)) {
+          counts.set(m[1] as string, (counts.get(m[1] as string) ?? 0) + 1);
         }
-        return {
-          tags: [...counts]
-            .sort((x, y) => (x[0] < y[0] ? -1 : 1))
-            .map(([label, count]) => ({ label, count })),
-        };
-      },
-    } as RunHandler<never>,
-  },
-  rename: { mutation: retag(true) as MutationHandler<never> },
-  remove: { mutation: retag(false) as MutationHandler<never> },
-};
+      }
+      return {
+        tags: [...counts]
+          .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+          .map(([label, count]) => ({ label, count })),
+      };
+    },
+  }),
+  rename: mutationAction(retag((a) => ({ from: a.oldLabel, to: a.newLabel }))),
+  remove: mutationAction(retag((a) => ({ from: a.label, to: null }))),
+} satisfies ToolHandlers<"tag">;

@@ -250,8 +250,8 @@ export const SCENARIOS: readonly Scenario[] = [
     args: { action: "rename", id: f.doc, title: "Renamed" },
     shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),
   })),
-  onParagraphs("document.set_attr", "document.set_attr", (env, f) => ({
-    args: { action: "set_attr", id: f.doc, attrs: { "custom-kind": "note" } },
+  onParagraphs("document.set_attrs", "document.set_attrs", (env, f) => ({
+    args: { action: "set_attrs", id: f.doc, attrs: { "custom-kind": "note" } },
     shows: async () =>
       differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
   })),

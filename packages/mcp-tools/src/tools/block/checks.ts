@@ -4,8 +4,8 @@
  * a `parentID` that cannot take children, and update data that names kernel-managed identity
  * (`id`, `updated`) the kernel would not honour.
  */
-import type { ToolContext } from "../handler.js";
-import { notFound, ToolError } from "../handler.js";
+import { notFound, ToolError } from "../../errors.js";
+import type { ToolContext } from "../../handler.js";
 
 /**
  * Node types that accept children through `parentID`: the kernel's `IsContainerType`
@@ -54,10 +54,11 @@ export async function requireContainer(ctx: ToolContext, parentID: string): Prom
   if (type !== undefined && CONTAINER_NODE_TYPES.has(type)) return type;
   throw new ToolError(
     "invalid_arguments",
-    type === undefined
-      ? `the type of parent block ${parentID} cannot be read, so it cannot be proven to take children`
-      : `parent block ${parentID} is a ${type}, a leaf block that cannot have children`,
-    "Use block.insert with previousID (after the block) or nextID (before it), or choose a parent that takes children: a document, list, list item, blockquote, super block or callout.",
+    `${
+      type === undefined
+        ? `the type of parent block ${parentID} cannot be read, so it cannot be proven to take children`
+        : `parent block ${parentID} is a ${type}, a leaf block that cannot have children`
+    }: use block.insert with previousID (after the block) or nextID (before it), or choose a parent that takes children (a document, list, list item, blockquote, super block or callout)`,
     { parentID, parentType: type ?? null, containerTypes: [...CONTAINER_NODE_TYPES] },
   );
 }
@@ -70,10 +71,14 @@ export async function requireContainer(ctx: ToolContext, parentID: string): Prom
  */
 export async function checkMove(
   ctx: ToolContext,
-  a: { readonly id: string; readonly previousID?: string; readonly parentID?: string },
+  a: {
+    readonly id: string;
+    readonly previousID?: string | undefined;
+    readonly parentID?: string | undefined;
+  },
 ): Promise<void> {
-  const refuse = (message: string, hint: string): never => {
-    throw new ToolError("invalid_arguments", message, hint, {
+  const refuse = (message: string, way: string): never => {
+    throw new ToolError("invalid_arguments", `${message}: ${way}`, {
       id: a.id,
       ...(a.previousID === undefined ? { parentID: a.parentID } : { previousID: a.previousID }),
     });
@@ -84,13 +89,13 @@ export async function checkMove(
   ]);
   if (info === null) throw notFound("block", a.id);
   if (info.rootID === a.id)
-    refuse(`${a.id} is a document, not a block`, "Move documents with document.move.");
+    refuse(`${a.id} is a document, not a block`, "move documents with document.move");
   if (a.previousID !== undefined) {
     if (prev === null || prev === undefined) throw notFound("anchor block", a.previousID);
     if (prev.rootID === a.previousID)
       refuse(
         "previousID cannot be a document",
-        "To move the block to the top of a document, send parentID (the document) instead.",
+        "to move the block to the top of a document, send parentID (the document) instead",
       );
     return;
   }
@@ -98,7 +103,7 @@ export async function checkMove(
   if (parentType === "NodeListItem" && (await nodeTypeOf(ctx, a.id)) === "NodeListItem")
     refuse(
       "a list item cannot directly contain another list item",
-      "Move the item into a list (parentID of a list block) or after another item (previousID).",
+      "move the item into a list (parentID of a list block) or after another item (previousID)",
     );
 }
 
@@ -158,8 +163,7 @@ export function checkUpdateData(
     if (names.length === 0) return;
     throw new ToolError(
       "invalid_arguments",
-      `the data for block ${item.id} sets ${names.join(" and ")} in an IAL; the kernel manages these itself`,
-      "Remove id and updated from the IAL (the block keeps its ID and its other attributes); change other attributes with block.set_attrs.",
+      `the data for block ${item.id} sets ${names.join(" and ")} in an IAL; the kernel manages these itself: remove them from the IAL (the block keeps its ID and its other attributes), and change other attributes with block.set_attrs`,
       { id: item.id, attributes: names },
     );
   }
@@ -170,8 +174,7 @@ export function checkUpdateData(
   if (foreign.length === 0) return;
   throw new ToolError(
     "invalid_arguments",
-    `the DOM for block ${item.id} carries data-node-id of other blocks: ${foreign.join(", ")}`,
-    "Start from block.dom of the target and keep its data-node-id values (or leave them out for new blocks); edit other blocks with their own update.",
+    `the DOM for block ${item.id} carries data-node-id of other blocks (${foreign.join(", ")}): start from block.dom of the target and keep its data-node-id values (or leave them out for new blocks), and edit other blocks with their own update`,
     { id: item.id, foreignIds: foreign },
   );
 }

@@ -1,0 +1,27 @@
+/**
+ * block: reads by ID; additive insert/prepend/append; update, set_attrs, delete (state); move
+ * (structure). One file per kind of write; this table joins them to the catalog's actions.
+ */
+import { mutationAction, type ToolHandlers } from "../../handler.js";
+import { setAttrs } from "./attrs.js";
+import { del } from "./delete.js";
+import { append, insert, prepend } from "./insert.js";
+import { move } from "./move.js";
+import { dom, getAttrs, getChildren, getKramdown, info } from "./reads.js";
+import { update } from "./update.js";
+
+/** The block tool's handlers. */
+export const blockHandlers = {
+  get_kramdown: getKramdown,
+  get_attrs: getAttrs,
+  get_children: getChildren,
+  info,
+  dom,
+  insert: mutationAction(insert),
+  prepend: mutationAction(prepend),
+  append: mutationAction(append),
+  update: mutationAction(update),
+  set_attrs: mutationAction(setAttrs),
+  delete: mutationAction(del),
+  move: mutationAction(move),
+} satisfies ToolHandlers<"block">;

@@ -1,0 +1,82 @@
+/**
+ * block.move (dangerous): a structure precondition over the moved block and the full Kramdown of
+ * its document and the anchor's; the readback requires the block at the requested place.
+ */
+import { notFound, ToolError } from "../../errors.js";
+import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
+import { normalizeKramdown } from "../../state/normalize.js";
+import { placedAsRequested } from "../../state/readback.js";
+import { checkMove } from "./checks.js";
+
+type MoveArgs = ArgsOf<"block", "move">;
+
+interface MoveSnapshot {
+  readonly rootIds: readonly string[];
+}
+
+/** Structure of a move: the moved block, and the full kramdown of its document and the target's. */
+async function moveStructure(
+  ctx: ToolContext,
+  a: MoveArgs,
+): Promise<{ state: unknown; rootIds: string[]; notebooks: string[] }> {
+  const anchor = (a.previousID ?? a.parentID) as string;
+  const [info, anchorInfo] = await Promise.all([
+    ctx.kernel.getBlockInfo(a.id),
+    ctx.kernel.getBlockInfo(anchor),
+  ]);
+  if (!info) throw notFound("block", a.id);
+  if (!anchorInfo) throw notFound("anchor block", anchor);
+  const rootIds = [...new Set([info.rootID, anchorInfo.rootID])].sort();
+  const docs = await Promise.all(rootIds.map((r) => ctx.kernel.getBlockKramdown(r)));
+  return {
+    state: {
+      id: a.id,
+      docs: rootIds.map((r, i) => ({ id: r, kramdown: normalizeKramdown(docs[i] ?? "") })),
+    },
+    rootIds,
+    notebooks: [...new Set([info.box, anchorInfo.box])],
+  };
+}
+
+/** block.move: right after `previousID`, or as the first child of `parentID`. */
+export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
+  targets: (a) => [a.id, (a.previousID ?? a.parentID) as string],
+  async probe(ctx, a) {
+    if (a.id === a.previousID || a.id === a.parentID) {
+      throw new ToolError(
+        "invalid_arguments",
+        "a block cannot be moved next to or into itself: pick another anchor",
+        { id: a.id },
+      );
+    }
+    await checkMove(ctx, a);
+    const s = await moveStructure(ctx, a);
+    return { state: s.state, notebooks: s.notebooks, snapshot: { rootIds: s.rootIds } };
+  },
+  async execute(ctx, a) {
+    await ctx.write.moveBlock(a.id, {
+      previousID: a.previousID,
+      parentID: a.previousID ? undefined : a.parentID,
+    });
+    return null;
+  },
+  async readback(ctx, a, before) {
+    await ctx.kernel.flush();
+    const s = await moveStructure(ctx, a);
+    const docsOf = (state: unknown) =>
+      (state as { docs: { id: string; kramdown: string }[] }).docs ?? [];
+    const request = { id: a.id, previousID: a.previousID, parentID: a.parentID };
+    if (!placedAsRequested(docsOf(s.state), request)) {
+      return {
+        state: s.state,
+        verdict: "mismatch",
+        reason: a.previousID
+          ? "the block is not right after previousID"
+          : "the block is not the first child of parentID",
+      };
+    }
+    // A move to where the block already was asks for nothing: decided from the before-state.
+    const noOp = placedAsRequested(docsOf(before.state), request);
+    return { state: s.state, verdict: noOp ? "unchanged" : "applied" };
+  },
+};

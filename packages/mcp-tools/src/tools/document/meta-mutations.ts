@@ -1,0 +1,96 @@
+/**
+ * document.rename, set_attrs (alias set_attr) and remove: state mutations whose precondition is
+ * the document's location and attributes; fs.rm shares the removal readback.
+ */
+import { notFound } from "../../errors.js";
+import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
+import { locateDoc, readDocMeta } from "../../state/doc-state.js";
+import { attrsMatch } from "../../state/ial.js";
+
+type Meta = Awaited<ReturnType<typeof readDocMeta>>;
+
+async function probeMeta(ctx: ToolContext, id: string) {
+  const meta = await readDocMeta(ctx, id);
+  if (!meta.location) throw notFound("document", id);
+  return { state: meta.state, notebooks: [meta.location.notebook], snapshot: meta };
+}
+
+const normalizeTitle = (t: string) => t.replace(/[/\n\t]/g, "").trim();
+
+/** document.rename: the title (and file name) of a document. */
+export const rename: MutationHandler<ArgsOf<"document", "rename">, Meta, null> = {
+  targets: (a) => [a.id],
+  probe: (ctx, a) => probeMeta(ctx, a.id),
+  async execute(ctx, a) {
+    await ctx.write.renameDocByID(a.id, a.title);
+    return null;
+  },
+  async readback(ctx, a, before) {
+    await ctx.kernel.flush();
+    const after = await readDocMeta(ctx, a.id);
+    if (after.attrs["title"] !== normalizeTitle(a.title)) {
+      return {
+        state: after.state,
+        verdict: "mismatch",
+        reason: "the document does not show the new title",
+      };
+    }
+    return {
+      state: after.state,
+      verdict: before.snapshot.attrs["title"] === normalizeTitle(a.title) ? "unchanged" : "applied",
+    };
+  },
+};
+
+/** Attribute names are checked by the argument schema (`attrMap`, one rule for both tools). */
+export const setAttrs: MutationHandler<ArgsOf<"document", "set_attrs">, Meta, null> = {
+  targets: (a) => [a.id],
+  probe: (ctx, a) => probeMeta(ctx, a.id),
+  async execute(ctx, a) {
+    await ctx.write.setBlockAttrs(a.id, { ...a.attrs });
+    return null;
+  },
+  async readback(ctx, a, before) {
+    await ctx.kernel.flush();
+    const after = await readDocMeta(ctx, a.id);
+    if (!attrsMatch(after.attrs, a.attrs))
+      return {
+        state: after.state,
+        verdict: "mismatch",
+        reason: "the attributes do not show the requested values",
+      };
+    return {
+      state: after.state,
+      verdict: attrsMatch(before.snapshot.attrs, a.attrs) ? "unchanged" : "applied",
+    };
+  },
+};
+
+/**
+ * Readback of a document removal: existence is checked live by ID first, so a stale path or SQL
+ * index cannot turn a successful deletion into a failure. A failed existence query throws, which
+ * leaves the outcome unknown; a network error never proves deletion.
+ */
+export async function removedDocReadback(ctx: ToolContext, id: string): Promise<ReadbackResult> {
+  await ctx.kernel.flush();
+  const exists = await ctx.kernel.checkBlockExist(id);
+  if (!exists)
+    return { state: { id, removed: true }, verdict: "applied", receipt: { removed: id } };
+  const loc = await locateDoc(ctx, id);
+  return {
+    state: { id, location: loc },
+    verdict: "mismatch",
+    reason: `document ${id} still exists`,
+  };
+}
+
+/** document.remove (dangerous): existence is read back live by ID. */
+export const remove: MutationHandler<ArgsOf<"document", "remove">, Meta, null> = {
+  targets: (a) => [a.id],
+  probe: (ctx, a) => probeMeta(ctx, a.id),
+  async execute(ctx, a) {
+    await ctx.write.removeDocByID(a.id);
+    return null;
+  },
+  readback: (ctx, a) => removedDocReadback(ctx, a.id),
+};

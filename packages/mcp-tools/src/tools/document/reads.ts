@@ -1,0 +1,56 @@
+/** document reads: get, list_tree, lookup. */
+import { notFound, ToolError } from "../../errors.js";
+import { readAction, type ToolHandlers } from "../../handler.js";
+import { locateDoc, normalizeHpath, requireDoc, resolveParent } from "../../state/doc-state.js";
+import { listTree } from "./tree.js";
+
+/** The document tool's reads. */
+export const documentReads = {
+  get: readAction({
+    run: async (ctx, a) => {
+      const [loc, kramdown, hpath] = await Promise.all([
+        locateDoc(ctx, a.id),
+        ctx.kernel.getBlockKramdown(a.id),
+        ctx.kernel.getHPathByID(a.id),
+      ]);
+      if (!loc || kramdown === null) throw notFound("document", a.id);
+      return { id: a.id, notebook: loc.notebook, hpath, kramdown };
+    },
+    notebooks: async (ctx, a) => [(await requireDoc(ctx, a.id)).notebook],
+  }),
+  list_tree: readAction({
+    run: async (ctx, a) => {
+      const parent = await resolveParent(ctx, a.id ?? a.notebook);
+      if (parent.notebook !== a.notebook) {
+        throw new ToolError(
+          "invalid_arguments",
+          `document ${a.id} is not in notebook ${a.notebook}: pass the document's own notebook`,
+          { id: a.id, notebook: parent.notebook },
+        );
+      }
+      return {
+        notebook: a.notebook,
+        root: a.id ?? "/",
+        ...(await listTree(ctx, parent, a.depth)),
+      };
+    },
+    notebooks: async (_ctx, a) => [a.notebook],
+  }),
+  lookup: readAction({
+    run: async (ctx, a) => {
+      if (a.id) {
+        const [loc, hpath] = await Promise.all([
+          locateDoc(ctx, a.id),
+          ctx.kernel.getHPathByID(a.id),
+        ]);
+        if (!loc) throw notFound("document", a.id);
+        return { id: a.id, notebook: loc.notebook, path: loc.path, hpath };
+      }
+      const ids = await ctx.kernel.getIDsByHPath(
+        a.notebook as string,
+        normalizeHpath(a.hpath as string),
+      );
+      return { notebook: a.notebook, hpath: normalizeHpath(a.hpath as string), ids };
+    },
+  }),
+} satisfies Pick<ToolHandlers<"document">, "get" | "list_tree" | "lookup">;

@@ -1,0 +1,19 @@
+/**
+ * fs: documents addressed by path `/<notebook name>/<title>/<title>…`. ls, read, tree (reads);
+ * write (additive when new, state with `overwrite`); rm (state); mv, reorder (structure). One file
+ * per kind of action; this table joins them to the catalog's actions.
+ */
+import { mutationAction, type ToolHandlers } from "../../handler.js";
+import { fsReads } from "./reads.js";
+import { mv, rm } from "./remove-move.js";
+import { reorder } from "./reorder.js";
+import { write } from "./write.js";
+
+/** The fs tool's handlers. */
+export const fsHandlers = {
+  ...fsReads,
+  write: mutationAction(write),
+  rm: mutationAction(rm),
+  mv: mutationAction(mv),
+  reorder: mutationAction(reorder),
+} satisfies ToolHandlers<"fs">;
