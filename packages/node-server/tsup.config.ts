@@ -78,8 +78,8 @@ export default defineConfig([
   },
   {
     entry: { server: "src/server-main.ts", bin: "src/bin.ts", "import-esm": "src/import-esm.ts" },
-    // Whitespace and comments only (names stay, and the source map maps back): 1.43 → 1.03 MB to
-    // read, decode and hash on every start; measured −15 to −20 ms to the first tools/list.
+    // Whitespace and comments only (names stay, and the source map maps back): less to read,
+    // decode and hash on every start (sizes and the measured gain: the README's benchmark section).
     minifyWhitespace: true,
     format: ["cjs"],
     target: "node20",

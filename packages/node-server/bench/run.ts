@@ -1,17 +1,23 @@
 /**
  * node-server benchmark: cold start to the first `tools/list` (kernel up and down, side by side
- * with two floors: a minimal official-SDK server and a bare `node:http` server), strict
- * `block.update` end to end through HTTP versus a direct kernel `updateBlock` (same run, ratio),
- * and strict writes per second through the one lane. Spawns the built `dist/bin.cjs`.
+ * with two floors: a minimal official-SDK server and a bare `node:http` server), the launcher's
+ * compile caches side by side (its V8 code cache, Node's own compile cache where Node has one, and
+ * none), strict `block.update` end to end through HTTP versus a direct kernel `updateBlock` (same
+ * run, ratio), and strict writes per second through the one lane. Spawns the built `dist/bin.cjs`
+ * on the Node that runs this script.
  * Run: pnpm --filter @sisyphus/node-server bench
+ * Only the launcher comparison, on another Node (e.g. 24):
+ *   <node> ../../node_modules/tsx/dist/cli.mjs --conditions=source bench/run.ts --launchers-only
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { firstContact } from "../scripts/first-contact.mjs";
 
 const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 const TOKEN = "bench-token-0123456789abcdef";
@@ -25,6 +31,22 @@ if (!existsSync(BIN))
 const COLD_RUNS = 11;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/**
+ * CPU time a process has used so far, in ms, summed over its threads (Linux `schedstat`; NaN
+ * elsewhere). Less sensitive than wall time to other work on a shared machine.
+ */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /**
  * Bundles the two floors (`bench/floors/*.ts`) the way the executable is bundled (one ESM file per
@@ -60,7 +82,7 @@ async function coldStart(
   script: string,
   args: string[],
   env: Record<string, string | undefined>,
-): Promise<{ ms: number; child: ChildProcess }> {
+): Promise<ColdRun> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     env: Object.fromEntries(
@@ -101,10 +123,12 @@ async function coldStart(
   });
   const body = (await r.json()) as { result?: { tools?: unknown[] } };
   if (!Array.isArray(body.result?.tools)) throw new Error(`tools/list failed: ${err}`);
-  return { ms: performance.now() - t0, child };
+  const ms = performance.now() - t0;
+  return { ms, cpuMs: cpuMsOf(child.pid), child };
 }
 
-type ColdRun = { ms: number; child: ChildProcess };
+/** One cold start: wall time and the server's CPU time to the parsed `tools/list`, in ms. */
+type ColdRun = { ms: number; cpuMs: number; child: ChildProcess };
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((r) => {
@@ -113,7 +137,85 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The executable's files, copied to a new directory (nothing there yet but the program). */
+function copyOfExecutable(): string {
+  const dir = mkdtempSync(join(tmpdir(), "sis-bench-launcher-"));
+  for (const file of ["bin.cjs", "server.cjs", "server.cjs.map", "import-esm.cjs"]) {
+    copyFileSync(resolve(BIN, "..", file), join(dir, file));
+  }
+  return dir;
+}
+
+/**
+ * The launcher's caches side by side on this Node, kernel down, interleaved round by round: its
+ * own V8 code cache made by this Node (as the build makes it), Node's compile cache (Node ≥ 22.1:
+ * the launcher's fallback when its cache does not fit; warmed by one first contact), and
+ * `SISYPHUS_CODE_CACHE=off` (plain `require`, no cache). Medians of wall and CPU time.
+ */
+async function compareLaunchers(): Promise<Array<[string, string]>> {
+  const withV8Cache = copyOfExecutable();
+  await firstContact({
+    bin: join(withV8Cache, "bin.cjs"),
+    env: { SISYPHUS_CODE_CACHE: "write" },
+  });
+  const nodeHasCompileCache =
+    typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
+  const start = (dir: string, env: Record<string, string | undefined>) => () =>
+    coldStart(
+      join(dir, "bin.cjs"),
+      [
+        "--http",
+        "--port",
+        "0",
+        "--siyuan-url",
+        "http://127.0.0.1:9",
+        "--data-dir",
+        mkdtempSync(join(tmpdir(), "sis-bench-")),
+      ],
+      { SIYUAN_TOKEN: "x", SISYPHUS_AUTH_TOKEN: TOKEN, ...env },
+    );
+  const variants: Array<[string, () => Promise<ColdRun>]> = [
+    ["launcher, its V8 code cache (made by this Node)", start(withV8Cache, {})],
+  ];
+  if (nodeHasCompileCache) {
+    // No server.cjs.cache here, so the launcher enables Node's compile cache beside itself.
+    const withNodeCache = copyOfExecutable();
+    await firstContact({ bin: join(withNodeCache, "bin.cjs") });
+    variants.push(["launcher, Node's compile cache (warm)", start(withNodeCache, {})]);
+  }
+  variants.push([
+    "SISYPHUS_CODE_CACHE=off (plain require)",
+    start(withV8Cache, { SISYPHUS_CODE_CACHE: "off" }),
+  ]);
+  const runs = variants.map((): ColdRun[] => []);
+  for (let i = 0; i < COLD_RUNS; i++) {
+    for (const [v, [, run]] of variants.entries()) {
+      const r = await run();
+      runs[v]?.push(r);
+      await stop(r.child);
+    }
+  }
+  return variants.map(([label], v) => {
+    const of = runs[v] ?? [];
+    const wall = median(of.map((r) => r.ms)).toFixed(0);
+    const cpu = median(of.map((r) => r.cpuMs)).toFixed(0);
+    return [
+      `Node ${process.version}, ${label} (median of ${COLD_RUNS}: wall ms / CPU ms)`,
+      `${wall} / ${cpu}`,
+    ];
+  });
+}
+
+function printRows(rows: Array<[string, string]>): void {
+  console.log("| measure | value |\n| --- | --- |");
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--launchers-only")) {
+    printRows(await compareLaunchers());
+    return;
+  }
   const sandbox = await startSandbox({ seed: "demo" });
   const rows: Array<[string, string]> = [];
 
@@ -281,8 +383,8 @@ async function main(): Promise<void> {
   await client.close();
   await stop(child);
   await sandbox.stop();
-  console.log("| measure | value |\n| --- | --- |");
-  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+  rows.push(...(await compareLaunchers()));
+  printRows(rows);
 }
 
 main().catch((e: unknown) => {

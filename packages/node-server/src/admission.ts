@@ -1,12 +1,15 @@
 /**
- * Call admission of the shell: reads run `READ_CONCURRENCY` at a time; mutations and external
- * effects share one FIFO lane (`WRITE_LANE_CONCURRENCY`); at most `ADMISSION_CAP` calls are in
- * flight (queued, preparing or running) and the next one is refused with `queue_full` before
- * anything runs. A queued call whose signal aborts leaves the queue without running.
+ * Call admission of the shell: a gate in front of the one serial write lane, not a second lane.
+ * At most `ADMISSION_CAP` calls are in flight (preparing, queued or running) and the next one is
+ * refused with `queue_full` before anything runs. Reads run `READ_CONCURRENCY` at a time (nothing
+ * else bounds them). Mutations and external effects are only admitted and counted here: their FIFO
+ * lane is the write coordinator's, at the authority, which runs them one at a time (in a delegating
+ * process they go straight on to the authority). See docs/decisions.md, "One write lane".
+ * A call whose signal aborts before it starts leaves without running.
  */
-import { ADMISSION_CAP, READ_CONCURRENCY, WRITE_LANE_CONCURRENCY } from "./constants.js";
+import { ADMISSION_CAP, READ_CONCURRENCY } from "./constants.js";
 
-/** Which queue a call uses. */
+/** Which queue a call uses: `read` waits for a read slot; `write` is only admitted. */
 export type AdmissionClass = "read" | "write";
 
 /** Why a call did not run. */
@@ -17,41 +20,37 @@ interface Waiter {
   cancel: () => void;
 }
 
-class Lane {
-  running = 0;
-  readonly queue: Waiter[] = [];
-  constructor(readonly limit: number) {}
-}
-
-/** Aggregate counters for `/health`. */
+/** Aggregate counters of the gate (no IDs). The write lane's own counts are the coordinator's. */
 export interface AdmissionCounts {
+  /** Admitted calls not yet settled (preparing, queued or running), reads and writes. */
   inFlight: number;
   readsRunning: number;
   readsQueued: number;
-  writesRunning: number;
-  writesQueued: number;
+  /** Admitted mutation and external calls not yet settled (confirming, queued in the lane or running). */
+  writesAdmitted: number;
   admissionCap: number;
 }
 
 /** The admission gate shared by every transport of one process. */
 export class Admission {
   readonly cap: number;
+  readonly readLimit: number;
   #inFlight = 0;
-  readonly #lanes: Record<AdmissionClass, Lane>;
+  #writesAdmitted = 0;
+  #readsRunning = 0;
+  readonly #readQueue: Waiter[] = [];
 
-  constructor(limits: { cap?: number; reads?: number; writes?: number } = {}) {
+  constructor(limits: { cap?: number; reads?: number } = {}) {
     this.cap = limits.cap ?? ADMISSION_CAP;
-    this.#lanes = {
-      read: new Lane(limits.reads ?? READ_CONCURRENCY),
-      write: new Lane(limits.writes ?? WRITE_LANE_CONCURRENCY),
-    };
+    this.readLimit = limits.reads ?? READ_CONCURRENCY;
   }
 
   /**
    * Admits a call synchronously (or refuses it with `queue_full`), then runs `prepare` at once
-   * (counted in flight, outside the lane: confirmation dialogs wait here) and `run` when its lane
-   * has room. `prepare` may answer `{ stop: value }` to finish without entering the lane. Resolves
-   * with the value, or with a refusal when the cap was hit or `signal` aborted before `run` started.
+   * (counted in flight: confirmation dialogs wait here) and `run` — for a read once a read slot is
+   * free, for a write at once (the coordinator's lane orders it). `prepare` may answer
+   * `{ stop: value }` to finish without running. Resolves with the value, or with a refusal when the
+   * cap was hit or `signal` aborted before `run` started.
    */
   async admit<P, T>(
     lane: AdmissionClass,
@@ -61,21 +60,23 @@ export class Admission {
   ): Promise<T | AdmissionRefusal> {
     if (this.#inFlight >= this.cap) return { refused: "queue_full" };
     this.#inFlight += 1;
+    if (lane === "write") this.#writesAdmitted += 1;
     try {
       const step = await prepare();
       if ("stop" in step) return step.stop;
       const prepared = step.go;
       if (signal?.aborted) return { refused: "cancelled" };
-      const l = this.#lanes[lane];
-      const started = await this.#enter(l, signal);
+      if (lane === "write") return await run(prepared);
+      const started = await this.#enterRead(signal);
       if (!started) return { refused: "cancelled" };
       try {
         return await run(prepared);
       } finally {
-        this.#leave(l);
+        this.#leaveRead();
       }
     } finally {
       this.#inFlight -= 1;
+      if (lane === "write") this.#writesAdmitted -= 1;
     }
   }
 
@@ -83,43 +84,41 @@ export class Admission {
   counts(): AdmissionCounts {
     return {
       inFlight: this.#inFlight,
-      readsRunning: this.#lanes.read.running,
-      readsQueued: this.#lanes.read.queue.length,
-      writesRunning: this.#lanes.write.running,
-      writesQueued: this.#lanes.write.queue.length,
+      readsRunning: this.#readsRunning,
+      readsQueued: this.#readQueue.length,
+      writesAdmitted: this.#writesAdmitted,
       admissionCap: this.cap,
     };
   }
 
-  #enter(l: Lane, signal: AbortSignal | undefined): Promise<boolean> {
-    if (l.running < l.limit && l.queue.length === 0) {
-      l.running += 1;
+  #enterRead(signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.#readsRunning < this.readLimit && this.#readQueue.length === 0) {
+      this.#readsRunning += 1;
       return Promise.resolve(true);
     }
     return new Promise<boolean>((resolve) => {
       const waiter: Waiter = {
         start: () => {
           signal?.removeEventListener("abort", onAbort);
-          l.running += 1;
+          this.#readsRunning += 1;
           resolve(true);
         },
         cancel: () => resolve(false),
       };
       const onAbort = () => {
-        const i = l.queue.indexOf(waiter);
+        const i = this.#readQueue.indexOf(waiter);
         if (i >= 0) {
-          l.queue.splice(i, 1);
+          this.#readQueue.splice(i, 1);
           waiter.cancel();
         }
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      l.queue.push(waiter);
+      this.#readQueue.push(waiter);
     });
   }
 
-  #leave(l: Lane): void {
-    l.running -= 1;
-    const next = l.queue.shift();
-    next?.start();
+  #leaveRead(): void {
+    this.#readsRunning -= 1;
+    this.#readQueue.shift()?.start();
   }
 }

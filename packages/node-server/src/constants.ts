@@ -1,4 +1,7 @@
 /** Every limit and default of the Node server, with units in the names; the README quotes these. */
+import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/kernel";
+import { WRITE_ADMISSION_MAX_IN_FLIGHT } from "@sisyphus/write-safety";
 
 /** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */
 export const DEFAULT_HTTP_PORT = 36806;
@@ -35,18 +38,20 @@ export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
 export const MAX_LEGACY_SESSIONS = 256;
 /** Read actions running at once. */
 export const READ_CONCURRENCY = 4;
-/** Mutations and external effects running at once (one FIFO lane). */
-export const WRITE_LANE_CONCURRENCY = 1;
-/** Calls admitted at once, including preparation, before `queue_full`. */
-export const ADMISSION_CAP = 128;
+/**
+ * Calls admitted at once by the shell's gate, reads and writes, including preparation, before
+ * `queue_full`: the write coordinator's own cap, so the gate and the lane behind it cannot disagree.
+ * (Mutations and external effects run one at a time in the coordinator's FIFO lane.)
+ */
+export const ADMISSION_CAP = WRITE_ADMISSION_MAX_IN_FLIGHT;
 /** Lifetime of an issued confirmation `requestState`, in milliseconds. */
 export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
 /** Most confirmations retained at once (oldest evicted). */
 export const MAX_CONFIRMATIONS = 128;
 /** Timeout of one delegated call to the HTTP authority, in milliseconds. */
 export const DELEGATION_TIMEOUT_MS = 120_000;
-/** Timeout of one kernel HTTP request, in milliseconds. */
-export const KERNEL_TIMEOUT_MS = 30_000;
+/** Timeout of one kernel HTTP request, in milliseconds: the kernel client's default. */
+export const KERNEL_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_MS;
 /** Write-ahead log size at which a store compacts, in bytes. */
 export const WAL_COMPACT_BYTES = 1024 * 1024;
 /** File names inside the data directory. */
@@ -56,5 +61,5 @@ export const DATA_FILES = {
   ledger: "ledger.wal",
   reservations: "reservations.wal",
 } as const;
-/** Server name and version announced to clients. */
-export const SERVER_INFO = { name: "sisyphus", version: "0.1.0" } as const;
+/** Server name and version announced to clients (the version `system.version` reports). */
+export const SERVER_INFO = { name: "sisyphus", version: SISYPHUS_VERSION } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DrainGate, type DrainPhase, type DrainTicket } from "./drain.js";
+import { DrainGate, type DrainTicket } from "./drain.js";
 
 /** A promise with its resolver, for driving calls and the grace by hand (no timers). */
 function deferred<T = void>() {
@@ -10,16 +10,13 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-const cutOff = (phase: DrainPhase) => `cut-${phase}`;
+const cutOff = () => "cut";
 
 describe("DrainGate", () => {
   it("resolves the drain once every tracked call settled by itself", async () => {
     const gate = new DrainGate();
     const work = deferred<string>();
-    const call = gate.track(async (t) => {
-      t.running();
-      return work.promise;
-    }, cutOff);
+    const call = gate.track(async () => work.promise, cutOff);
     expect(gate.pending).toBe(1);
     const grace = deferred();
     let drained = false;
@@ -51,25 +48,32 @@ describe("DrainGate", () => {
     expect(await drain).toEqual({ settled: true, cutOff: 0 });
   });
 
-  it("answers pending calls by phase when the grace ends, and aborts their signal", async () => {
+  it("answers pending calls by their cut-off when the grace ends, asked after their signal aborted", async () => {
     const gate = new DrainGate();
     const tickets: DrainTicket[] = [];
     const never = new Promise<string>(() => undefined);
-    const running = gate.track(async (t) => {
-      tickets.push(t);
-      t.running();
-      return never;
-    }, cutOff);
-    const waiting = gate.track(async (t) => {
-      tickets.push(t);
-      return never;
-    }, cutOff);
+    // The cut-off sees the abort already delivered: the gateway decides from what it achieved.
+    const sawAbort = (t: () => DrainTicket | undefined) => () => `cut-${t()?.signal.aborted}`;
+    const first = gate.track(
+      async (t) => {
+        tickets.push(t);
+        return never;
+      },
+      sawAbort(() => tickets[0]),
+    );
+    const second = gate.track(
+      async (t) => {
+        tickets.push(t);
+        return never;
+      },
+      sawAbort(() => tickets[1]),
+    );
     const grace = deferred();
     const drain = gate.drain(grace.promise);
     grace.resolve();
     expect(await drain).toEqual({ settled: false, cutOff: 2 });
-    expect(await running).toBe("cut-running");
-    expect(await waiting).toBe("cut-waiting");
+    expect(await first).toBe("cut-true");
+    expect(await second).toBe("cut-true");
     expect(tickets.map((t) => t.signal.aborted)).toEqual([true, true]);
   });
 

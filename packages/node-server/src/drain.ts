@@ -2,22 +2,18 @@
  * The shell's shutdown drain (SIGTERM/SIGINT on the Node authority). From `drain()` on, the
  * gateway refuses new mutation and external calls with `write_coordinator_unavailable`
  * (`draining`) before anything runs or anybody is asked to confirm, and the calls already admitted
- * get a grace period to settle. When the grace ends, every call still pending is answered at once,
- * conservatively: `outcome_unknown` once it runs (it may have reached the coordinator's commit),
- * `write_coordinator_unavailable` while it still waited for its turn. Its signal is aborted too, so
- * a call not yet past the coordinator's commit barrier never starts its write afterwards.
+ * get a grace period to settle. When the grace ends, every call still pending has its signal
+ * aborted (a call not yet past the coordinator's commit barrier never starts its write afterwards)
+ * and is then answered at once by its cut-off, which can see what the abort achieved: the gateway
+ * answers `write_coordinator_unavailable` when the cancellation was accepted (nothing ran) and
+ * `outcome_unknown` when the call was already past the barrier.
  * Time is not read here: the caller hands `drain` the promise that ends the grace.
  */
 
-/** Where a tracked call was when the grace ended. */
-export type DrainPhase = "waiting" | "running";
-
 /** What a tracked call gets from the gate. */
 export interface DrainTicket {
-  /** Aborted when the grace ends before the call settled. */
+  /** Aborted when the grace ends before the call settled, just before its cut-off is asked. */
   readonly signal: AbortSignal;
-  /** Marks the call as running (it left the admission queue and may reach the coordinator). */
-  running(): void;
 }
 
 /** How a drain ended. */
@@ -29,7 +25,6 @@ export interface DrainResult {
 }
 
 interface Entry {
-  phase: DrainPhase;
   cut(): void;
 }
 
@@ -51,29 +46,23 @@ export class DrainGate {
 
   /**
    * Runs one write-class call under the gate. Resolves with its own answer, or, if the grace ends
-   * first, at once with `cutOff(phase)` (the call itself keeps running unobserved, its signal
-   * aborted). `run` must not reject.
+   * first, at once with `cutOff()`, asked right after the ticket's signal aborted (the call itself
+   * keeps running unobserved). `run` must not reject.
    */
-  track<T>(run: (ticket: DrainTicket) => Promise<T>, cutOff: (phase: DrainPhase) => T): Promise<T> {
+  track<T>(run: (ticket: DrainTicket) => Promise<T>, cutOff: () => T): Promise<T> {
     const controller = new AbortController();
     let answerCut: (value: T) => void = () => undefined;
     const cut = new Promise<T>((resolve) => {
       answerCut = resolve;
     });
     const entry: Entry = {
-      phase: "waiting",
       cut: () => {
         controller.abort(new Error("the server shut down before this call settled"));
-        answerCut(cutOff(entry.phase));
+        answerCut(cutOff());
       },
     };
     this.#pending.add(entry);
-    const own = run({
-      signal: controller.signal,
-      running: () => {
-        entry.phase = "running";
-      },
-    }).finally(() => this.#settled(entry));
+    const own = run({ signal: controller.signal }).finally(() => this.#settled(entry));
     return Promise.race([own, cut]);
   }
 

@@ -28,7 +28,6 @@ describe("public surface", () => {
         "PRECHECK_META_KEY",
         "READ_CONCURRENCY",
         "SHELL_HINTS",
-        "WRITE_LANE_CONCURRENCY",
         "acquireDataDirLock",
         "isLoopbackHost",
         "isNodeServerError",

@@ -1,7 +1,8 @@
 /**
  * The shell's route for every `tools/call`: the shutdown drain (new writes refused while draining),
- * admission (reads 4 at a time, one FIFO lane for mutations and external effects, cap 128 →
- * `queue_full`), for dangerous actions the commit's own checks first (request ID, ledger, lease,
+ * the admission gate (cap 128 → `queue_full`; reads 4 at a time; mutations and external effects
+ * are not serialised here but go on to the write coordinator's FIFO lane, in this process or at the
+ * authority), for dangerous actions the commit's own checks first (request ID, ledger, lease,
  * here or at the authority: nobody is asked to approve a commit that would be refused) and then
  * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
  * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
@@ -17,6 +18,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { WriteCancellation } from "@sisyphus/write-safety";
 import type { Admission } from "./admission.js";
 import {
   AUTHORITY_EPOCH_META_KEY,
@@ -24,7 +26,7 @@ import {
   PRECHECK_META_KEY,
 } from "./authority-link.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
-import type { DrainGate, DrainPhase } from "./drain.js";
+import type { DrainGate } from "./drain.js";
 import { shellError } from "./results.js";
 
 /** The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. */
@@ -37,10 +39,14 @@ export interface ShellRuntime {
     dangerous: boolean;
     validateOnly: boolean;
   };
+  /**
+   * `context.cancellation`, when given, is the call's handle at the coordinator's cancellation
+   * barrier (the runtime makes its own otherwise); `signal` aborting cancels it too.
+   */
   callTool(
     tool: string,
     args: Record<string, unknown>,
-    context?: { signal?: AbortSignal; confirmed?: boolean },
+    context?: { signal?: AbortSignal; confirmed?: boolean; cancellation?: WriteCancellation },
   ): Promise<CallToolResult>;
   /**
    * The commit's checks that need no kernel read (request ID, ledger, credential, lease), run
@@ -284,16 +290,20 @@ export function createGateway(options: GatewayOptions) {
     };
   }
 
-  /** The answer of a write-class call still pending when the shutdown grace ended. */
+  /**
+   * The answer of a write-class call still pending when the shutdown grace ended: `waiting` when
+   * its cancellation was accepted (it never passed the commit barrier, so nothing was written),
+   * `running` when it had passed it (it may have written).
+   */
   function cutOffAnswer(
-    phase: DrainPhase,
+    phase: "waiting" | "running",
     validateOnly: boolean,
     args: Record<string, unknown>,
   ): CallToolResult {
     if (phase === "running" && !validateOnly) {
       return shellError(
         "outcome_unknown",
-        "The server shut down while this call was running; it may or may not have written.",
+        "The server shut down while this call was committing; it may or may not have written.",
         {
           reason: "shutdown_grace_expired",
           ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
@@ -305,7 +315,7 @@ export function createGateway(options: GatewayOptions) {
       "write_coordinator_unavailable",
       phase === "running"
         ? "The server shut down during this preflight; nothing was written to the notes."
-        : "The server shut down before this call ran; nothing was executed.",
+        : "The server shut down before this call could write; it was stopped and nothing was executed.",
       { reason: "shutdown" },
       { writeAttempted: false },
     );
@@ -340,7 +350,7 @@ export function createGateway(options: GatewayOptions) {
       return precheckOnly(tool, args);
     }
     if (!writeClass || drain === undefined) {
-      return admitted(tool, args, confirmArg, cls, ctx, conn, ctx.mcpReq.signal, () => undefined);
+      return admitted(tool, args, confirmArg, cls, ctx, conn, ctx.mcpReq.signal);
     }
     if (drain.draining) {
       return shellError(
@@ -350,6 +360,9 @@ export function createGateway(options: GatewayOptions) {
         { writeAttempted: false },
       );
     }
+    // The call's handle at the coordinator's barrier: when the grace ends, cancelling it tells
+    // whether the call could still be stopped before its write (accepted) or not (committing).
+    const cancellation = new WriteCancellation();
     return drain.track(
       (ticket) =>
         admitted(
@@ -360,9 +373,9 @@ export function createGateway(options: GatewayOptions) {
           ctx,
           conn,
           AbortSignal.any([ctx.mcpReq.signal, ticket.signal]),
-          ticket.running,
+          cancellation,
         ),
-      (phase) => cutOffAnswer(phase, cls.validateOnly, args),
+      () => cutOffAnswer(cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
     );
   };
 
@@ -374,7 +387,7 @@ export function createGateway(options: GatewayOptions) {
     ctx: ServerContext,
     conn: GatewayConnection,
     signal: AbortSignal,
-    running: () => void,
+    cancellation?: WriteCancellation,
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
@@ -403,12 +416,15 @@ export function createGateway(options: GatewayOptions) {
         return { go: { confirmed: false } };
       },
       async ({ confirmed }) => {
-        running();
         if (role.kind === "delegate" && writeClass) {
           const forwarded = confirmed ? { ...args, confirm: true } : args;
           return role.link.call(tool, forwarded, signal, !cls.validateOnly);
         }
-        return runtime.callTool(tool, args, { signal, confirmed });
+        return runtime.callTool(tool, args, {
+          signal,
+          confirmed,
+          ...(cancellation === undefined ? {} : { cancellation }),
+        });
       },
     );
     if ("refused" in outcome) {

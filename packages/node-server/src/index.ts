@@ -1,7 +1,7 @@
 /**
  * @sisyphus/node-server: the stdio + Streamable HTTP MCP server for SiYuan and the Node write
  * authority (data-directory lock, crash-safe file stores, `authority.json`), plus the pieces other
- * shells reuse: authority discovery and delegation, admission, confirmation states.
+ * shells reuse: authority discovery and delegation, the admission gate, confirmation states.
  * The executable is `sisyphus-server` (`dist/bin.cjs`, which runs the bundled `dist/server.cjs`).
  */
 export {
@@ -37,7 +37,6 @@ export {
   MAX_REQUEST_BODY_BYTES,
   MCP_PATH,
   READ_CONCURRENCY,
-  WRITE_LANE_CONCURRENCY,
 } from "./constants.js";
 export {
   type AuthorityRecord,

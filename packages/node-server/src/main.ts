@@ -146,17 +146,21 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
           authToken: authToken as string,
           onError: (e) => log(`sisyphus-server: ${e.message}`),
         }),
+      // The admission gate's counts, and the write lane's from the coordinator that owns it (the
+      // gate admits writes but does not serialise them; docs/decisions.md, "One write lane").
       health: () => {
         const h = coordinator.health();
         const a = admission.counts();
         return {
           strict: h.strict,
+          draining: h.draining,
           inFlight: a.inFlight,
+          admissionCap: a.admissionCap,
           readsRunning: a.readsRunning,
           readsQueued: a.readsQueued,
-          writesRunning: a.writesRunning,
-          writesQueued: a.writesQueued,
-          admissionCap: a.admissionCap,
+          writesAdmitted: a.writesAdmitted,
+          writesRunning: h.running,
+          writesQueued: h.queued,
           leases: h.leases,
           ledgerEntries: h.ledgerEntries,
           reservations: h.reservations,

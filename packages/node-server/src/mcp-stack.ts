@@ -234,6 +234,7 @@ export async function startStdio(
   });
   const gateway = createGateway({
     runtime,
+    // A gate only: this process's writes wait in the authority's one lane, not in a second one here.
     admission: new Admission(),
     confirmations: new ConfirmationBook(),
     role: { kind: "delegate", link },

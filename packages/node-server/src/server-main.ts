@@ -12,8 +12,9 @@ import { startServer } from "./main.js";
 // Before any schema exists (the SDK's are built when the MCP half loads, after listening): zod
 // without its JIT parses through its generic path instead of compiling a `new Function` per object
 // schema on first use. That compilation is most of the first request's zod cost, and the code
-// cache cannot hold it; the generic path costs microseconds per message. Measured −10 to −15 ms to
-// the first tools/list. Only the executable sets this: the library leaves zod's settings alone.
+// cache cannot hold it; the generic path costs microseconds per message (the README's benchmark
+// section has the measured gain). Only the executable sets this: the library leaves zod's settings
+// alone.
 z.config({ jitless: true });
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -40,7 +41,7 @@ async function run(): Promise<void> {
           log(
             result.settled
               ? "sisyphus-server: every admitted call settled; stores closed, stopped."
-              : `sisyphus-server: grace period over: ${result.cutOff} call(s) still running were answered outcome_unknown (or write_coordinator_unavailable if they had not started); stores closed, stopped.`,
+              : `sisyphus-server: grace period over: ${result.cutOff} call(s) still running were answered outcome_unknown (or write_coordinator_unavailable if they were stopped before writing); stores closed, stopped.`,
           );
         }
         process.exit(result.settled ? 0 : 1);

@@ -7,6 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Authority,
@@ -37,11 +38,8 @@ afterAll(async () => {
   await sandbox.stop();
 });
 
-/** Polls `condition` until it holds (or the deadline passes; the caller's assertion then fails). */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
+/** Waits until `condition` holds (`waitFor`, with this file's longer deadline). */
+const until = (condition: () => boolean) => waitFor(condition, { timeoutMs: WAIT_MS });
 
 function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   if (child.exitCode !== null || child.signalCode !== null)
@@ -126,13 +124,10 @@ describe("SIGTERM drains the Node authority", () => {
     await until(() => sandbox.control.count(DELETE) === before + 1);
     expect(sandbox.control.count(DELETE)).toBe(before + 1);
     const queued = client.callTool({ name: "block", arguments: queuedArgs });
-    let writesQueued = 0;
-    const deadline = Date.now() + WAIT_MS;
-    while (writesQueued !== 1 && Date.now() < deadline) {
-      writesQueued = (await healthOf(auth.url))["writesQueued"] ?? 0;
-      if (writesQueued !== 1) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(writesQueued).toBe(1);
+    // Queued in the coordinator's lane behind the held commit.
+    await waitFor(async () => (await healthOf(auth.url))["writesQueued"] === 1, {
+      timeoutMs: WAIT_MS,
+    });
     const exited = exitOf(auth.child);
 
     auth.child.kill("SIGINT");

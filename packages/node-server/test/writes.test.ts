@@ -1,4 +1,5 @@
-import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { DEMO_IDS, isSerialisationExempt, type RequestLogEntry } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import {
   answerConfirmations,
@@ -19,6 +20,25 @@ const UPDATE = "/api/block/updateBlock";
 const DELETE = "/api/block/deleteBlock";
 
 const shared = sharedDemoAuthority();
+
+/**
+ * The pairs of kernel write requests (the paths the kernel serialises) in `log` whose times
+ * overlap: one started before the other had answered.
+ */
+function overlappingWrites(log: RequestLogEntry[]): string[] {
+  const writes = log
+    .filter((e) => !isSerialisationExempt(e.path))
+    .sort((x, y) => x.startedAtMs - y.startedAtMs);
+  const overlaps: string[] = [];
+  for (const [i, w] of writes.entries()) {
+    for (const earlier of writes.slice(0, i)) {
+      if (w.startedAtMs < earlier.startedAtMs + earlier.durationMs) {
+        overlaps.push(`#${w.seq} ${w.path} began while #${earlier.seq} ${earlier.path} ran`);
+      }
+    }
+  }
+  return overlaps;
+}
 
 describe("strict writes through the one authority", () => {
   it("runs a full strict write from a stdio process that delegates to the HTTP authority", async () => {
@@ -52,39 +72,42 @@ describe("strict writes through the one authority", () => {
     await client.close();
   });
 
-  it("serialises two HTTP clients and a stdio client writing at once through one lane", async () => {
+  it("serialises two HTTP clients and a stdio client writing at once: no two kernel writes overlap in time", async () => {
     const a = await httpClient(shared.authority.url, { era: "modern" });
     const b = await httpClient(shared.authority.url, { era: "legacy" });
     const c = await delegatingClient(shared.sandbox, shared.dataDir);
     const before = shared.sandbox.control.count(UPDATE);
+    const since = Math.max(0, ...shared.sandbox.control.log().map((e) => e.seq));
     const targets = [
       DEMO_IDS.paragraphGoals,
       DEMO_IDS.paragraphDecision,
       DEMO_IDS.paragraphJournal,
-    ];
-    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 600, times: 3 });
-    const samples: Array<Record<string, number>> = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        samples.push(await healthOf(shared.authority.url));
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    })();
-    const results = await Promise.all([
-      strictUpdate(a, targets[0] as string, "Goals from client A"),
-      strictUpdate(b, targets[1] as string, "Decision from client B"),
-      strictUpdate(c, targets[2] as string, "Journal from stdio C"),
+    ] as const;
+    // Each kernel write takes 300 ms, so writes that were not serialised would overlap.
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 300, times: 3 });
+    const writing = Promise.all([
+      strictUpdate(a, targets[0], "Goals from client A"),
+      strictUpdate(b, targets[1], "Decision from client B"),
+      strictUpdate(c, targets[2], "Journal from stdio C"),
     ]);
-    sampling = false;
-    await sampler;
+    // /health reports the lane that matters, the coordinator's: the others wait in it.
+    const sawQueued = waitFor(
+      async () => ((await healthOf(shared.authority.url))["writesQueued"] ?? 0) >= 1,
+      { what: "a write queued in the coordinator's lane" },
+    ).then(
+      () => true,
+      () => false,
+    );
+    const results = await writing;
     shared.sandbox.control.clearFaults();
     for (const r of results) expect(sc(r.commit)["status"]).toBe("committed");
     expect(shared.sandbox.control.count(UPDATE)).toBe(before + 3);
-    expect(shared.sandbox.control.kramdown(targets[2] as string)).toContain("Journal from stdio C");
-    // One lane: never more than one write running, and the others waited in it.
-    expect(Math.max(...samples.map((h) => h["writesRunning"] ?? 0))).toBe(1);
-    expect(Math.max(...samples.map((h) => h["writesQueued"] ?? 0))).toBeGreaterThanOrEqual(1);
+    expect(shared.sandbox.control.kramdown(targets[2])).toContain("Journal from stdio C");
+    // One lane: in the kernel's own request log, no write request starts before the previous ends.
+    const log = shared.sandbox.control.log().filter((e) => e.seq > since);
+    expect(log.filter((e) => e.path === UPDATE)).toHaveLength(3);
+    expect(overlappingWrites(log)).toEqual([]);
+    expect(await sawQueued).toBe(true);
     await Promise.all([a.close(), b.close(), c.close()]);
   });
 });
@@ -106,10 +129,7 @@ describe("crash between executing and committed", () => {
     const pending = client
       .callTool({ name: "block", arguments: commitArgs })
       .catch((e: unknown) => e);
-    const deadline = Date.now() + 15_000;
-    while (shared.sandbox.control.count(UPDATE) === before && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => shared.sandbox.control.count(UPDATE) > before, { timeoutMs: 15_000 });
     expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     await auth.stop("SIGKILL");
     await pending;
@@ -121,14 +141,9 @@ describe("crash between executing and committed", () => {
     const replay = await again.callTool({ name: "block", arguments: commitArgs });
     expect(errorCode(replay)).toBe("outcome_unknown");
     // Let the delayed first write land, then check nothing else reached the kernel.
-    const landed = Date.now() + 15_000;
-    while (
-      !String(shared.sandbox.control.kramdown(id)).includes("Quote after crash") &&
-      Date.now() < landed
-    ) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(shared.sandbox.control.kramdown(id)).toContain("Quote after crash");
+    await waitFor(() => String(shared.sandbox.control.kramdown(id)).includes("Quote after crash"), {
+      timeoutMs: 15_000,
+    });
     expect(shared.sandbox.control.count(UPDATE)).toBe(before + 1);
     await again.close();
     await auth.stop();
@@ -148,10 +163,7 @@ describe("admission", () => {
     // The first four reads hold the read slots; the other 124 wait in the queue.
     shared.sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
     const admitted = Array.from({ length: 128 }, read);
-    const deadline = Date.now() + 7_000;
-    while ((await health())["inFlight"] !== 128 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect((await health())["inFlight"]).toBe(128);
+    await waitFor(async () => (await health())["inFlight"] === 128, { timeoutMs: 7_000 });
     const before = shared.sandbox.control.count(endpoint);
     const extra = await Promise.all(Array.from({ length: 4 }, read));
     for (const r of extra) expect(errorCode(r)).toBe("queue_full");
@@ -179,9 +191,8 @@ describe("legacy cancellation", () => {
       .callTool({ name: "block", arguments: second }, { signal: ctl.signal })
       .catch((e: unknown) => e);
     const health = () => healthOf(shared.authority.url);
-    const deadline = Date.now() + 10_000;
-    while ((await health())["writesQueued"] !== 1 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    // Queued in the coordinator's lane behind the held write.
+    await waitFor(async () => (await health())["writesQueued"] === 1);
     ctl.abort("user stopped it");
     const q = await queued;
     expect(q, JSON.stringify(q)).toBeInstanceOf(Error);
@@ -275,9 +286,7 @@ describe("delegation: response lost after dispatch", () => {
     const before = shared.sandbox.control.count(UPDATE);
     shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
     const pending = client.callTool({ name: "block", arguments: commitArgs });
-    const deadline = Date.now() + 15_000;
-    while (shared.sandbox.control.count(UPDATE) === before && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => shared.sandbox.control.count(UPDATE) > before, { timeoutMs: 15_000 });
     await auth.stop("SIGKILL");
     const res = await pending;
     shared.sandbox.control.clearFaults();
