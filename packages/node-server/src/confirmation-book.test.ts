@@ -48,7 +48,7 @@ describe("ConfirmationBook", () => {
 
   it("expires after five minutes", () => {
     let now = 0;
-    const book = new ConfirmationBook({ clock: () => now });
+    const book = new ConfirmationBook({ clock: { now: () => now } });
     const s = book.issue(binding);
     now = CONFIRMATION_TTL_MS;
     expect(book.redeem(s, binding)).toEqual({ ok: false, reason: "expired" });

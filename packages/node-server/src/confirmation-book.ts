@@ -6,8 +6,8 @@
  * state is consumed on its first redemption (accept, decline or cancel alike).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type Clock, systemClock } from "@sisyphus/write-safety";
 import { CONFIRMATION_TTL_MS, MAX_CONFIRMATIONS } from "./constants.js";
-import type { Clock } from "./legacy-sessions.js";
 
 /** What a confirmation is bound to. */
 export interface ConfirmationBinding {
@@ -52,7 +52,7 @@ export class ConfirmationBook {
 
   constructor(options: { clock?: Clock; key?: Buffer; ttlMs?: number; max?: number } = {}) {
     this.#key = options.key ?? randomBytes(32);
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.#ttlMs = options.ttlMs ?? CONFIRMATION_TTL_MS;
     this.#max = options.max ?? MAX_CONFIRMATIONS;
   }
@@ -65,7 +65,7 @@ export class ConfirmationBook {
   /** Issues a state bound to `binding`, evicting the oldest beyond the retention cap. */
   issue(binding: ConfirmationBinding): string {
     const nonce = randomBytes(16).toString("base64url");
-    const exp = this.#clock() + this.#ttlMs;
+    const exp = this.#clock.now() + this.#ttlMs;
     this.#outstanding.set(nonce, exp);
     while (this.#outstanding.size > this.#max) {
       const oldest = this.#outstanding.keys().next().value as string;
@@ -103,7 +103,7 @@ export class ConfirmationBook {
     const nonce = String(parsed.n);
     const known = this.#outstanding.has(nonce);
     this.#outstanding.delete(nonce);
-    if (typeof parsed.e !== "number" || this.#clock() >= parsed.e)
+    if (typeof parsed.e !== "number" || this.#clock.now() >= parsed.e)
       return { ok: false, reason: "expired" };
     if (!known) return { ok: false, reason: "reused" };
     if (parsed.b !== bindingDigest(binding)) return { ok: false, reason: "mismatch" };

@@ -15,7 +15,7 @@ function fakeSession() {
 describe("LegacySessionTable", () => {
   it("expires a session after 30 idle minutes, not before", () => {
     let now = 1_000;
-    const table = new LegacySessionTable(() => now);
+    const table = new LegacySessionTable({ now: () => now });
     const s = fakeSession();
     table.add("a", s);
     now += LEGACY_SESSION_IDLE_MS - 1;
@@ -30,7 +30,7 @@ describe("LegacySessionTable", () => {
 
   it("refuses an idle-expired session on lookup even before a sweep", () => {
     let now = 0;
-    const table = new LegacySessionTable(() => now);
+    const table = new LegacySessionTable({ now: () => now });
     const s = fakeSession();
     table.add("a", s);
     now = LEGACY_SESSION_IDLE_MS;

@@ -2,10 +2,8 @@
  * The legacy (2025-era) session table: one sessionful `NodeStreamableHTTPServerTransport` per
  * `Mcp-Session-Id`, closed after `LEGACY_SESSION_IDLE_MS` without a request. Time is injected.
  */
+import type { Clock } from "@sisyphus/write-safety";
 import { LEGACY_SESSION_IDLE_MS, MAX_LEGACY_SESSIONS } from "./constants.js";
-
-/** Milliseconds since the epoch; injected so tests can move time. */
-export type Clock = () => number;
 
 /** What the table needs of a session: something it can close. */
 export interface ClosableSession {
@@ -30,7 +28,7 @@ export class LegacySessionTable<S extends ClosableSession> {
 
   /** Registers a session; evicts the least recently used one beyond `MAX_LEGACY_SESSIONS`. */
   add(id: string, session: S): void {
-    this.#sessions.set(id, { session, lastSeenMs: this.#clock() });
+    this.#sessions.set(id, { session, lastSeenMs: this.#clock.now() });
     if (this.#sessions.size > MAX_LEGACY_SESSIONS) {
       let oldest: string | undefined;
       let oldestMs = Number.POSITIVE_INFINITY;
@@ -48,7 +46,7 @@ export class LegacySessionTable<S extends ClosableSession> {
   touch(id: string): S | undefined {
     const entry = this.#sessions.get(id);
     if (entry === undefined) return undefined;
-    const now = this.#clock();
+    const now = this.#clock.now();
     if (now - entry.lastSeenMs >= this.#idleMs) {
       this.#closeOne(id);
       return undefined;
@@ -64,7 +62,7 @@ export class LegacySessionTable<S extends ClosableSession> {
 
   /** Closes every session idle for at least the idle time; returns how many. */
   sweep(): number {
-    const now = this.#clock();
+    const now = this.#clock.now();
     let closed = 0;
     for (const [id, entry] of [...this.#sessions]) {
       if (now - entry.lastSeenMs >= this.#idleMs) {

@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
-import type { WriteCoordinator } from "@sisyphus/write-safety";
+import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { Admission } from "./admission.js";
 import { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
@@ -39,7 +39,7 @@ import type { DrainGate } from "./drain.js";
 import { createGateway, type GatewayConnection } from "./gateway.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
-import { type Clock, LegacySessionTable } from "./legacy-sessions.js";
+import { LegacySessionTable } from "./legacy-sessions.js";
 import { principalOf } from "./security.js";
 
 /** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */
@@ -100,7 +100,7 @@ export interface HttpEndpointOptions {
  * `NodeStreamableHTTPServerTransport`s. Authentication, guards and body parsing stay in the shell.
  */
 export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const onError = options.onError;
   const client = createSiyuanClient({
     transport: lazyTransport(options.siyuanUrl, options.siyuanToken),
