@@ -41,7 +41,9 @@ describe("tracked kernel writes", () => {
       dataType: "markdown",
       data: "* uno",
     });
-    expect(commit.structuredContent["status"]).toBe("committed");
+    expect(commit.structuredContent["status"], JSON.stringify(commit.structuredContent)).toBe(
+      "committed",
+    );
     expect(h.sandbox.control.attrs(item)?.["custom-owner"]).toBe("ann");
     expect(h.sandbox.control.kramdown(item)).toContain("uno");
   });

@@ -207,6 +207,24 @@ export const SCENARIOS: readonly Scenario[] = [
   ),
   onParagraphs(
     "block.update",
+    "block.update two steps: a quote that cannot carry the attributes, then setBlockAttrs",
+    OWNER_ALIAS,
+    (env, f) => ({
+      args: { action: "update", id: f.blocks[0], data: "> quoted" },
+      shows: async () =>
+        first(
+          // A quote's kramdown also carries its inner paragraph's IAL line.
+          differ(
+            "first block's first line",
+            block(env, f.doc, f.blocks[0])?.body.split("\n")[0],
+            "> quoted",
+          ),
+          keepsAttrs(env, f.blocks[0], OWNER_ALIAS),
+        ),
+    }),
+  ),
+  onParagraphs(
+    "block.update",
     "block.update batch items (two blocks, one with a user attribute)",
     OWNER,
     (env, f) => ({

@@ -126,7 +126,12 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
     for (const plan of plans) {
       await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
-      if (plan.restore) await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
+      if (plan.restore) {
+        // The kernel may answer an update before applying it; attributes set before the queued
+        // update lands would be replaced by it, so wait for the apply first.
+        await ctx.kernel.flush();
+        await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
+      }
     }
     return plans;
   },
