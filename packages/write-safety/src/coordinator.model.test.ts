@@ -11,19 +11,16 @@
 import { AliasPool, type StateDigest, seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { StrictPreflightAnswer } from "./answers.js";
 import {
   LEASE_TTL_MS,
   LEASES_PER_SCOPE_MAX,
   LEDGER_RETENTION_MS,
   REQUEST_ID_FIRST_EXECUTION_TTL_MS,
 } from "./constants.js";
-import {
-  type CommitHooks,
-  createWriteCoordinator,
-  type StrictPreflightAnswer,
-  type WriteCoordinator,
-} from "./coordinator.js";
+import { createWriteCoordinator, type WriteCoordinator } from "./coordinator.js";
 import { isWriteSafetyError } from "./errors.js";
+import type { CommitHooks } from "./hooks.js";
 import { MemoryLedgerStore } from "./ledger.js";
 import { mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";

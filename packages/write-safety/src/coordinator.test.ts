@@ -1,13 +1,11 @@
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
+import type { StrictPreflightAnswer } from "./answers.js";
 import { WriteCancellation } from "./cancellation.js";
 import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./constants.js";
-import {
-  type CommitHooks,
-  createWriteCoordinator,
-  type StrictPreflightAnswer,
-} from "./coordinator.js";
+import { createWriteCoordinator } from "./coordinator.js";
 import { isWriteSafetyError, type WriteSafetyError } from "./errors.js";
+import type { CommitHooks } from "./hooks.js";
 import { MemoryLedgerStore } from "./ledger.js";
 import { EXTERNAL_POLICY, mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";

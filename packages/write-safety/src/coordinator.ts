@@ -3,7 +3,7 @@
  * read back and recorded. One FIFO lane (`write-lane.ts`) runs every mutation and external call
  * (preflights too), behind an admission cap; the lease pool, request-ID reservations and ledger are
  * its only state. A commit runs the named steps of `commit-steps.ts`; the hook contracts it calls
- * are in `hooks.ts`, the answers it gives in `answers.ts`.
+ * are in `hooks.ts`, the answers it gives in `answers.ts` (the package entry exports both).
  */
 import { AliasPool, type RandomSource } from "@sisyphus/core-hash";
 import type {
@@ -44,29 +44,6 @@ import {
 import { RequestIdRegistry, type ReservationStore } from "./reservations.js";
 import { type LeaseScope, leaseScope } from "./scope.js";
 import { drainingError, isCancelled, WriteLane } from "./write-lane.js";
-
-// The types the coordinator's methods take and answer, so one import serves a caller.
-export type {
-  AdditivePreflightAnswer,
-  CancelledAnswer,
-  CommitAnswer,
-  PreflightAnswer,
-  StrictCommitReceipt,
-  StrictPreflightAnswer,
-  UnguardedReceipt,
-} from "./answers.js";
-export type {
-  CommitHooks,
-  Execute,
-  ExecuteContext,
-  ExecuteOutput,
-  Probe,
-  ProbeResult,
-  Readback,
-  ReadbackContext,
-  ReadbackResult,
-  WriteCall,
-} from "./hooks.js";
 
 /** Limits of a coordinator; defaults come from `constants.ts`. */
 export interface WriteCoordinatorLimits {

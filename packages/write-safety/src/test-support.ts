@@ -5,8 +5,9 @@
  */
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import type { Clock } from "./clock.js";
-import type { CommitHooks, WriteCall, WriteCoordinatorOptions } from "./coordinator.js";
+import type { WriteCoordinatorOptions } from "./coordinator.js";
 import { createWriteCoordinator } from "./coordinator.js";
+import type { CommitHooks, WriteCall } from "./hooks.js";
 import { MemoryLedgerStore } from "./ledger.js";
 import { type ActionPolicy, mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";

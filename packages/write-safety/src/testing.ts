@@ -11,7 +11,8 @@
  */
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
-import { createWriteCoordinator, type StrictPreflightAnswer } from "./coordinator.js";
+import type { StrictPreflightAnswer } from "./answers.js";
+import { createWriteCoordinator } from "./coordinator.js";
 import { isWriteSafetyError } from "./errors.js";
 import type { LedgerEntry, LedgerStore } from "./ledger.js";
 import { mutationPolicy } from "./policy.js";
