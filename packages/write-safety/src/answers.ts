@@ -45,7 +45,13 @@ export type StrictCommitReceipt = ToolReceipt & {
   writeSafetyGuaranteed: true;
   previousHash?: string;
   resultHash: string;
-  /** Present on replays: this call executed nothing and returned the stored receipt. */
+  /**
+   * Whether this call executed the write: `true` on the live commit, `false` on a replay. The
+   * other fields (`writeAttempted`, `writeExecuted`, hashes, tool receipt) describe the original
+   * write either way.
+   */
+  executedNow: boolean;
+  /** Present on replays (with `executedNow: false`): this call executed nothing and returned the stored receipt. */
   replayed?: true;
   /** The tool receipt exceeded `LEDGER_RECEIPT_MAX_CHARS` and was dropped (live and replay alike). */
   receiptOmitted?: true;

@@ -30,7 +30,12 @@ import {
 } from "./answers.js";
 import type { Clock } from "./clock.js";
 import { LEDGER_RECEIPT_MAX_CHARS } from "./constants.js";
-import { isNotDispatched, WriteSafetyError, type WriteSafetyErrorDetails } from "./errors.js";
+import {
+  isNotDispatched,
+  type LeaseInvalidReason,
+  WriteSafetyError,
+  type WriteSafetyErrorDetails,
+} from "./errors.js";
 import {
   type CommitHooks,
   checkProbe,
@@ -40,7 +45,7 @@ import {
   type ReadbackResult,
   type WriteCall,
 } from "./hooks.js";
-import type { Lease, LeasePool } from "./lease-pool.js";
+import type { Lease, LeasePool, LeaseResolution } from "./lease-pool.js";
 import type { Ledger, LedgerEntry, StoredResult, ToolReceipt } from "./ledger.js";
 import { type PreconditionKind, preconditionField } from "./policy.js";
 import type { RequestIdRegistry } from "./reservations.js";
@@ -84,7 +89,7 @@ export function requestIdOf(call: WriteCall): string {
   }
   if (typeof requestId !== "string") {
     throw new WriteSafetyError("preflight_lease_invalid", {
-      details: { reason: "unknown_request_id" },
+      details: { reason: "unknown_request_id" satisfies LeaseInvalidReason },
     });
   }
   return requestId;
@@ -103,14 +108,28 @@ export function gate(
   precondition: PreconditionKind,
   requestId: string,
 ): GateResult {
+  const field = precondition === "none" ? undefined : preconditionField(precondition);
+  const leaseInvalid = (reason: LeaseInvalidReason): WriteSafetyError =>
+    new WriteSafetyError("preflight_lease_invalid", {
+      details:
+        field === undefined
+          ? { requestId, reason }
+          : { requestId, preconditionField: field, reason },
+    });
+  // A request ID past its deadline: `expired` when the credential names a lease that expired (it
+  // was issued with the ID, with the same TTL), else `request_id_expired` (additive, or past retention).
+  const expiredReason = (): LeaseInvalidReason => {
+    if (field === undefined) return "request_id_expired";
+    const parsed = parseCredential(call.args[field]);
+    return parsed.ok && state.leases.resolve(scope.key, parsed.hex).status === "expired"
+      ? "expired"
+      : "request_id_expired";
+  };
   const entry = state.ledger.get(requestId);
   if (entry === undefined) {
-    throw new WriteSafetyError("preflight_lease_invalid", {
-      details: {
-        requestId,
-        reason: state.registry.isReserved(requestId) ? "request_id_expired" : "unknown_request_id",
-      },
-    });
+    throw leaseInvalid(
+      state.registry.isReserved(requestId) ? expiredReason() : "unknown_request_id",
+    );
   }
   if (entry.scopeKey !== scope.key) {
     throw new WriteSafetyError("idempotency_conflict", {
@@ -124,18 +143,9 @@ export function gate(
       details: unknownDetails(entry, "replay_of_unsettled_request"),
     });
   }
-  if (entry.epoch !== state.epoch) {
-    throw new WriteSafetyError("preflight_lease_invalid", {
-      details: { requestId, reason: "other_epoch" },
-    });
-  }
-  if (state.clock.now() >= entry.requestIdExpiresAt) {
-    throw new WriteSafetyError("preflight_lease_invalid", {
-      details: { requestId, reason: "request_id_expired" },
-    });
-  }
-  if (precondition === "none") return { entry, lease: undefined };
-  const field = preconditionField(precondition);
+  if (entry.epoch !== state.epoch) throw leaseInvalid("other_epoch");
+  if (state.clock.now() >= entry.requestIdExpiresAt) throw leaseInvalid(expiredReason());
+  if (field === undefined) return { entry, lease: undefined };
   const raw = call.args[field];
   if (raw === undefined || raw === null || raw === "") {
     throw new WriteSafetyError("precondition_required", {
@@ -151,13 +161,21 @@ export function gate(
     });
   }
   const resolved = state.leases.resolve(scope.key, parsed.hex, entry.epoch);
-  if (resolved.status !== "found") {
-    throw new WriteSafetyError("preflight_lease_invalid", {
-      details: { requestId, preconditionField: field, reason: resolved.status },
-    });
-  }
+  if (resolved.status !== "found") throw leaseInvalid(LEASE_REASON[resolved.status]);
   return { entry, lease: resolved.lease };
 }
+
+/** The `preflight_lease_invalid` reason of each lease pool resolution other than `found`. */
+const LEASE_REASON: Readonly<
+  Record<Exclude<LeaseResolution["status"], "found">, LeaseInvalidReason>
+> = {
+  // No lease of this scope holds the digest the credential names: the credential is not this call's.
+  missing: "credential_mismatch",
+  expired: "expired",
+  evicted: "evicted",
+  consumed: "consumed",
+  "other-epoch": "other_epoch",
+};
 
 /**
  * Step 2. Reads the live state again: always under a lease, and for an additive action when it
@@ -384,7 +402,10 @@ export async function recordOutcome(
   return commitReceipt(state.aliases, committed, false);
 }
 
-/** The receipt of a `committed` ledger record, live or (`replayed`) from the ledger. */
+/**
+ * The receipt of a `committed` ledger record, live (`executedNow: true`) or from the ledger
+ * (`replayed: true`, `executedNow: false`: this call executed nothing; the rest describes the original write).
+ */
 export function commitReceipt(
   aliases: AliasPool,
   entry: LedgerEntry,
@@ -399,6 +420,7 @@ export function commitReceipt(
     writeExecuted: true,
     writeSafetyGuaranteed: true,
     resultHash: aliases.aliasFor(result.resultDigest),
+    executedNow: !replayed,
   };
   if (result.previousDigest !== undefined) {
     receipt.previousHash = aliases.aliasFor(result.previousDigest);

@@ -83,9 +83,10 @@ describe("WriteCoordinator strict flow", () => {
       id: "b1",
     });
     expect(first).not.toHaveProperty("replayed");
+    expect(first).toMatchObject({ executedNow: true });
     expect(k.writes).toBe(1);
     const again = await commit();
-    expect(again).toEqual({ ...first, replayed: true });
+    expect(again).toEqual({ ...first, replayed: true, executedNow: false });
     expect(k.writes).toBe(1);
   });
 
@@ -108,6 +109,8 @@ describe("WriteCoordinator strict flow", () => {
     k.values.delete("b1");
     const again = await rejection(commit());
     expect(again.code).toBe("preflight_lease_invalid");
+    expect(again.details.reason).toBe("consumed");
+    expect(again.hint).toContain("Reread the target");
     expect(k.writes).toBe(0);
   });
 
@@ -128,6 +131,13 @@ describe("WriteCoordinator strict flow", () => {
       ),
     );
     expect(invented.code).toBe("preflight_lease_invalid");
+    expect(invented.details).toMatchObject({
+      reason: "unknown_request_id",
+      preconditionField: "expectedStateHash",
+    });
+    expect(invented.hint).toContain(
+      "Run the same call with validateOnly: true, then commit with the new requestId and expectedStateHash",
+    );
     const fullDigest = k.digest("b1");
     const otherCredential = await rejection(
       coordinator.commit(
@@ -139,6 +149,20 @@ describe("WriteCoordinator strict flow", () => {
       ),
     );
     expect(otherCredential.code).toBe("preflight_lease_invalid");
+    expect(otherCredential.details.reason).toBe("credential_mismatch");
+    expect(otherCredential.hint).toContain("this call's own validateOnly answer");
+    // a real credential of another call (another scope) does not match this request either
+    const other = await preflightSet(coordinator, k, "b2", "y");
+    const borrowed = await rejection(
+      coordinator.commit(
+        setCall("b1", "x", {
+          requestId: pre.requestId,
+          expectedStateHash: other.expectedStateHash,
+        }),
+        h,
+      ),
+    );
+    expect(borrowed.details.reason).toBe("credential_mismatch");
     // the complete 64-digit digest is only a lookup key: it works because a lease holds it
     const ok = await coordinator.commit(
       setCall("b1", "x", { requestId: pre.requestId, expectedStateHash: fullDigest }),
@@ -419,7 +443,7 @@ describe("WriteCoordinator restarts and deadlines", () => {
     const pending = await preflightSet(c1, k, "b2", "y");
     const c2 = await open("e2");
     const replay = await c2.commit(setCall("b1", "x", doneArgs), setHooks(k, "b1", "x"));
-    expect(replay).toMatchObject({ status: "committed", replayed: true });
+    expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
     const e = await rejection(
       c2.commit(
         setCall("b2", "y", {
@@ -431,6 +455,8 @@ describe("WriteCoordinator restarts and deadlines", () => {
     );
     expect(e.code).toBe("preflight_lease_invalid");
     expect(e.details.reason).toBe("other_epoch");
+    expect(e.hint).toContain("previous server process");
+    expect(e.hint).toContain("new requestId and expectedStateHash");
     // the same seeded random source must not hand out an ID the old process issued
     const fresh = await preflightSet(c2, k, "b3", "z");
     expect([done.requestId, pending.requestId]).not.toContain(fresh.requestId);
@@ -471,7 +497,26 @@ describe("WriteCoordinator restarts and deadlines", () => {
     clock.t = b.requestIdExpiresAt + 1;
     const e = await rejection(coordinator.commit(additive({ requestId: b.requestId }), hooks));
     expect(e.code).toBe("preflight_lease_invalid");
+    expect(e.details.reason).toBe("request_id_expired");
+    expect(e.details).not.toHaveProperty("preconditionField");
     expect(k.writes).toBe(1);
+  });
+
+  it("an evicted lease is preflight_lease_invalid (evicted), nothing written", async () => {
+    const { coordinator } = await makeCoordinator({ limits: { leasesGlobal: 1 } });
+    const k = new FakeKernel();
+    const p1 = await preflightSet(coordinator, k, "b1", "x");
+    await preflightSet(coordinator, k, "b2", "x");
+    const e = await rejection(
+      coordinator.commit(
+        setCall("b1", "x", { requestId: p1.requestId, expectedStateHash: p1.expectedStateHash }),
+        setHooks(k, "b1", "x"),
+      ),
+    );
+    expect(e.code).toBe("preflight_lease_invalid");
+    expect(e.details.reason).toBe("evicted");
+    expect(e.hint).toContain("Newer preflights pushed this lease out");
+    expect(k.writes).toBe(0);
   });
 
   it("lease TTL: -1 ms commits, +1 ms is preflight_lease_invalid (expired)", async () => {
@@ -493,6 +538,8 @@ describe("WriteCoordinator restarts and deadlines", () => {
       ),
     );
     expect(e.code).toBe("preflight_lease_invalid");
+    expect(e.details.reason).toBe("expired");
+    expect(e.hint).toMatch(/^The lease expired\./);
     expect(k.writes).toBe(1);
   });
 });
@@ -657,7 +704,7 @@ describe("WriteCoordinator receipts and creation progress", () => {
     expect(live).toMatchObject({ status: "committed", receiptOmitted: true });
     expect(live).not.toHaveProperty("blob");
     const replay = await coordinator.commit(setCall("b1", "x", args), big);
-    expect(replay).toEqual({ ...live, replayed: true });
+    expect(replay).toEqual({ ...live, replayed: true, executedNow: false });
   });
 
   it("state_changed, replay and success hashes are aliases that resolve to complete digests", async () => {

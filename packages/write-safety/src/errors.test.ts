@@ -3,6 +3,7 @@ import {
   isNotDispatched,
   isWriteSafetyError,
   WRITE_SAFETY_HINTS,
+  WRITE_SAFETY_REASON_HINTS,
   WriteSafetyError,
 } from "./errors.js";
 
@@ -25,6 +26,46 @@ describe("WriteSafetyError", () => {
     expect(new WriteSafetyError("state_changed").writeExecuted).toBe(false);
     expect(new WriteSafetyError("outcome_unknown", { writeExecuted: true }).writeExecuted).toBe(
       true,
+    );
+  });
+
+  it("preflight_lease_invalid hints are refined per reason and name the next call", () => {
+    const reasons = Object.keys(WRITE_SAFETY_REASON_HINTS.preflight_lease_invalid);
+    expect(reasons.sort()).toEqual(
+      [
+        "unknown_request_id",
+        "request_id_expired",
+        "other_epoch",
+        "expired",
+        "evicted",
+        "consumed",
+        "credential_mismatch",
+      ].sort(),
+    );
+    const hints = new Set<string>();
+    for (const reason of reasons) {
+      const e = new WriteSafetyError("preflight_lease_invalid", {
+        details: { reason, preconditionField: "expectedStateHash" },
+      });
+      expect(e.code).toBe("preflight_lease_invalid");
+      expect(e.hint).toContain("validateOnly: true");
+      expect(e.hint).toContain("new requestId and expectedStateHash");
+      expect(e.hint).not.toContain("{credential}");
+      expect(e.toJSON().hint).toBe(e.hint);
+      hints.add(e.hint);
+    }
+    expect(hints.size).toBe(reasons.length);
+    // additive actions have no credential field: the hint names the requestId only
+    const additive = new WriteSafetyError("preflight_lease_invalid", {
+      details: { reason: "other_epoch" },
+    });
+    expect(additive.hint).toMatch(/new requestId\.$/);
+    // an unlisted reason, or none, keeps the code's hint
+    expect(new WriteSafetyError("preflight_lease_invalid").hint).toBe(
+      WRITE_SAFETY_HINTS.preflight_lease_invalid,
+    );
+    expect(new WriteSafetyError("state_changed", { details: { reason: "expired" } }).hint).toBe(
+      WRITE_SAFETY_HINTS.state_changed,
     );
   });
 

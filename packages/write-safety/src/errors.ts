@@ -71,6 +71,70 @@ export const WRITE_SAFETY_HINTS: Readonly<Record<WriteSafetyErrorCode, string>> 
   queue_full: "Too many writes in flight and nothing ran: retry the same call shortly.",
 };
 
+/**
+ * Why a commit answered `preflight_lease_invalid` (`details.reason`). Every one means nothing was
+ * written and a fresh preflight is the way on; the hint says which call to make.
+ * - `unknown_request_id`: no preflight of this coordinator issued the request ID (invented, mistyped, or pruned);
+ * - `request_id_expired`: the request ID's first-execution window passed (an additive action, which
+ *   has no lease), or its record is past retention;
+ * - `other_epoch`: a previous process issued the request ID; its leases died with it;
+ * - `expired`: the lease's TTL passed (issued with the request ID, it expires with its
+ *   first-execution window);
+ * - `evicted`: newer preflights pushed the lease out (capacity limits);
+ * - `consumed`: the lease was used up (the state was found changed after preflight);
+ * - `credential_mismatch`: the credential names no lease of this request's scope (copied from
+ *   another call, or altered).
+ */
+export type LeaseInvalidReason =
+  | "unknown_request_id"
+  | "request_id_expired"
+  | "other_epoch"
+  | "expired"
+  | "evicted"
+  | "consumed"
+  | "credential_mismatch";
+
+/**
+ * Per-reason refinements of {@link WRITE_SAFETY_HINTS}: when an error's `details.reason` has an
+ * entry here, its hint is that entry, with `{credential}` replaced by " and <preconditionField>"
+ * (e.g. " and expectedStateHash") or by nothing for additive actions. The one place these hints live.
+ */
+export const WRITE_SAFETY_REASON_HINTS: {
+  readonly preflight_lease_invalid: Readonly<Record<LeaseInvalidReason, string>>;
+} = {
+  preflight_lease_invalid: {
+    unknown_request_id:
+      "No preflight issued this requestId; never invent one. Run the same call with validateOnly: true, then commit with the new requestId{credential} it returns.",
+    request_id_expired:
+      "This requestId is past its first-execution window. Run the same call with validateOnly: true again, then commit at once with the new requestId{credential}.",
+    other_epoch:
+      "A previous server process issued this requestId; its leases are gone. Run the same call with validateOnly: true again, then commit with the new requestId{credential}.",
+    expired:
+      "The lease expired. Run the same call with validateOnly: true again, then commit with the new requestId{credential} before leaseExpiresAt.",
+    evicted:
+      "Newer preflights pushed this lease out. Run the same call with validateOnly: true again, then commit with the new requestId{credential} before preflighting other calls.",
+    consumed:
+      "This lease was used up when the target was found changed. Reread the target; if the write is still wanted, run the same call with validateOnly: true again and commit with the new requestId{credential}.",
+    credential_mismatch:
+      "The credential is not the one this requestId's preflight returned (copied from another call, or altered). Commit with the value from this call's own validateOnly answer, or run the same call with validateOnly: true again and commit with the new requestId{credential}.",
+  },
+};
+
+/** The hint of a code, refined by `details.reason` when {@link WRITE_SAFETY_REASON_HINTS} has one. */
+export function writeSafetyHint(
+  code: WriteSafetyErrorCode,
+  details: WriteSafetyErrorDetails = {},
+): string {
+  const table = (WRITE_SAFETY_REASON_HINTS as Partial<Record<string, Record<string, string>>>)[
+    code
+  ];
+  const refined =
+    table !== undefined && typeof details.reason === "string" ? table[details.reason] : undefined;
+  if (refined === undefined) return WRITE_SAFETY_HINTS[code];
+  const field = details.preconditionField;
+  return refined.replace("{credential}", typeof field === "string" ? ` and ${field}` : "");
+}
+
 /** Default message per code. */
 const MESSAGES: Readonly<Record<WriteSafetyErrorCode, string>> = {
   precondition_required: "A request ID or the required hash credential is absent.",
@@ -138,10 +202,10 @@ export class WriteSafetyError extends Error {
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;
-    this.hint = WRITE_SAFETY_HINTS[code];
     this.writeAttempted = options.writeAttempted ?? DEFAULT_EXECUTION[code].attempted;
     this.writeExecuted = options.writeExecuted ?? DEFAULT_EXECUTION[code].executed;
     this.details = options.details ?? {};
+    this.hint = writeSafetyHint(code, this.details);
   }
 
   /** A plain JSON view for tool answers: `{code, message, hint, writeAttempted, writeExecuted, details}`. */

@@ -23,6 +23,7 @@ describe("public surface", () => {
         "SAFETY_ARGUMENT_FIELDS",
         "WRITE_ADMISSION_MAX_IN_FLIGHT",
         "WRITE_SAFETY_HINTS",
+        "WRITE_SAFETY_REASON_HINTS",
         "WriteCancellation",
         "WriteCoordinator",
         "WriteSafetyError",
@@ -39,6 +40,7 @@ describe("public surface", () => {
         "mutationPolicy",
         "preconditionField",
         "systemClock",
+        "writeSafetyHint",
       ].sort(),
     );
   });

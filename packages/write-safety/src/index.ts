@@ -37,13 +37,16 @@ export {
 export {
   isNotDispatched,
   isWriteSafetyError,
+  type LeaseInvalidReason,
   type NotDispatchedMarker,
   WRITE_SAFETY_HINTS,
+  WRITE_SAFETY_REASON_HINTS,
   type WriteExecuted,
   WriteSafetyError,
   type WriteSafetyErrorCode,
   type WriteSafetyErrorDetails,
   type WriteSafetyErrorOptions,
+  writeSafetyHint,
 } from "./errors.js";
 export type {
   CommitHooks,

@@ -109,7 +109,11 @@ describe("LeasePool", () => {
     expect(leases.resolve("s", a.credential, "e0").status).toBe("other-epoch");
     expect(leases.resolve("s", a.credential, "e1").status).toBe("found");
     leases.consume(a);
-    expect(leases.resolve("s", a.credential).status).toBe("missing");
+    expect(leases.resolve("s", a.credential).status).toBe("consumed");
+    expect(leases.resolve("t", a.credential).status).toBe("missing");
+    // a fresh preflight of the same state leases it again
+    leases.issue("s", d(1));
+    expect(leases.resolve("s", a.credential).status).toBe("found");
   });
 
   it("a new pool (new process) knows none of the old leases", () => {

@@ -30,14 +30,16 @@ export interface Lease {
 /**
  * Result of {@link LeasePool.resolve}:
  * - `found`: an active lease in that scope holds the digest the credential names;
- * - `missing`: no such lease (unknown alias, other scope, or already consumed);
+ * - `missing`: no such lease (unknown alias, or a digest this scope never leased, or too long ago);
  * - `expired`: it existed but its TTL passed;
  * - `evicted`: it was pushed out by the capacity limits;
+ * - `consumed`: it was used up ({@link LeasePool.consume}: a write was attempted or the state was
+ *   found changed) and not issued again since;
  * - `other-epoch`: the caller's record says it was issued by another process epoch.
  */
 export type LeaseResolution =
   | { readonly status: "found"; readonly lease: Lease }
-  | { readonly status: "missing" | "expired" | "evicted" | "other-epoch" };
+  | { readonly status: "missing" | "expired" | "evicted" | "consumed" | "other-epoch" };
 
 /** Capacity limits; defaults are {@link LEASES_PER_SCOPE_MAX} and {@link LEASES_GLOBAL_MAX}. */
 export interface LeaseLimits {
@@ -57,6 +59,9 @@ export interface LeasePoolOptions {
   ttlMs?: number;
 }
 
+/** Why a lease that is gone went away (kept for the last {@link LEASE_TOMBSTONES_MAX}). */
+type Tombstone = "expired" | "evicted" | "consumed";
+
 const entryKey = (scopeKey: string, digest: string): string => `${scopeKey}\u0000${digest}`;
 
 /**
@@ -74,7 +79,7 @@ export class LeasePool {
   readonly #leases = new Map<string, Lease>();
   /** scope key → its entry keys, oldest first. */
   readonly #byScope = new Map<string, string[]>();
-  readonly #tombstones = new Map<string, "expired" | "evicted">();
+  readonly #tombstones = new Map<string, Tombstone>();
 
   constructor(options: LeasePoolOptions) {
     this.#clock = options.clock;
@@ -153,7 +158,10 @@ export class LeasePool {
   consume(lease: Lease): void {
     const key = entryKey(lease.scopeKey, lease.digest);
     const current = this.#leases.get(key);
-    if (current !== undefined && current.issuedAt === lease.issuedAt) this.#remove(key);
+    if (current !== undefined && current.issuedAt === lease.issuedAt) {
+      this.#remove(key);
+      this.#tomb(key, "consumed");
+    }
   }
 
   #pruneExpired(now: number): void {
@@ -183,7 +191,7 @@ export class LeasePool {
     }
   }
 
-  #tomb(key: string, why: "expired" | "evicted"): void {
+  #tomb(key: string, why: Tombstone): void {
     this.#tombstones.delete(key);
     this.#tombstones.set(key, why);
     while (this.#tombstones.size > LEASE_TOMBSTONES_MAX) {

@@ -86,8 +86,13 @@ describe("bundled write-safety in a bare JavaScript context", () => {
       context,
     )) as Record<string, unknown>;
     expect(JSON.parse(JSON.stringify(result))).toMatchObject({
-      first: { status: "committed", targetCount: 1, writeSafetyGuaranteed: true },
-      replay: { status: "committed", replayed: true },
+      first: {
+        status: "committed",
+        targetCount: 1,
+        writeSafetyGuaranteed: true,
+        executedNow: true,
+      },
+      replay: { status: "committed", replayed: true, executedNow: false },
       changed: { code: "state_changed", guard: true },
       writes: 1,
       health: { inFlight: 0, ledgerEntries: 2 },
