@@ -108,6 +108,42 @@ export function declaresForm(elicitation: unknown): boolean {
 
 type Verdict = { ok: true } | { ok: false; result: CallToolResult };
 
+/** How this request's client will be asked to confirm: modern or legacy form elicitation, or not. */
+function clientDeclaration(
+  ctx: ServerContext,
+  conn: GatewayConnection,
+): { modern: boolean; declaration: unknown } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+  const declaration = modern
+    ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
+    : conn.legacyCapabilities()?.elicitation;
+  return { modern, declaration };
+}
+
+function errorCodeOf(result: CallToolResult): unknown {
+  const error = (result.structuredContent as Record<string, unknown> | undefined)?.["error"];
+  return (error as Record<string, unknown> | undefined)?.["code"];
+}
+
+/**
+ * A preflight answer that says `confirmationRequired: true` (from the runtime, here or at the
+ * authority) gets `confirmation`: how this client's commit will be confirmed, `"elicitation"` when
+ * it declares form elicitation (the server asks the user during the commit), else
+ * `"confirm_true"` (the agent asks the user and commits with `confirm: true`). This process decides,
+ * overriding what an authority said for its own connection.
+ */
+function withConfirmationMode(result: CallToolResult, form: boolean): CallToolResult {
+  const sc = result.structuredContent as Record<string, unknown> | undefined;
+  if (result.isError === true || sc?.["confirmationRequired"] !== true) return result;
+  const structuredContent = { ...sc, confirmation: form ? "elicitation" : "confirm_true" };
+  return {
+    ...result,
+    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+    structuredContent,
+  };
+}
+
 function fromElicitation(action: unknown, content: unknown): Verdict {
   if (action === "decline") {
     return {
@@ -222,11 +258,7 @@ export function createGateway(options: GatewayOptions) {
     ctx: ServerContext,
     conn: GatewayConnection,
   ): Promise<Verdict> {
-    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-    const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-    const declaration = modern
-      ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
-      : conn.legacyCapabilities()?.elicitation;
+    const { modern, declaration } = clientDeclaration(ctx, conn);
     const binding: ConfirmationBinding = { principal: conn.principal, declaration, tool, args };
     const state = ctx.mcpReq.requestState<unknown>();
     if (state !== undefined) {
@@ -362,7 +394,8 @@ export function createGateway(options: GatewayOptions) {
     }
     // The call's handle at the coordinator's barrier: when the grace ends, cancelling it tells
     // whether the call could still be stopped before its write (accepted) or not (committing).
-    const cancellation = new WriteCancellation();
+    // A commit run again after a late confirmation gets a fresh handle here.
+    const barrier = { cancellation: new WriteCancellation() };
     return drain.track(
       (ticket) =>
         admitted(
@@ -373,9 +406,10 @@ export function createGateway(options: GatewayOptions) {
           ctx,
           conn,
           AbortSignal.any([ctx.mcpReq.signal, ticket.signal]),
-          cancellation,
+          barrier,
         ),
-      () => cutOffAnswer(cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
+      () =>
+        cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
     );
   };
 
@@ -387,7 +421,7 @@ export function createGateway(options: GatewayOptions) {
     ctx: ServerContext,
     conn: GatewayConnection,
     signal: AbortSignal,
-    cancellation?: WriteCancellation,
+    barrier?: { cancellation: WriteCancellation },
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
@@ -416,15 +450,32 @@ export function createGateway(options: GatewayOptions) {
         return { go: { confirmed: false } };
       },
       async ({ confirmed }) => {
-        if (role.kind === "delegate" && writeClass) {
-          const forwarded = confirmed ? { ...args, confirm: true } : args;
-          return role.link.call(tool, forwarded, signal, !cls.validateOnly);
+        const run = (withConfirmation: boolean) => {
+          if (role.kind === "delegate" && writeClass) {
+            const forwarded = withConfirmation ? { ...args, confirm: true } : args;
+            return role.link.call(tool, forwarded, signal, !cls.validateOnly);
+          }
+          return runtime.callTool(tool, args, {
+            signal,
+            confirmed: withConfirmation,
+            ...(barrier === undefined ? {} : { cancellation: barrier.cancellation }),
+          });
+        };
+        const result = await run(confirmed);
+        if (cls.validateOnly) {
+          const { declaration } = clientDeclaration(ctx, conn);
+          return withConfirmationMode(result, declaresForm(declaration));
         }
-        return runtime.callTool(tool, args, {
-          signal,
-          confirmed,
-          ...(cancellation === undefined ? {} : { cancellation }),
-        });
+        // An action whose danger depends on the state (block.move to another document): its
+        // commit answered `confirmation_required` from the probe, before any write and with its
+        // lease kept. Confirm as for any dangerous action, then run it again, confirmed.
+        if (!writeClass || confirmed || errorCodeOf(result) !== "confirmation_required") {
+          return result;
+        }
+        // The first run settled its barrier handle; the second one passes the barrier on its own.
+        if (barrier !== undefined) barrier.cancellation = new WriteCancellation();
+        const verdict = await confirm(tool, args, confirmArg, ctx, conn);
+        return verdict.ok ? run(true) : verdict.result;
       },
     );
     if ("refused" in outcome) {

@@ -21,7 +21,12 @@ import {
   McpServer,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { createToolRuntime, registerTools, type ToolRuntime } from "@sisyphus/mcp-tools";
+import {
+  createToolRuntime,
+  registerTools,
+  SERVER_INSTRUCTIONS,
+  type ToolRuntime,
+} from "@sisyphus/mcp-tools";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { Admission } from "./admission.js";
@@ -56,7 +61,8 @@ function buildFactory(
   return () => {
     const server = new McpServer(
       { name: SERVER_INFO.name, version: SERVER_INFO.version },
-      { capabilities: { tools: {} } },
+      // The instructions go out in both eras: `server/discover` (2026-07-28) and `initialize` (2025).
+      { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
     );
     const conn: GatewayConnection = {
       principal,

@@ -5,6 +5,7 @@ import {
   answerConfirmations,
   blockPreflight,
   type ConfirmationAnswer,
+  delegatingClient,
   errorCode,
   httpClient,
   legacyInitialize,
@@ -292,7 +293,7 @@ describe("the ledger and lease are checked before anyone is asked to confirm", (
         [{ ...args, requestId: "fedcba98" }, "preflight_lease_invalid", "unknown_request_id"],
         [{ ...args, [field]: undefined }, "precondition_required", "credential_absent"],
         [{ ...args, [field]: "not-a-hash" }, "precondition_required", "credential_malformed"],
-        [{ ...args, [field]: "0000" }, "preflight_lease_invalid", "missing"],
+        [{ ...args, [field]: "0000" }, "preflight_lease_invalid", "credential_mismatch"],
         [{ ...args, requestId: other["requestId"] }, "idempotency_conflict", "arguments_differ"],
       ];
       for (const [callArgs, code, reason] of cases) {
@@ -311,4 +312,135 @@ describe("the ledger and lease are checked before anyone is asked to confirm", (
   it("still asks (and then runs) when the checks pass", async () => {
     await expectConfirmedDelete("modern", DEMO_IDS.blockquoteMeeting);
   });
+});
+
+describe("the preflight answer says whether and how the commit is confirmed", () => {
+  const MOVE = "/api/block/moveBlock";
+  let seq = 0;
+
+  /** A fresh document in the research notebook with `markdown`; its ID and its child block IDs. */
+  async function freshDoc(client: Client, markdown: string) {
+    const id = shared.sandbox.control.external.createDoc(
+      DEMO_IDS.notebookResearch,
+      `/Confirm guide ${++seq}`,
+      markdown,
+    );
+    await shared.sandbox.control.flush();
+    return { id, blocks: await children(client, id) };
+  }
+
+  async function children(client: Client, id: string): Promise<string[]> {
+    const res = await client.callTool({ name: "block", arguments: { action: "get_children", id } });
+    const rows = (sc(res)["result"] ?? sc(res)["children"]) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
+  it("advertises confirm in the schema of every tool with a dangerous action", async () => {
+    const client = await httpClient(shared.authority.url, { era: "modern" });
+    const { tools } = await client.listTools();
+    const confirmOf = (name: string) =>
+      (tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, unknown>)?.[
+        "confirm"
+      ];
+    for (const name of ["block", "document", "fs", "notebook", "tag"]) {
+      expect({ name, confirm: confirmOf(name) }).toEqual({ name, confirm: { type: "boolean" } });
+    }
+    expect(confirmOf("search")).toBeUndefined();
+    await client.close();
+  });
+
+  type Elicitation = { form?: Record<string, never>; url?: Record<string, never> };
+  const cases: Array<[string, "modern" | "legacy", Elicitation | undefined, string]> = [
+    ["a modern form client", "modern", { form: {} }, "elicitation"],
+    ["a modern client without form elicitation", "modern", { url: {} }, "confirm_true"],
+    ["a legacy form client", "legacy", { form: {} }, "elicitation"],
+    ["a legacy client without elicitation", "legacy", undefined, "confirm_true"],
+  ];
+  /** The HTTP client of a case, or (`delegating`) a stdio client delegating to the authority. */
+  function clientOf(
+    era: "modern" | "legacy",
+    elicitation: Elicitation | undefined,
+    delegating = false,
+  ) {
+    if (delegating) {
+      return delegatingClient(shared.sandbox, shared.dataDir, elicitation ? { elicitation } : {});
+    }
+    return httpClient(shared.authority.url, { era, ...(elicitation ? { elicitation } : {}) });
+  }
+  for (const [who, era, elicitation, mode] of cases) {
+    it(`tells ${who} "${mode}", and its first commit as told runs`, async () => {
+      const client = await httpClient(shared.authority.url, {
+        era,
+        ...(elicitation ? { elicitation } : {}),
+      });
+      const asked = elicitation ? answerConfirmations(client) : { count: 0 };
+      const d = await freshDoc(client, "delete me\n\nkeep me");
+      const { p, commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
+      expect(p).toMatchObject({ confirmationRequired: true, confirmation: mode });
+      expect(p["credentialNote"]).toMatch(/short alias \(4\+ hex digits\) of a full SHA-256/);
+      const before = shared.sandbox.control.count(DELETE);
+      const args = mode === "confirm_true" ? { ...commitArgs, confirm: true } : commitArgs;
+      const res = await client.callTool({ name: "block", arguments: args });
+      expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+      expect(asked.count).toBe(mode === "elicitation" ? 1 : 0);
+      expect(shared.sandbox.control.count(DELETE)).toBe(before + 1);
+      await client.close();
+    });
+  }
+
+  it("moves a block within its document without asking anyone", async () => {
+    const { client, asked } = await confirmingClient("modern");
+    const d = await freshDoc(client, "one\n\ntwo\n\nthree");
+    const args = { action: "move", id: d.blocks[2], previousID: d.blocks[0] };
+    const { p, commitArgs } = await blockPreflight(client, args);
+    expect(p["confirmationRequired"]).toBe(false);
+    expect(p["confirmation"]).toBeUndefined();
+    const res = await client.callTool({ name: "block", arguments: commitArgs });
+    expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+    expect(asked.count).toBe(0);
+    expect(await children(client, d.id)).toEqual([d.blocks[0], d.blocks[2], d.blocks[1]]);
+    await client.close();
+  });
+
+  const moveCases: Array<[string, "modern" | "legacy", Elicitation | undefined, string, boolean]> =
+    [
+      ...cases.map(
+        ([w, e, el, m]) =>
+          [w, e, el, m, false] as [
+            string,
+            "modern" | "legacy",
+            Elicitation | undefined,
+            string,
+            boolean,
+          ],
+      ),
+      ["a delegating stdio form client", "modern", { form: {} }, "elicitation", true],
+      ["a delegating stdio client without elicitation", "modern", undefined, "confirm_true", true],
+    ];
+  for (const [who, era, elicitation, mode, delegating] of moveCases) {
+    it(`confirms a move to another document for ${who} ("${mode}") on the first commit`, async () => {
+      const client = await clientOf(era, elicitation, delegating);
+      const asked = elicitation ? answerConfirmations(client) : { count: 0 };
+      const from = await freshDoc(client, "leaving\n\nstaying");
+      const to = await freshDoc(client, "target");
+      const args = { action: "move", id: from.blocks[0], parentID: to.id };
+      const { p, commitArgs } = await blockPreflight(client, args);
+      expect(p).toMatchObject({ confirmationRequired: true, confirmation: mode });
+      const before = shared.sandbox.control.count(MOVE);
+      if (mode === "confirm_true") {
+        expect(errorCode(await client.callTool({ name: "block", arguments: commitArgs }))).toBe(
+          "confirmation_required",
+        );
+        expect(shared.sandbox.control.count(MOVE)).toBe(before);
+      }
+      const sent = mode === "confirm_true" ? { ...commitArgs, confirm: true } : commitArgs;
+      const res = await client.callTool({ name: "block", arguments: sent });
+      expect(res.isError, JSON.stringify(sc(res))).not.toBe(true);
+      expect(sc(res)["status"]).toBe("committed");
+      expect(asked.count).toBe(mode === "elicitation" ? 1 : 0);
+      expect(shared.sandbox.control.count(MOVE)).toBe(before + 1);
+      expect((await children(client, to.id))[0]).toBe(from.blocks[0]);
+      await client.close();
+    });
+  }
 });

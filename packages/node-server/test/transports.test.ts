@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { SERVER_INSTRUCTIONS } from "@sisyphus/mcp-tools";
 import { describe, expect, it } from "vitest";
 import {
   AUTH_TOKEN,
@@ -24,6 +25,8 @@ describe("both protocol eras", () => {
   it("serves MCP 2026-07-28 over HTTP statelessly", async () => {
     const client = await httpClient(shared.authority.url, { era: "modern" });
     expect(client.getProtocolEra()).toBe("modern");
+    // server/discover carries the server's instructions
+    expect(client.getInstructions()).toBe(SERVER_INSTRUCTIONS);
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     await client.close();
@@ -32,6 +35,8 @@ describe("both protocol eras", () => {
   it("serves legacy initialize over HTTP with an Mcp-Session-Id session", async () => {
     const client = await httpClient(shared.authority.url, { era: "legacy" });
     expect(client.getProtocolEra()).toBe("legacy");
+    // initialize carries the server's instructions
+    expect(client.getInstructions()).toBe(SERVER_INSTRUCTIONS);
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     const health = await healthOf(shared.authority.url);
@@ -49,6 +54,7 @@ describe("both protocol eras", () => {
         authToken: AUTH_TOKEN,
       });
       expect(client.getProtocolEra()).toBe(era);
+      expect(client.getInstructions(), era).toBe(SERVER_INSTRUCTIONS);
       const tools = await client.listTools();
       expect(tools.tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
       const read = await client.callTool({
