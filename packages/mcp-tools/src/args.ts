@@ -18,6 +18,17 @@ export const nodeId = z
   .string()
   .regex(NODE_ID_PATTERN, "must be a SiYuan ID like 20260101120000-abc1234");
 
+/**
+ * A notebook argument: always the notebook's ID, never its name (names are not unique). The
+ * message names where IDs come from, since an agent often has only the name.
+ */
+export const notebookId = z
+  .string()
+  .regex(
+    NODE_ID_PATTERN,
+    "must be a notebook ID like 20260101120000-abc1234, not a name: notebook.list gives each notebook's ID",
+  );
+
 /** Markdown by default; `dom` sends block DOM HTML as the kernel accepts it. */
 export const dataType = z.enum(["markdown", "dom"]).default("markdown");
 

@@ -121,19 +121,23 @@ describe("the policy table", () => {
     });
   });
 
-  it("marks delete, remove, move, rm and mv dangerous and nothing that only reads", () => {
-    const dangerous = ACTIONS.filter((a) => a.dangerous).map((a) => `${a.tool}.${a.action}`);
-    expect(dangerous).toEqual(
-      expect.arrayContaining([
+  it("marks delete, remove, rm and cross-document moves dangerous and nothing that only reads", () => {
+    const dangerous = ACTIONS.filter((a) => a.dangerous === true).map(
+      (a) => `${a.tool}.${a.action}`,
+    );
+    expect(dangerous.sort()).toEqual(
+      [
         "block.delete",
-        "block.move",
         "document.remove",
         "document.move",
         "fs.rm",
         "fs.mv",
         "notebook.remove",
-      ]),
+        "tag.remove",
+      ].sort(),
     );
+    const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");
+    expect(byState.map((a) => `${a.tool}.${a.action}`)).toEqual(["block.move"]);
     expect(ACTIONS.filter((a) => a.dangerous && a.policy.kind === "read")).toEqual([]);
   });
 });
@@ -174,6 +178,36 @@ describe("the advertised surface", () => {
       ).toBe(false);
     }
     expect(describeTool("block", false).description).toMatch(/unguarded/);
+  });
+
+  it("advertises confirm (boolean) on every tool with a dangerous action, strict or not", () => {
+    for (const strict of [true, false]) {
+      for (const t of describeTools(strict)) {
+        const props = t.inputSchema["properties"] as Record<string, unknown>;
+        const dangerous = ACTIONS.some((a) => a.tool === t.name && a.dangerous !== false);
+        expect({ tool: t.name, confirm: props["confirm"] }).toEqual({
+          tool: t.name,
+          confirm: dangerous ? { type: "boolean" } : undefined,
+        });
+      }
+    }
+    expect(describeTool("block", true).description).toMatch(
+      /User confirms: delete,move\(to another doc\) \(the preflight answer says how\)/,
+    );
+  });
+
+  it("spells out what each anchor means and the default dataType", () => {
+    const block = describeTool("block", true).description;
+    expect(block).toContain(
+      "insert(data,nextID=before it|previousID=after it|parentID alone=first child)",
+    );
+    expect(block).toContain("prepend(parentID,data): first child");
+    expect(block).toContain("append(parentID,data): last child");
+    expect(block).toContain("move(id,previousID=after it|parentID alone=first child)");
+    expect(block).toContain("data is Markdown unless dataType:dom");
+    expect(describeTool("document", true).description).toContain(
+      "move(ids,toID=parent doc or notebook)",
+    );
   });
 
   it("lists every tool once with an action enum covering its actions", () => {
@@ -221,7 +255,8 @@ describe("the advertised surface", () => {
         const extra = Object.keys(actual).filter((k) => !(k in expected));
         for (const key of extra) {
           expect(
-            ["action", "validateOnly", "requestId"].includes(key) || key.startsWith("expected"),
+            ["action", "validateOnly", "requestId", "confirm"].includes(key) ||
+              key.startsWith("expected"),
           ).toBe(true);
         }
       }

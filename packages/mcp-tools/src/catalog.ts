@@ -13,7 +13,7 @@
 import type { ActionPolicy, PreconditionKind } from "@sisyphus/write-safety";
 import { preconditionField } from "@sisyphus/write-safety";
 import { z } from "zod";
-import { attrMap, dataType, fsPath, nodeId, sortMode } from "./args.js";
+import { attrMap, dataType, fsPath, nodeId, notebookId, sortMode } from "./args.js";
 
 /** The aggregated MCP tools. */
 export const TOOL_NAMES = [
@@ -30,14 +30,25 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 
 export type { ActionPolicy, PreconditionKind };
 
+/**
+ * When an action needs the user's confirmation: always, never, or when its probe finds it crosses
+ * documents (decided at preflight and again at commit from the same probe, whose digest covers both
+ * documents, so a commit that passes the digest comparison has the preflight's answer).
+ */
+export type Danger = boolean | "cross_document";
+
 /** One action as the catalog declares it; the action name is its key in {@link CATALOG}. */
 export interface ActionSpec {
   /** The widest policy of the action, used for the advertised schema and description. */
   readonly policy: ActionPolicy;
   /** The policy for these parsed arguments (defaults to `policy`). */
   readonly policyFor?: (args: Record<string, unknown>) => ActionPolicy;
-  /** Delete, remove and move: runtimes ask the user to confirm before executing. Default false. */
-  readonly dangerous?: boolean;
+  /**
+   * Runtimes ask the user to confirm before executing: `true` always (delete, remove, rm, moves of
+   * documents and paths), `"cross_document"` when the probe finds the action leaves its document
+   * (block.move to an anchor in another document or notebook). Default false.
+   */
+  readonly dangerous?: Danger;
   /** Business arguments; unknown keys are rejected. */
   readonly args: z.ZodObject;
   /** The compact signature shown in the tool description, e.g. `update(id,data)`. */
@@ -55,8 +66,8 @@ export interface ActionSurface {
   readonly policy: ActionPolicy;
   /** The policy for these parsed arguments (defaults to `policy`). */
   readonly policyFor?: (args: Record<string, unknown>) => ActionPolicy;
-  /** Delete, remove and move: runtimes ask the user to confirm before executing. */
-  readonly dangerous: boolean;
+  /** Whether runtimes ask the user to confirm before executing (see {@link ActionSpec.dangerous}). */
+  readonly dangerous: Danger;
   /** Business arguments; unknown keys are rejected. */
   readonly args: z.ZodObject;
   /** The compact signature shown in the tool description, e.g. `update(id,data)`. */
@@ -76,7 +87,7 @@ const additive = mutation("none");
 
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
 const id = z.strictObject({ id: nodeId });
-const notebookOnly = z.strictObject({ notebook: nodeId });
+const notebookOnly = z.strictObject({ notebook: notebookId });
 
 /**
  * Every action of every tool, by tool then canonical action name (in the order they are
@@ -103,17 +114,17 @@ export const CATALOG = {
           (a) => a.nextID ?? a.previousID ?? a.parentID,
           "needs nextID, previousID or parentID",
         ),
-      signature: "insert(data,nextID|previousID|parentID)",
+      signature: "insert(data,nextID=before it|previousID=after it|parentID alone=first child)",
     },
     prepend: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
-      signature: "prepend(parentID,data)",
+      signature: "prepend(parentID,data): first child",
     },
     append: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
-      signature: "append(parentID,data)",
+      signature: "append(parentID,data): last child",
     },
     update: {
       policy: state,
@@ -138,11 +149,11 @@ export const CATALOG = {
     delete: { policy: state, dangerous: true, args: id, signature: "delete(id)" },
     move: {
       policy: structure,
-      dangerous: true,
+      dangerous: "cross_document",
       args: z
         .strictObject({ id: nodeId, previousID: nodeId.optional(), parentID: nodeId.optional() })
         .refine((a) => a.previousID ?? a.parentID, "needs previousID or parentID"),
-      signature: "move(id,previousID|parentID)",
+      signature: "move(id,previousID=after it|parentID alone=first child)",
     },
   },
   document: {
@@ -150,27 +161,32 @@ export const CATALOG = {
     list_tree: {
       policy: read,
       args: z.strictObject({
-        notebook: nodeId,
+        notebook: notebookId,
         id: nodeId.optional(),
         depth: z.number().int().min(1).max(7).default(2),
       }),
       signature: "list_tree(notebook,id?,depth?)",
+    },
+    find: {
+      policy: read,
+      args: z.strictObject({ title: z.string().min(1).max(512), notebook: notebookId.optional() }),
+      signature: "find(title,notebook?) by part of the title",
     },
     lookup: {
       policy: read,
       args: z
         .strictObject({
           id: nodeId.optional(),
-          notebook: nodeId.optional(),
+          notebook: notebookId.optional(),
           hpath: z.string().optional(),
         })
         .refine((a) => a.id ?? (a.notebook && a.hpath), "give id, or notebook+hpath"),
-      signature: "lookup(id|notebook+hpath)",
+      signature: "lookup(id|notebook+hpath) exact",
     },
     create: {
       policy: additive,
       args: z.strictObject({
-        notebook: nodeId,
+        notebook: notebookId,
         hpath: z.string().regex(/^\/.+/, "must start with / and name the title"),
         markdown: z.string().default(""),
       }),
@@ -192,7 +208,7 @@ export const CATALOG = {
       policy: structure,
       dangerous: true,
       args: z.strictObject({ ids: z.array(nodeId).min(1).max(64), toID: nodeId }),
-      signature: "move(ids,toID)",
+      signature: "move(ids,toID=parent doc or notebook)",
     },
     reorder: {
       policy: structure,
@@ -250,13 +266,13 @@ export const CATALOG = {
     },
     rename: {
       policy: state,
-      args: z.strictObject({ notebook: nodeId, name: z.string().min(1).max(512) }),
+      args: z.strictObject({ notebook: notebookId, name: z.string().min(1).max(512) }),
       signature: "rename(notebook,name)",
     },
     set_conf: {
       policy: state,
       args: z.strictObject({
-        notebook: nodeId,
+        notebook: notebookId,
         conf: z
           .strictObject({
             sortMode: sortMode.optional(),
@@ -272,7 +288,7 @@ export const CATALOG = {
     },
     set_open_state: {
       policy: state,
-      args: z.strictObject({ notebook: nodeId, open: z.boolean() }),
+      args: z.strictObject({ notebook: notebookId, open: z.boolean() }),
       signature: "set_open_state(notebook,open)",
     },
     remove: {
@@ -294,8 +310,9 @@ export const CATALOG = {
         query: z.string().min(1),
         page: z.number().int().min(1).default(1),
         pageSize: z.number().int().min(1).max(64).default(16),
+        full: z.boolean().default(false),
       }),
-      signature: "fulltext(query,page?)",
+      signature: "fulltext(query,page?,pageSize?<=64,full?) compact rows unless full",
     },
   },
   tag: {

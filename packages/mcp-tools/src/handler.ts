@@ -76,6 +76,12 @@ export interface Probed<S> {
    * to the preflight answer only; the answer's safety fields win on a name clash. Never hashed.
    */
   readonly preflightNotes?: Record<string, unknown>;
+  /**
+   * For an action whose danger depends on the state (catalog `dangerous: "cross_document"`):
+   * whether this call needs the user's confirmation. Decided from what the digest covers, so the
+   * commit's re-probe gives the same answer whenever the digests match.
+   */
+  readonly dangerous?: boolean;
 }
 
 /** What a readback saw. */

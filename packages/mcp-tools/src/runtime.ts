@@ -38,6 +38,7 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
+import { CREDENTIAL_NOTE } from "./tools/system.js";
 
 /** Which process coordinates strict writes. */
 export interface AuthorityInfo {
@@ -88,6 +89,11 @@ export interface ToolResult {
 /** How a call is classified before it runs. */
 export interface CallClass {
   readonly kind: "read" | "mutation" | "external" | "invalid";
+  /**
+   * Always needs the user's confirmation. An action whose danger depends on the state (block.move
+   * across documents) is `false` here: its commit answers `confirmation_required` from the probe,
+   * before any write, and the shell then asks and calls again with `confirmed`.
+   */
   readonly dangerous: boolean;
   readonly validateOnly: boolean;
 }
@@ -254,7 +260,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       const policy = policyOf(p.surface, p.call.args);
       return {
         kind: policy.kind,
-        dangerous: p.surface.dangerous,
+        dangerous: p.surface.dangerous === true,
         validateOnly: p.safety.validateOnly === true,
       };
     } catch {
@@ -294,6 +300,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     p: Parsed,
     m: AppliedMutation<S, E>,
     call: WriteCall,
+    confirmed: boolean,
   ): Promise<PreflightAnswer | CommitAnswer | { status: "cancelled" }> {
     const c = coordinator as WriteCoordinator;
     let probed: Probed<S> | undefined;
@@ -302,6 +309,15 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       requirePermission(ctx.permissions, seen.notebooks, ctx.needs);
       if (seen.notebooks.length === 0 && !grantsEverywhere(ctx.permissions, ctx.needs)) {
         requirePermission(ctx.permissions, ["(workspace)"], ctx.needs);
+      }
+      // A state-dependent danger (block.move to another document) is decided by this probe, at
+      // commit as at preflight; refused here, the commit has written nothing and keeps its lease.
+      if (ctx.phase === "commit" && seen.dangerous === true && !confirmed) {
+        throw new ToolError(
+          "confirmation_required",
+          `${p.surface.tool}.${p.surface.action} crosses documents and needs the user's confirmation`,
+          { writeAttempted: false },
+        );
       }
       probed = seen;
       return { digest: stateHash(seen.state) };
@@ -315,7 +331,12 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       if (call.policy?.kind === "mutation" && call.policy.precondition === "none") await probe();
       const answer = await c.preflight(call, probe);
       if (!("validateOnly" in answer)) return answer;
-      const extra = { ...m.summary(), ...probed?.preflightNotes };
+      const extra: Record<string, unknown> = { ...m.summary(), ...probed?.preflightNotes };
+      if (p.surface.dangerous !== false) {
+        // The shell adds how it will ask (`confirmation`), since only it knows the client.
+        extra["confirmationRequired"] = p.surface.dangerous === true || probed?.dangerous === true;
+      }
+      if (typeof answer.preconditionField === "string") extra["credentialNote"] = CREDENTIAL_NOTE;
       return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
     let executed: { readonly value: E; readonly before: Probed<S> } | undefined;
@@ -381,7 +402,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           `${tool}.${p.surface.action} is a ${policy.kind} action with a ${handler.kind} handler`,
         );
       if (handler.kind === "read") return ok(await runRead(ctx, handler));
-      if (p.surface.dangerous && !validateOnly && context.confirmed !== true) {
+      if (p.surface.dangerous === true && !validateOnly && context.confirmed !== true) {
         throw new ToolError(
           "confirmation_required",
           `${tool}.${p.surface.action} is dangerous and needs the user's confirmation`,
@@ -405,7 +426,9 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       if (handler.kind === "external")
         return ok(await runExternal(ctx, handler, call, validateOnly));
       return ok(
-        await handler.open((m) => runMutation(ctx, p, m, { ...call, targetIds: targetsOf(m) })),
+        await handler.open((m) =>
+          runMutation(ctx, p, m, { ...call, targetIds: targetsOf(m) }, context.confirmed === true),
+        ),
       );
     } catch (e) {
       return fromError(e);

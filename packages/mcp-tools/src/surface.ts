@@ -25,10 +25,10 @@ export interface ToolDescriptor {
 }
 
 const PURPOSE: Record<ToolName, string> = {
-  block: "SiYuan blocks by ID",
-  document: "SiYuan documents by ID",
-  fs: "SiYuan documents by path /<notebook>/<title>/…",
-  notebook: "SiYuan notebooks",
+  block: "SiYuan blocks by ID; data is Markdown unless dataType:dom",
+  document: "SiYuan documents by ID; notebook = notebook ID from notebook.list",
+  fs: "SiYuan documents by path /<notebook name>/<title>/…",
+  notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
   system: "Sisyphus and kernel info; call bootstrap first",
@@ -143,8 +143,14 @@ export function describeTool(tool: ToolName, strict: boolean): ToolDescriptor {
   } else if (kinds.size > 0) {
     parts.push("Strict Safe Writes off: writes are unguarded.");
   }
-  const dangerous = actions.filter((a) => a.dangerous).map((a) => a.action);
-  if (dangerous.length > 0) parts.push(`Confirm first: ${dangerous.join(",")}.`);
+  const dangerous = actions
+    .filter((a) => a.dangerous !== false)
+    .map((a) => (a.dangerous === true ? a.action : `${a.action}(to another doc)`));
+  if (dangerous.length > 0) {
+    // Advertised so that clients validating calls against the schema keep it.
+    properties["confirm"] = { type: "boolean" };
+    parts.push(`User confirms: ${dangerous.join(",")} (the preflight answer says how).`);
+  }
   if (tool === "system" && actions.some((a) => a.policy.kind === "external")) {
     parts.push("notify is external: no validateOnly.");
   }

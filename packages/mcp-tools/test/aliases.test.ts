@@ -46,6 +46,7 @@ describe("document.set_attr is an alias of document.set_attrs", () => {
           h.commitArgs({ action: spelling, ...args }, pre.structuredContent),
         );
         expect(replay.structuredContent["replayed"], spelling).toBe(true);
+        expect(replay.structuredContent["executedNow"], spelling).toBe(false);
       }
       expect(h.writes("/api/attr/setBlockAttrs")).toBe(writes + 1);
     });

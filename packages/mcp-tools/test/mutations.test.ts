@@ -446,11 +446,20 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     expect(commit.isError, JSON.stringify(commit.structuredContent)).toBeUndefined();
     expect(commit.structuredContent["status"]).toBe("committed");
     expect(commit.structuredContent["writeSafetyGuaranteed"]).toBe(true);
+    expect(commit.structuredContent["executedNow"]).toBe(true);
+    expect(commit.structuredContent).not.toHaveProperty("replayed");
     const written = h.writes(p.endpoint) - before;
     expect(written).toBeGreaterThanOrEqual(1);
 
     const replay = await h.call(tool, h.commitArgs(args, preflight), confirmed);
     expect(replay.structuredContent["replayed"]).toBe(true);
+    // this call executed nothing; the rest of the receipt describes the original write
+    expect(replay.structuredContent["executedNow"]).toBe(false);
+    expect(replay.structuredContent).toEqual({
+      ...commit.structuredContent,
+      replayed: true,
+      executedNow: false,
+    });
     expect(replay.structuredContent["status"]).toBe("committed");
     expect(h.writes(p.endpoint) - before).toBe(written);
 

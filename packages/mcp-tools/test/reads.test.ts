@@ -77,6 +77,19 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
   ],
   [
     "document",
+    () => ({ action: "find", title: "eads FIXT" }),
+    (s) =>
+      expect(s["docs"]).toEqual([
+        { id: fx.doc, title: fx.title, hpath: `/${fx.title}`, notebook: h.notebook },
+      ]),
+  ],
+  [
+    "document",
+    () => ({ action: "find", title: "Kid", notebook: h.notebook }),
+    (s) => expect((s["docs"] as Array<{ id: string }>).map((d) => d.id)).toEqual([fx.child]),
+  ],
+  [
+    "document",
     () => ({ action: "lookup", id: fx.child }),
     (s) => expect(s["hpath"]).toBe(`/${fx.title}/Kid`),
   ],
@@ -122,7 +135,21 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
   [
     "search",
     () => ({ action: "fulltext", query: "second" }),
-    (s) => expect(JSON.stringify(s)).toContain("second"),
+    (s) =>
+      expect(s["hits"]).toEqual([
+        {
+          id: expect.any(String),
+          type: "NodeParagraph",
+          docID: fx.doc,
+          notebook: h.notebook,
+          snippet: "second",
+        },
+      ]),
+  ],
+  [
+    "search",
+    () => ({ action: "fulltext", query: "second", full: true }),
+    (s) => expect((s["blocks"] as Array<{ content: string }>)[0]?.content).toContain("<mark>"),
   ],
   [
     "tag",
@@ -157,6 +184,9 @@ const ERRORS: Array<[string, () => Record<string, unknown>, string]> = [
   ["document", () => ({ action: "get", id: UNKNOWN }), "not_found"],
   ["document", () => ({ action: "list_tree", notebook: UNKNOWN }), "not_found"],
   ["document", () => ({ action: "lookup", id: UNKNOWN }), "not_found"],
+  ["document", () => ({ action: "find", title: "x", notebook: UNKNOWN }), "not_found"],
+  ["document", () => ({ action: "find", title: "x", notebook: "My notes" }), "invalid_arguments"],
+  ["document", () => ({ action: "find", title: "" }), "invalid_arguments"],
   ["fs", () => ({ action: "ls", path: "/No such notebook" }), "not_found"],
   ["fs", () => ({ action: "read", path: `/${fx.nbName}/Missing doc` }), "not_found"],
   ["fs", () => ({ action: "tree", path: `/${fx.nbName}/Missing doc` }), "not_found"],
@@ -181,6 +211,20 @@ describe("read actions", () => {
     const r = await h.call(tool, args());
     expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe(code);
     expect((r.structuredContent["error"] as { hint: string }).hint).toMatch(/\w/);
+  });
+
+  it("document.find matches %, _ and quotes literally", async () => {
+    const odd = h.sandbox.control.external.createDoc(h.notebook, "/Rate 100%_'sure'", "x");
+    h.sandbox.control.external.createDoc(h.notebook, "/Rate 1000 sure", "y");
+    for (const title of ["100%_'s", "%_'"]) {
+      const r = await h.call("document", { action: "find", title });
+      expect(r.structuredContent["docs"], title).toEqual([
+        { id: odd, title: "Rate 100%_'sure'", hpath: "/Rate 100%_'sure'", notebook: h.notebook },
+      ]);
+    }
+    const none = await h.call("document", { action: "find", title: "0_s" });
+    expect(none.structuredContent["docs"]).toEqual([]);
+    expect(none.structuredContent["hint"]).toMatch(/fulltext/);
   });
 
   it("answers kernel_unavailable, not a crash, when the kernel is down", async () => {

@@ -301,6 +301,23 @@ describe("search under restricted permissions", () => {
       expect(hidden.structuredContent["withheld"]).toBe(1);
       const full = await h.call("search", { action: "fulltext", query: "secretword" });
       expect(JSON.stringify(full.structuredContent)).not.toContain(d.blocks[0]);
+      const rows = await h.call("search", { action: "fulltext", query: "secretword", full: true });
+      expect(JSON.stringify(rows.structuredContent)).not.toContain(d.blocks[0]);
+      const title = await h.call("document", { action: "find", title: d.title });
+      expect(JSON.stringify(title.structuredContent)).not.toContain(d.id);
+      expect(title.structuredContent["withheld"]).toBeGreaterThanOrEqual(1);
+      const inNotebook = await h.call("document", {
+        action: "find",
+        title: d.title,
+        notebook: h.notebook,
+      });
+      expect(errorCode(inNotebook)).toBe("permission_denied");
+      const byPath = await h.call("document", {
+        action: "lookup",
+        notebook: h.notebook,
+        hpath: `/${d.title}`,
+      });
+      expect(errorCode(byPath)).toBe("permission_denied");
     } finally {
       h.permissions = { default: "delete" };
     }

@@ -1,10 +1,58 @@
 /**
  * search: sql and fulltext (reads). The SQL index lags the live tree; results say so.
+ *
+ * fulltext answers compact rows by default (ID, type, document ID, notebook, a plain-text snippet
+ * of the content without the kernel's `<mark>` markup); `full: true` returns the kernel's rows as
+ * they are. Rows of notebooks the caller may not read are withheld either way.
  */
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
 import { checkReadOnlySql } from "./read-only-sql.js";
+
+/** The longest snippet of a compact fulltext row, in characters. */
+export const SNIPPET_MAX_CHARS = 240;
+
+const ENTITIES: Record<string, string> = {
+  "&lt;": "<",
+  "&gt;": ">",
+  "&quot;": '"',
+  "&#39;": "'",
+  "&#34;": '"',
+  "&apos;": "'",
+  "&amp;": "&",
+};
+
+/**
+ * The kernel's block content as plain text: `<mark>` tags dropped, HTML entities decoded (the
+ * kernel HTML-escapes the content before marking the hits), cut to {@link SNIPPET_MAX_CHARS}.
+ */
+export function snippetOf(content: unknown): string {
+  const text = String(content ?? "")
+    .replace(/<\/?mark>/g, "")
+    .replace(/&(?:lt|gt|quot|apos|amp|#39|#34);/g, (e) => ENTITIES[e] ?? e);
+  const chars = [...text];
+  return chars.length > SNIPPET_MAX_CHARS ? `${chars.slice(0, SNIPPET_MAX_CHARS).join("")}…` : text;
+}
+
+/** One compact fulltext row. */
+export interface CompactHit {
+  readonly id: string;
+  readonly type: string;
+  readonly docID: string;
+  readonly notebook: string;
+  readonly snippet: string;
+}
+
+function compactHit(b: Record<string, unknown>): CompactHit {
+  return {
+    id: String(b["id"] ?? ""),
+    type: String(b["type"] ?? ""),
+    docID: String(b["rootID"] ?? ""),
+    notebook: String(b["box"] ?? ""),
+    snippet: snippetOf(b["content"]),
+  };
+}
 
 /** The search tool's handlers. */
 export const searchHandlers = {
@@ -37,9 +85,23 @@ export const searchHandlers = {
     run: async (ctx, a) => {
       const result = (await ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize)) as {
         blocks?: Array<Record<string, unknown>> | null;
+        matchedBlockCount?: number;
+        matchedRootCount?: number;
+        pageCount?: number;
       };
       const { rows, withheld } = readableRows(ctx.permissions, result.blocks ?? []);
-      return { ...result, blocks: rows, ...(withheld > 0 ? { withheld } : {}) };
+      const more = withheld > 0 ? { withheld } : {};
+      if (a.full) return { ...result, blocks: rows, ...more };
+      return {
+        hits: rows.map(compactHit),
+        page: a.page,
+        pageSize: a.pageSize,
+        ...(typeof result.pageCount === "number" ? { pageCount: result.pageCount } : {}),
+        ...(typeof result.matchedBlockCount === "number"
+          ? { matchedBlockCount: result.matchedBlockCount }
+          : {}),
+        ...more,
+      };
     },
   }),
 } satisfies ToolHandlers<"search">;

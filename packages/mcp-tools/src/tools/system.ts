@@ -12,6 +12,13 @@ import { externalAction, readAction, type ToolHandlers } from "../handler.js";
 /** The package version reported by `system.version`. */
 export const SISYPHUS_VERSION = "0.1.0";
 
+/**
+ * One line on credentials, in `system.bootstrap` and every preflight answer that carries one
+ * (`credentialNote`): an agent seeing a few hex digits must not suspect a truncation.
+ */
+export const CREDENTIAL_NOTE =
+  "The credential is a short alias (4+ hex digits) of a full SHA-256 held by the server; copy it as given.";
+
 /** How to use the protocol, said once here instead of in every schema. */
 export function bootstrapText(strict: boolean): Record<string, unknown> {
   return {
@@ -21,11 +28,12 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
           "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer has preconditionField, that field with the returned value (e.g. expectedStateHash).",
           `Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes.`,
-          "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true).",
+          CREDENTIAL_NOTE,
+          "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true, executedNow:false).",
           "state_changed: the target changed after preflight; reread before deciding to write again.",
           "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
-          "preflight_lease_invalid: run the same validateOnly call again. idempotency_conflict: this requestId belongs to other arguments.",
-          "Dangerous actions (delete, remove, move, rm, mv) need the user's confirmation; clients with form elicitation are asked by the server, others resend with confirm:true after asking the user.",
+          "preflight_lease_invalid: details.reason says why and the hint names the next call (usually the same validateOnly call again). idempotency_conflict: this requestId belongs to other arguments.",
+          'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true).',
           "External actions (system.notify) take no validateOnly, requestId or hash and carry no guarantee.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],

@@ -368,7 +368,7 @@ async function attempt(
 /** Runs a scenario once: clean when `cell` is absent, else with the cell's fault at the commit. */
 export async function runScenario(scenario: Scenario, cell?: Cell): Promise<Run> {
   const surface = surfaceOf(scenario);
-  const confirmed = surface.dangerous;
+  const confirmed = surface.dangerous !== false;
   const env = await startEnv();
   try {
     const fx = await scenario.setup(env);

@@ -1,6 +1,8 @@
 /**
- * block.move (dangerous): a structure precondition over the moved block and the full Kramdown of
- * its document and the anchor's; the readback requires the block at the requested place.
+ * block.move: a structure precondition over the moved block and the full Kramdown of its document
+ * and the anchor's; the readback requires the block at the requested place. Dangerous (the user
+ * confirms) only when the block and the anchor are in different documents: the digest covers both
+ * documents' IDs, so the commit's re-probe decides the same as the preflight's.
  */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
@@ -51,7 +53,12 @@ export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
     }
     await checkMove(ctx, a);
     const s = await moveStructure(ctx, a);
-    return { state: s.state, notebooks: s.notebooks, snapshot: { rootIds: s.rootIds } };
+    return {
+      state: s.state,
+      notebooks: s.notebooks,
+      snapshot: { rootIds: s.rootIds },
+      dangerous: s.rootIds.length > 1,
+    };
   },
   async execute(ctx, a) {
     await ctx.write.moveBlock(a.id, {

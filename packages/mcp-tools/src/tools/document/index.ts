@@ -1,5 +1,5 @@
 /**
- * document: get, list_tree, lookup (reads); create (additive); rename, set_attrs (alias
+ * document: get, list_tree, find, lookup (reads); create (additive); rename, set_attrs (alias
  * set_attr), remove (state); move, reorder (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */

@@ -1,7 +1,8 @@
-/** document reads: get, list_tree, lookup. */
+/** document reads: get, list_tree, find, lookup. */
 import { notFound, ToolError } from "../../errors.js";
 import { readAction, type ToolHandlers } from "../../handler.js";
 import { locateDoc, normalizeHpath, requireDoc, resolveParent } from "../../state/doc-state.js";
+import { findDocs } from "./find.js";
 import { listTree } from "./tree.js";
 
 /** The document tool's reads. */
@@ -36,6 +37,10 @@ export const documentReads = {
     },
     notebooks: async (_ctx, a) => [a.notebook],
   }),
+  find: readAction({
+    run: findDocs,
+    notebooks: async (_ctx, a) => (a.notebook === undefined ? [] : [a.notebook]),
+  }),
   lookup: readAction({
     run: async (ctx, a) => {
       if (a.id) {
@@ -52,5 +57,7 @@ export const documentReads = {
       );
       return { notebook: a.notebook, hpath: normalizeHpath(a.hpath as string), ids };
     },
+    notebooks: async (ctx, a) =>
+      a.id ? [(await requireDoc(ctx, a.id)).notebook] : [a.notebook as string],
   }),
-} satisfies Pick<ToolHandlers<"document">, "get" | "list_tree" | "lookup">;
+} satisfies Pick<ToolHandlers<"document">, "get" | "list_tree" | "find" | "lookup">;
