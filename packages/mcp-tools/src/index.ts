@@ -19,7 +19,13 @@ export { isToolError, TOOL_ERROR_HINTS, ToolError, type ToolErrorCode } from "./
 export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
-export { type CallRoute, registerTools } from "./register.js";
+export {
+  type CallRoute,
+  registerSkillResources,
+  registerTools,
+  SKILL_MANIFEST_URI,
+  skillResourceUri,
+} from "./register.js";
 export {
   type AuthorityInfo,
   type CallClass,
@@ -31,5 +37,19 @@ export {
   type ToolRuntimeConfig,
   type ToolRuntimeOptions,
 } from "./runtime.js";
+export {
+  renderSkill,
+  SKILL_DESCRIPTION,
+  SKILL_NAME,
+  type SkillFile,
+  type SkillManifest,
+  skillFiles,
+  skillManifest,
+} from "./skill.js";
 export { describeTools, type ToolDescriptor } from "./surface.js";
-export { bootstrapText, SERVER_INSTRUCTIONS, SISYPHUS_VERSION } from "./tools/system.js";
+export {
+  bootstrapText,
+  CREDENTIAL_NOTE,
+  SERVER_INSTRUCTIONS,
+  SISYPHUS_VERSION,
+} from "./tools/system.js";

@@ -13,6 +13,7 @@ import type {
   StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import type { ToolResult, ToolRuntime } from "./runtime.js";
+import { SKILL_DESCRIPTION, SKILL_NAME, skillFiles, skillManifest } from "./skill.js";
 
 /** A shell's own call path: delegation, confirmation, admission. */
 export type CallRoute = (
@@ -59,4 +60,60 @@ export function registerTools(server: McpServer, runtime: ToolRuntime, route?: C
             })) as Promise<CallToolResult>,
     );
   }
+}
+
+/** The URI of one file of the skill served as a resource (`sisyphus://skills/<name>/<path>`). */
+export function skillResourceUri(path: string): string {
+  return `sisyphus://skills/${SKILL_NAME}/${path}`;
+}
+
+/** The manifest resource's URI: each skill file with its complete SHA-256. */
+export const SKILL_MANIFEST_URI = skillResourceUri("manifest.json");
+
+let rendered: { files: ReturnType<typeof skillFiles>; manifestText: string } | undefined;
+
+function skillTexts(): { files: ReturnType<typeof skillFiles>; manifestText: string } {
+  if (rendered !== undefined) return rendered;
+  const files = skillFiles();
+  const manifest = skillManifest();
+  const manifestText = `${JSON.stringify(
+    {
+      ...manifest,
+      files: manifest.files.map((f) => ({ ...f, uri: skillResourceUri(f.path) })),
+    },
+    null,
+    2,
+  )}\n`;
+  rendered = { files, manifestText };
+  return rendered;
+}
+
+/**
+ * Registers the skill `siyuan-strict-writes` on `server` as resources: each file (`SKILL.md`) and
+ * the manifest (`manifest.json`: `{ name, description, files: [{ path, uri, sha256, size }] }`, the
+ * SHA-256 complete, 64 hex digits). The texts are rendered once per process, in memory (a
+ * stateless server builds a server per request): nothing is read from disk.
+ */
+export function registerSkillResources(server: McpServer): void {
+  const { files, manifestText } = skillTexts();
+  for (const file of files) {
+    const uri = skillResourceUri(file.path);
+    server.registerResource(
+      `${SKILL_NAME}/${file.path}`,
+      uri,
+      { description: SKILL_DESCRIPTION, mimeType: file.mimeType },
+      async () => ({ contents: [{ uri, mimeType: file.mimeType, text: file.text }] }),
+    );
+  }
+  server.registerResource(
+    `${SKILL_NAME}/manifest.json`,
+    SKILL_MANIFEST_URI,
+    {
+      description: `The files of the skill ${SKILL_NAME} with their complete SHA-256 digests.`,
+      mimeType: "application/json",
+    },
+    async () => ({
+      contents: [{ uri: SKILL_MANIFEST_URI, mimeType: "application/json", text: manifestText }],
+    }),
+  );
 }

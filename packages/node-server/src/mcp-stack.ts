@@ -23,6 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import {
   createToolRuntime,
+  registerSkillResources,
   registerTools,
   SERVER_INSTRUCTIONS,
   type ToolRuntime,
@@ -62,7 +63,7 @@ function buildFactory(
     const server = new McpServer(
       { name: SERVER_INFO.name, version: SERVER_INFO.version },
       // The instructions go out in both eras: `server/discover` (2026-07-28) and `initialize` (2025).
-      { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
+      { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
     );
     const conn: GatewayConnection = {
       principal,
@@ -74,6 +75,9 @@ function buildFactory(
       (tool: string, args: Record<string, unknown>, ctx: ServerContext) =>
         gateway(tool, args, ctx, conn),
     );
+    // The skill siyuan-strict-writes (SKILL.md and its manifest), rendered in memory from the
+    // same source as system.bootstrap: bundled, never read from disk.
+    registerSkillResources(server);
     return server;
   };
 }

@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import { renderSkill, SKILL_NAME, skillFiles, skillManifest } from "./skill.js";
+import { bootstrapText, CREDENTIAL_NOTE } from "./tools/system.js";
+
+const committed = resolve(import.meta.dirname, "../../../skills", SKILL_NAME, "SKILL.md");
+
+describe("skill siyuan-strict-writes", () => {
+  it("the committed SKILL.md is renderSkill() (run `pnpm --filter @sisyphus/mcp-tools gen:skill`)", () => {
+    expect(readFileSync(committed, "utf8")).toBe(renderSkill());
+  });
+
+  it("is deterministic and carries Agent Skills front matter", () => {
+    const text = renderSkill();
+    expect(renderSkill()).toBe(text);
+    const front = /^---\nname: ([a-z0-9-]+)\ndescription: (".*")\n---\n/.exec(text);
+    expect(front?.[1]).toBe(SKILL_NAME);
+    const description = JSON.parse(front?.[2] ?? '""') as string;
+    expect(description.length).toBeGreaterThan(0);
+    expect(description.length).toBeLessThanOrEqual(1024);
+  });
+
+  it("stays under 1,500 tokens (o200k_base, as the bench counts)", () => {
+    expect(encode(renderSkill()).length).toBeLessThan(1500);
+  });
+
+  it("holds every bootstrap line, the credential note and the addressing line", () => {
+    const text = renderSkill();
+    const boot = bootstrapText(true);
+    for (const line of boot["writeProtocol"] as string[]) expect(text).toContain(line);
+    expect(text).toContain(CREDENTIAL_NOTE);
+    expect(text).toContain(String(boot["addressing"]));
+  });
+
+  it("has one worked example per precondition kind", () => {
+    const headings = renderSkill()
+      .split("\n")
+      .filter((l) => l.startsWith("### "));
+    expect(headings.map((h) => h.slice(4, h.indexOf(":")))).toEqual([
+      "expectedStateHash",
+      "expectedStructureHash",
+      "expectedManifestHash",
+      "additive, no hash",
+    ]);
+  });
+
+  it("lists each file in the manifest with its complete SHA-256", () => {
+    const manifest = skillManifest();
+    expect(manifest.files.map((f) => f.path)).toEqual(skillFiles().map((f) => f.path));
+    for (const [i, f] of skillFiles().entries()) {
+      const digest = manifest.files[i]?.sha256;
+      expect(digest).toMatch(/^[0-9a-f]{64}$/);
+      expect(digest).toBe(createHash("sha256").update(f.text, "utf8").digest("hex"));
+    }
+  });
+});
