@@ -31,7 +31,7 @@ const PURPOSE: Record<ToolName, string> = {
   notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
-  system: "Sisyphus and kernel info; call bootstrap first",
+  system: "this MCP server's write protocol, versions and health; call bootstrap first",
 };
 
 type JsonSchema = Record<string, unknown>;

@@ -86,7 +86,7 @@ export const systemHandlers = {
 
 /** Server instructions for MCP `initialize` / `server/discover`: short; details live in system.bootstrap. */
 export const SERVER_INSTRUCTIONS =
-  "Sisyphus edits SiYuan notes safely. Call system.bootstrap once for the write protocol. Reads run directly. " +
+  "This server (Sisyphus) edits SiYuan notes safely. Call system.bootstrap once for the write protocol. Reads run directly. " +
   "Every write is two calls: the action with validateOnly:true (preflight), then the same action and arguments " +
   "with the returned requestId and, if given, the field named by preconditionField. Copy those values exactly; " +
   "reuse the same requestId for retries. On outcome_unknown or readback_mismatch inspect the target instead of retrying.";
