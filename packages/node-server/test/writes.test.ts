@@ -160,10 +160,16 @@ describe("admission", () => {
         arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphGoals },
       });
     const health = () => healthOf(shared.authority.url);
-    // The first four reads hold the read slots; the other 124 wait in the queue.
-    shared.sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 8_000, times: 4 });
+    // The first four reads hold the read slots; the other 124 wait in the queue. The hold is long
+    // enough that a loaded machine still admits all 128 before a slot frees.
+    const start = shared.sandbox.control.count(endpoint);
+    shared.sandbox.control.armFault({ endpoint, kind: "delay", delayMs: 20_000, times: 4 });
     const admitted = Array.from({ length: 128 }, read);
-    await waitFor(async () => (await health())["inFlight"] === 128, { timeoutMs: 7_000 });
+    await waitFor(async () => (await health())["inFlight"] === 128, { timeoutMs: 18_000 });
+    // The four held reads have reached the kernel; nothing else may until a slot frees.
+    await waitFor(() => shared.sandbox.control.count(endpoint) === start + 4, {
+      timeoutMs: 18_000,
+    });
     const before = shared.sandbox.control.count(endpoint);
     const extra = await Promise.all(Array.from({ length: 4 }, read));
     for (const r of extra) expect(errorCode(r)).toBe("queue_full");
@@ -184,7 +190,8 @@ describe("legacy cancellation", () => {
     const first = await preflight(DEMO_IDS.headingGoals, "# Goals (first)");
     const second = await preflight(DEMO_IDS.headingTasks, "## Tasks (cancelled)");
     const before = shared.sandbox.control.count(UPDATE);
-    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_500, times: 1 });
+    // Held long enough that a loaded machine queues the second call behind it.
+    shared.sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 8_000, times: 1 });
     const running = client.callTool({ name: "block", arguments: first });
     const ctl = new AbortController();
     const queued = client
