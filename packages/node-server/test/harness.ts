@@ -329,3 +329,17 @@ export function auditEnv(): Record<string, string> {
   const file = process.env[REPO_AUDIT_ENV];
   return file ? { [REPO_AUDIT_ENV]: file } : {};
 }
+
+/** A stdio process delegating to the shared authority, with the official client in `era`. */
+export function sharedStdioClient(
+  shared: SharedAuthority,
+  era: "modern" | "legacy",
+): Promise<Client> {
+  return stdioClient({
+    era,
+    dataDir: shared.dataDir,
+    siyuanUrl: shared.sandbox.url,
+    siyuanToken: shared.sandbox.token,
+    authToken: AUTH_TOKEN,
+  });
+}

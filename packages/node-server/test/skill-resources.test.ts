@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/client";
 import { renderSkill, SKILL_MANIFEST_URI, skillResourceUri } from "@sisyphus/mcp-tools";
 import { describe, expect, it } from "vitest";
-import { AUTH_TOKEN, httpClient, sharedDemoAuthority, stdioClient } from "./harness.js";
+import { httpClient, sharedDemoAuthority, sharedStdioClient } from "./harness.js";
 
 const shared = sharedDemoAuthority();
 const SKILL_URI = skillResourceUri("SKILL.md");
@@ -51,13 +51,7 @@ describe("skill resources", () => {
 
   it("are listed and read over stdio in both eras", async () => {
     for (const era of ["modern", "legacy"] as const) {
-      const client = await stdioClient({
-        era,
-        dataDir: shared.dataDir,
-        siyuanUrl: shared.sandbox.url,
-        siyuanToken: shared.sandbox.token,
-        authToken: AUTH_TOKEN,
-      });
+      const client = await sharedStdioClient(shared, era);
       expect(client.getProtocolEra()).toBe(era);
       await checkSkill(client, `stdio ${era}`);
       await client.close();

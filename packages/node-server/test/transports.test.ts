@@ -13,8 +13,8 @@ import {
   legacyInitialize,
   RAW_HEADERS,
   sharedDemoAuthority,
+  sharedStdioClient,
   spawnAuthority,
-  stdioClient,
   TOOL_NAMES,
   tempDataDir,
 } from "./harness.js";
@@ -46,13 +46,7 @@ describe("both protocol eras", () => {
 
   it("serves both eras over stdio", async () => {
     for (const era of ["modern", "legacy"] as const) {
-      const client = await stdioClient({
-        era,
-        dataDir: shared.dataDir,
-        siyuanUrl: shared.sandbox.url,
-        siyuanToken: shared.sandbox.token,
-        authToken: AUTH_TOKEN,
-      });
+      const client = await sharedStdioClient(shared, era);
       expect(client.getProtocolEra()).toBe(era);
       expect(client.getInstructions(), era).toBe(SERVER_INSTRUCTIONS);
       const tools = await client.listTools();
