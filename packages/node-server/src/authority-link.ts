@@ -2,13 +2,26 @@
  * The delegating side of the authority rule: a process that is not the write authority sends
  * mutation and external calls to the HTTP authority's `/mcp` with the official MCP client. No
  * local fallback: unreachable → `write_coordinator_unavailable`; the response lost after the call
- * was sent → `outcome_unknown`; a different authority than the one first seen →
- * `write_coordinator_changed`.
+ * was sent → `outcome_unknown`; another kind of authority than the one first seen →
+ * `write_coordinator_changed`. When none serves the data directory, the link may start the Node
+ * authority in the background (`background-authority.ts`) and delegate to it.
  */
+
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { DELEGATION_TIMEOUT_MS, SERVER_INFO } from "./constants.js";
-import { type AuthorityRecord, readAuthorityRecord } from "./data-dir.js";
+import {
+  type BackgroundAuthorityOptions,
+  type BackgroundStart,
+  startBackgroundAuthority,
+} from "./background-authority.js";
+import { DATA_FILES, DELEGATION_TIMEOUT_MS, HEALTH_PATH, SERVER_INFO } from "./constants.js";
+import {
+  type AuthorityRecord,
+  pidAlive,
+  readAuthorityRecord,
+  readLocalCredential,
+} from "./data-dir.js";
 import { importEsm } from "./import-esm.js";
 import { shellError } from "./results.js";
 
@@ -56,21 +69,56 @@ function mentionsUnauthorized(e: unknown): boolean {
 
 /** Options of `AuthorityLink`. */
 export interface AuthorityLinkOptions {
-  /** Data directory holding `authority.json`. */
+  /** Data directory holding `authority.json` and `authority.credential`. */
   dataDir: string;
-  /** Explicit authority URL (overrides `authority.json`'s URL). */
+  /** Explicit authority URL (overrides `authority.json`'s URL; nothing is started then). */
   authorityUrl?: string;
-  /** The authority's bearer token (same as `SISYPHUS_AUTH_TOKEN`). */
+  /**
+   * The authority's bearer token (`SISYPHUS_AUTH_TOKEN`). Without it the link presents the running
+   * authority's local credential from `authority.credential`.
+   */
   authToken?: string;
+  /** The SiYuan kernel this process reads; an authority writing to another kernel is refused. */
+  siyuanUrl?: string;
+  /** Start a background authority when none serves the data directory (see `background-authority.ts`). */
+  autostart?: Omit<BackgroundAuthorityOptions, "dataDir">;
   timeoutMs?: number;
 }
 
-/** One connection to the HTTP authority, opened lazily and reopened after failures. */
+/** Where and how to send a delegated call, or the refusal to answer instead. */
+type Target = { url: string; token: string } | { refusal: CallToolResult };
+
+function unavailable(reason: string, message: string): { refusal: CallToolResult } {
+  return { refusal: shellError("write_coordinator_unavailable", message, { reason }) };
+}
+
+/** Whether two kernel base URLs name the same kernel (user info and a trailing slash ignored). */
+function sameKernel(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const url = new URL(u);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+    } catch {
+      return u;
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+/**
+ * One connection to the HTTP authority, opened lazily and reopened after failures. The authority is
+ * the one `authority.json` names (started in the background first when allowed and none serves);
+ * a restarted authority of the same kind is used as it is (its lease pool is new, so leases issued
+ * before answer `preflight_lease_invalid`, reason `other_epoch`); another kind of authority answers
+ * `write_coordinator_changed`.
+ */
 export class AuthorityLink {
   readonly #options: AuthorityLinkOptions;
   #client: Client | undefined;
-  #clientUrl: string | undefined;
+  #clientKey: string | undefined;
   #seen: AuthorityRecord | undefined;
+  #starting: Promise<BackgroundStart> | undefined;
+  #heartbeat: { timer: NodeJS.Timeout; key: string } | undefined;
 
   constructor(options: AuthorityLinkOptions) {
     this.#options = options;
@@ -88,41 +136,11 @@ export class AuthorityLink {
     mayExecute: boolean,
     extraMeta: Record<string, unknown> = {},
   ): Promise<CallToolResult> {
-    const record = await readAuthorityRecord(this.#options.dataDir);
-    if (this.#seen !== undefined && record !== undefined) {
-      if (record.epoch !== this.#seen.epoch || record.kind !== this.#seen.kind) {
-        return shellError(
-          "write_coordinator_changed",
-          "The write authority changed since this process first used it.",
-          {
-            reason: record.kind !== this.#seen.kind ? "other_kind" : "other_epoch",
-          },
-        );
-      }
-    }
-    const url = this.#options.authorityUrl ?? record?.url ?? this.#seen?.url;
-    if (url === undefined) {
-      return shellError(
-        "write_coordinator_unavailable",
-        "No write authority found: start `sisyphus-server --http` with the same data directory.",
-        {
-          reason: "no_authority",
-        },
-      );
-    }
-    if (this.#options.authToken === undefined) {
-      return shellError(
-        "write_coordinator_unavailable",
-        "No auth token for the write authority: set SISYPHUS_AUTH_TOKEN (or --auth-token).",
-        {
-          reason: "no_auth_token",
-        },
-      );
-    }
-    if (this.#seen === undefined && record !== undefined) this.#seen = record;
+    const target = await this.#target();
+    if ("refusal" in target) return target.refusal;
     let client: Client;
     try {
-      client = await this.#connect(url, this.#options.authToken);
+      client = await this.#connect(target.url, target.token);
     } catch (e) {
       await this.#reset();
       return shellError("write_coordinator_unavailable", "The write authority cannot be reached.", {
@@ -174,6 +192,109 @@ export class AuthorityLink {
     }
   }
 
+  /** Resolves the authority to send to: `authority.json` (starting one first when allowed), the URL and the bearer. */
+  async #target(): Promise<Target> {
+    const o = this.#options;
+    let record = await readAuthorityRecord(o.dataDir);
+    if (record === "untrusted") {
+      return unavailable(
+        "untrusted_record",
+        `${join(o.dataDir, DATA_FILES.authority)} is not a private file of this user (owner, mode 0600); refusing to delegate to what it names.`,
+      );
+    }
+    const served = record !== undefined && pidAlive(record.pid);
+    if (o.authorityUrl === undefined && o.autostart !== undefined && !served) {
+      const started = await this.#start(record?.epoch);
+      if (!started.ok) {
+        return unavailable(
+          "start_failed",
+          `No write authority serves ${o.dataDir}, and ${started.message}.`,
+        );
+      }
+      record = started.record;
+    }
+    if (record !== undefined && this.#seen !== undefined && record.kind !== this.#seen.kind) {
+      return {
+        refusal: shellError(
+          "write_coordinator_changed",
+          "The write authority changed kind since this process first used it.",
+          { reason: "other_kind" },
+        ),
+      };
+    }
+    if (
+      record?.siyuanUrl !== undefined &&
+      o.siyuanUrl !== undefined &&
+      !sameKernel(record.siyuanUrl, o.siyuanUrl)
+    ) {
+      return unavailable(
+        "other_kernel",
+        `The write authority of ${o.dataDir} writes to the SiYuan kernel at ${record.siyuanUrl}, not ${new URL(o.siyuanUrl).host}: use another --data-dir for this kernel.`,
+      );
+    }
+    const url = o.authorityUrl ?? record?.url ?? this.#seen?.url;
+    if (url === undefined) {
+      return unavailable(
+        "no_authority",
+        "No write authority serves this data directory: start `sisyphus-server --http` with the same data directory, or let this process start one (remove --no-autostart).",
+      );
+    }
+    let token = o.authToken;
+    if (token === undefined) {
+      const credential = await readLocalCredential(o.dataDir);
+      if (credential === "untrusted") {
+        return unavailable(
+          "untrusted_credential",
+          `${join(o.dataDir, DATA_FILES.credential)} is not a private file of this user (owner, mode 0600); refusing to use it.`,
+        );
+      }
+      token = credential;
+    }
+    if (token === undefined) {
+      return unavailable(
+        "no_auth_token",
+        "No credential for the write authority: it left no authority.credential (it may be stopping), and SISYPHUS_AUTH_TOKEN (or --auth-token) is not set.",
+      );
+    }
+    // A restart of the same kind is the same authority's successor (same ledger): adopt its epoch.
+    if (record !== undefined) this.#seen = record;
+    if (record?.idleStopMs !== undefined) this.#keepAwake(url, token, record.idleStopMs);
+    return { url, token };
+  }
+
+  /** One background start at a time for all of this process's calls. */
+  #start(staleEpoch: string | undefined): Promise<BackgroundStart> {
+    const autostart = this.#options.autostart as Omit<BackgroundAuthorityOptions, "dataDir">;
+    this.#starting ??= startBackgroundAuthority(
+      { ...autostart, dataDir: this.#options.dataDir },
+      staleEpoch,
+    ).finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  /**
+   * Heartbeats (an authenticated `GET /health`) at a third of an idle-stopping authority's idle
+   * period, so it keeps serving while this process lives. The timer never keeps this process alive.
+   */
+  #keepAwake(url: string, token: string, idleStopMs: number): void {
+    const key = `${url}\n${token}`;
+    if (this.#heartbeat?.key === key) return;
+    clearInterval(this.#heartbeat?.timer);
+    const health = new URL(HEALTH_PATH, url);
+    const timer = setInterval(
+      () => {
+        fetch(health, { headers: { authorization: `Bearer ${token}` } })
+          .then((r) => r.body?.cancel())
+          .catch(() => undefined);
+      },
+      Math.max(20, Math.floor(idleStopMs / 3)),
+    );
+    timer.unref();
+    this.#heartbeat = { timer, key };
+  }
+
   /**
    * Asks the authority to run the commit's checks for a call before this process asks its user to
    * confirm it (see `PRECHECK_META_KEY`): `undefined` when they pass, else the refusal to answer
@@ -190,11 +311,14 @@ export class AuthorityLink {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#heartbeat?.timer);
+    this.#heartbeat = undefined;
     await this.#reset();
   }
 
   async #connect(url: string, token: string): Promise<Client> {
-    if (this.#client !== undefined && this.#clientUrl === url) return this.#client;
+    const key = `${url}\n${token}`;
+    if (this.#client !== undefined && this.#clientKey === key) return this.#client;
     await this.#reset();
     // Loaded on first delegation, so the HTTP authority never loads the client SDK.
     const { Client, StreamableHTTPClientTransport } = (await importEsm(
@@ -209,14 +333,14 @@ export class AuthorityLink {
     });
     await client.connect(transport);
     this.#client = client;
-    this.#clientUrl = url;
+    this.#clientKey = key;
     return client;
   }
 
   async #reset(): Promise<void> {
     const c = this.#client;
     this.#client = undefined;
-    this.#clientUrl = undefined;
+    this.#clientKey = undefined;
     await c?.close().catch(() => undefined);
   }
 }

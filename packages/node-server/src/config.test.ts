@@ -97,6 +97,48 @@ describe("parseConfig", () => {
     }
   });
 
+  it("starts a background authority from stdio unless told not to, and checks --background and --idle-stop-ms", () => {
+    const url = ["--siyuan-url", "http://127.0.0.1:6806"];
+    const stdio = parseConfig(["--stdio", ...url], {});
+    expect(stdio.autostart).toBe(true);
+    expect(stdio.idleStopMs).toBe(600_000);
+    expect(parseConfig(["--stdio", "--no-autostart", ...url], {}).autostart).toBe(false);
+    // An explicit authority is the user's choice: nothing is started.
+    expect(
+      parseConfig(["--stdio", ...url, "--authority-url", "http://127.0.0.1:9/mcp"], {}).autostart,
+    ).toBe(false);
+    // A background authority: loopback, a free port, no configured token needed, idle stop on.
+    const bg = parseConfig(["--background", ...url], {});
+    expect(bg).toMatchObject({
+      transport: "http",
+      background: true,
+      port: 0,
+      idleStopMs: 600_000,
+      autostart: false,
+    });
+    expect(bg.authToken).toBeUndefined();
+    expect(parseConfig(["--background", ...url, "--idle-stop-ms", "1500"], {}).idleStopMs).toBe(
+      1500,
+    );
+    // A user-started HTTP authority never stops by itself unless asked to.
+    expect(parseConfig([...url, "--auth-token", TOKEN], {}).idleStopMs).toBe(0);
+    expect(
+      parseConfig([...url, "--auth-token", TOKEN], { SISYPHUS_IDLE_STOP_MS: "60000" }).idleStopMs,
+    ).toBe(60_000);
+    expect(settingOf(() => parseConfig(["--background", "--stdio", ...url], {}))).toBe(
+      "--background",
+    );
+    expect(settingOf(() => parseConfig(["--background"], {}))).toBe("--background");
+    expect(settingOf(() => parseConfig(["--background", ...url, "--host", "0.0.0.0"], {}))).toBe(
+      "--host",
+    );
+    for (const bad of ["-1", "1.5", "10m", "86400001"]) {
+      expect(settingOf(() => parseConfig([`--idle-stop-ms=${bad}`], {}))).toBe(
+        "--idle-stop-ms (SISYPHUS_IDLE_STOP_MS)",
+      );
+    }
+  });
+
   it("accepts an origin list", () => {
     const c = parseConfig(["--allowed-origins", "http://app.test:3000, https://b.test"], {});
     expect(c.allowedOrigins).toEqual(["http://app.test:3000", "https://b.test"]);

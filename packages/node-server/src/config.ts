@@ -6,9 +6,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  DEFAULT_BACKGROUND_IDLE_STOP_MS,
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_PORT,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  MAX_IDLE_STOP_MS,
   MAX_SHUTDOWN_GRACE_MS,
 } from "./constants.js";
 import { NodeServerError } from "./errors.js";
@@ -41,6 +43,22 @@ export interface ServerConfig {
    * `DEFAULT_SHUTDOWN_GRACE_MS`).
    */
   readonly shutdownGraceMs: number;
+  /**
+   * `--background`: an HTTP authority started by a stdio process for its data directory (loopback
+   * only; its only credential is the local one in `authority.credential`; stops when idle).
+   */
+  readonly background: boolean;
+  /**
+   * HTTP: stop after this many milliseconds without an authenticated request and with nothing in
+   * flight (0: never; default `DEFAULT_BACKGROUND_IDLE_STOP_MS` with `--background`, else 0).
+   * stdio: the value given to the background authority it starts.
+   */
+  readonly idleStopMs: number;
+  /**
+   * stdio: start a background authority on the data directory when none serves it (default on;
+   * off with `--no-autostart` or an explicit `--authority-url`).
+   */
+  readonly autostart: boolean;
 }
 
 /** Thrown shape: `NodeServerError` with code `config_invalid` and `details.setting`. */
@@ -102,8 +120,12 @@ export function parseConfig(
   if (!/^[\w.:[\]-]+$/.test(host))
     throw invalid("--host", `"${host}" is not a host name or address`);
 
+  if (v.background === true && !isLoopbackHost(host)) {
+    throw invalid("--host", `"${host}": a --background authority listens on loopback only`);
+  }
+
   const rawPort = pick(v.port, env["SISYPHUS_HTTP_PORT"]);
-  let port = DEFAULT_HTTP_PORT;
+  let port = v.background === true ? 0 : DEFAULT_HTTP_PORT;
   if (rawPort !== undefined) {
     if (!/^\d{1,5}$/.test(rawPort) || Number(rawPort) > 65535) {
       throw invalid("--port (SISYPHUS_HTTP_PORT)", `"${rawPort}" is not a port number 0-65535`);
@@ -115,7 +137,15 @@ export function parseConfig(
   if (authToken !== undefined && authToken.trim().length < 16) {
     throw invalid("--auth-token (SISYPHUS_AUTH_TOKEN)", "must be at least 16 characters");
   }
-  if (transport === "http" && siyuanUrl !== undefined && authToken === undefined) {
+  const background = v.background === true;
+  if (background && transport !== "http") throw invalid("--background", "needs --http");
+  if (background && siyuanUrl === undefined) {
+    throw invalid(
+      "--background",
+      "needs --siyuan-url (a background authority never starts the demo kernel)",
+    );
+  }
+  if (transport === "http" && siyuanUrl !== undefined && authToken === undefined && !background) {
     throw invalid(
       "--auth-token (SISYPHUS_AUTH_TOKEN)",
       "required for the HTTP server when a SiYuan URL is configured",
@@ -165,6 +195,18 @@ export function parseConfig(
     shutdownGraceMs = Number(rawGrace);
   }
 
+  const rawIdle = pick(v["idle-stop-ms"], env["SISYPHUS_IDLE_STOP_MS"]);
+  let idleStopMs = transport === "stdio" || background ? DEFAULT_BACKGROUND_IDLE_STOP_MS : 0;
+  if (rawIdle !== undefined) {
+    if (!/^\d{1,9}$/.test(rawIdle) || Number(rawIdle) > MAX_IDLE_STOP_MS) {
+      throw invalid(
+        "--idle-stop-ms (SISYPHUS_IDLE_STOP_MS)",
+        `"${rawIdle}" is not a number of milliseconds 0-${MAX_IDLE_STOP_MS}`,
+      );
+    }
+    idleStopMs = Number(rawIdle);
+  }
+
   return {
     transport,
     ...(siyuanUrl === undefined ? {} : { siyuanUrl }),
@@ -177,6 +219,9 @@ export function parseConfig(
     strict: v["no-strict"] !== true,
     ...(authorityUrl === undefined ? {} : { authorityUrl }),
     shutdownGraceMs,
+    background,
+    idleStopMs,
+    autostart: transport === "stdio" && v["no-autostart"] !== true && authorityUrl === undefined,
   };
 }
 
@@ -198,6 +243,9 @@ function parseArgsStrict(argv: readonly string[]) {
       "no-strict": { type: "boolean" },
       "authority-url": { type: "string" },
       "shutdown-grace-ms": { type: "string" },
+      background: { type: "boolean" },
+      "idle-stop-ms": { type: "string" },
+      "no-autostart": { type: "boolean" },
     },
   });
 }

@@ -60,6 +60,25 @@ export const DATA_FILES = {
   authority: "authority.json",
   ledger: "ledger.wal",
   reservations: "reservations.wal",
+  /** The running authority's local credential (0600; see `docs/behaviour.md`, "Local delegation"). */
+  credential: "authority.credential",
+  /** Output of a background authority started by a stdio process (0600, never a secret). */
+  backgroundLog: "authority.log",
 } as const;
+/**
+ * How long a background authority (started by a stdio process) may sit idle before it stops, in
+ * milliseconds (`--idle-stop-ms`, `SISYPHUS_IDLE_STOP_MS`): no authenticated request and nothing in
+ * flight for this long. The lease lifetime, so a lease issued just before the last call can still
+ * be committed while its stdio process lives (which keeps the authority awake by heartbeats).
+ */
+export const DEFAULT_BACKGROUND_IDLE_STOP_MS = 10 * 60 * 1000;
+/** Largest accepted `--idle-stop-ms`, in milliseconds (one day). */
+export const MAX_IDLE_STOP_MS = 24 * 60 * 60 * 1000;
+/** How long a stdio process waits for the background authority it started to serve, in milliseconds. */
+export const AUTHORITY_START_TIMEOUT_MS = 30_000;
+/** How often a waiting stdio process looks for the starting authority's `authority.json`, in milliseconds. */
+export const AUTHORITY_START_POLL_MS = 50;
+/** Size above which `authority.log` is emptied before a background authority starts, in bytes. */
+export const BACKGROUND_LOG_MAX_BYTES = 1024 * 1024;
 /** Server name and version announced to clients (the version `system.version` reports). */
 export const SERVER_INFO = { name: "sisyphus", version: SISYPHUS_VERSION } as const;

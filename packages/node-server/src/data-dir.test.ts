@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,8 +15,12 @@ import {
   acquireDataDirLock,
   describeDataDirPermissions,
   readAuthorityRecord,
+  readLocalCredential,
+  readPrivateFile,
+  removeLocalCredential,
   secureDataDir,
   writeAuthorityRecord,
+  writeLocalCredential,
 } from "./data-dir.js";
 import { isNodeServerError } from "./errors.js";
 
@@ -119,5 +131,50 @@ describe.skipIf(process.platform === "win32")("data directory permissions", () =
     expect(line).toContain("mode 0775");
     expect(line).toContain("notes.txt");
     expect(line).toContain("can delete or replace them");
+  });
+});
+
+describe.skipIf(process.platform === "win32")("the local credential and trusted files", () => {
+  it("writes a fresh random credential 0600, and removes it only while it is still this one", async () => {
+    const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+    const previous = process.umask(0o000);
+    let first: string;
+    try {
+      first = await writeLocalCredential(d);
+    } finally {
+      process.umask(previous);
+    }
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(modeOf(join(d, "authority.credential"))).toBe(0o600);
+    expect(await readLocalCredential(d)).toBe(first);
+    // A successor's credential replaced it: the predecessor's cleanup leaves it alone.
+    const second = await writeLocalCredential(d);
+    expect(second).not.toBe(first);
+    await removeLocalCredential(d, first);
+    expect(await readLocalCredential(d)).toBe(second);
+    await removeLocalCredential(d, second);
+    expect(existsSync(join(d, "authority.credential"))).toBe(false);
+    expect(await readLocalCredential(d)).toBeUndefined();
+  });
+
+  it("trusts only a private regular file of this user: a readable-by-others file or a symlink is untrusted", async () => {
+    const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+    const file = join(d, "authority.json");
+    await writeAuthorityRecord(d, {
+      url: "http://127.0.0.1:5/mcp",
+      pid: 1,
+      epoch: "e",
+      kind: "node-http",
+    });
+    expect(typeof (await readAuthorityRecord(d))).toBe("object");
+    chmodSync(file, 0o644);
+    expect(await readPrivateFile(file)).toBe("untrusted");
+    expect(await readAuthorityRecord(d)).toBe("untrusted");
+    chmodSync(file, 0o600);
+    const elsewhere = join(mkdtempSync(join(tmpdir(), "sisyphus-dd-")), "planted");
+    writeFileSync(elsewhere, "token", { mode: 0o600 });
+    symlinkSync(elsewhere, join(d, "authority.credential"));
+    expect(await readLocalCredential(d)).toBe("untrusted");
+    expect(await readPrivateFile(join(d, "absent"))).toBeUndefined();
   });
 });

@@ -3,8 +3,10 @@
  * exclusive lock (one owning process per directory) and `authority.json`, which tells delegating
  * processes where the authority listens. Neither file ever holds a token.
  */
+
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DATA_FILES } from "./constants.js";
 import { NodeServerError } from "./errors.js";
@@ -15,7 +17,7 @@ export const DATA_DIR_MODE = 0o700;
 
 /** Names a Sisyphus data directory holds: its files, their temporaries, and the demo workspace. */
 const OWN_ENTRY =
-  /^(?:(?:authority\.lock|authority\.json|ledger\.wal|reservations\.wal)(?:\.tmp|\.stale-\d+)?|demo-workspace)$/;
+  /^(?:(?:authority\.(?:lock|json|credential|log)|ledger\.wal|reservations\.wal)(?:\.tmp|\.stale-\d+)?|demo-workspace)$/;
 
 /** What {@link secureDataDir} found and did. */
 export type DataDirPermissions =
@@ -108,6 +110,16 @@ export interface AuthorityRecord {
   /** Random per-process epoch; a change means a different authority instance. */
   epoch: string;
   kind: "node-http" | "kernel";
+  /**
+   * The SiYuan kernel the authority writes to (without user info); a stdio process configured for
+   * another kernel does not delegate to it.
+   */
+  siyuanUrl?: string;
+  /**
+   * Set by an authority that stops after this many idle milliseconds (a background authority
+   * started by a stdio process): its delegating processes send heartbeats more often than that.
+   */
+  idleStopMs?: number;
 }
 
 interface LockRecord {
@@ -207,18 +219,80 @@ export async function writeAuthorityRecord(
 /** Removes `authority.json` if it still names this process. */
 export async function removeAuthorityRecord(dataDir: string): Promise<void> {
   const current = await readAuthorityRecord(dataDir);
-  if (current?.pid === process.pid) await rm(join(dataDir, DATA_FILES.authority), { force: true });
+  if (typeof current === "object" && current.pid === process.pid)
+    await rm(join(dataDir, DATA_FILES.authority), { force: true });
 }
 
-/** Reads `authority.json`; `undefined` when absent or unreadable. */
-export async function readAuthorityRecord(dataDir: string): Promise<AuthorityRecord | undefined> {
+/**
+ * Reads `authority.json`; `undefined` when absent or unreadable, `"untrusted"` when it is not a
+ * private file of this user (see {@link readPrivateFile}): a delegating process must not send its
+ * calls wherever another user's file points.
+ */
+export async function readAuthorityRecord(
+  dataDir: string,
+): Promise<AuthorityRecord | "untrusted" | undefined> {
+  const text = await readPrivateFile(join(dataDir, DATA_FILES.authority));
+  if (text === undefined || text === "untrusted") return text;
   try {
-    const parsed = JSON.parse(
-      await readFile(join(dataDir, DATA_FILES.authority), "utf8"),
-    ) as AuthorityRecord;
+    const parsed = JSON.parse(text) as AuthorityRecord;
     if (typeof parsed.url !== "string" || typeof parsed.epoch !== "string") return undefined;
     return parsed;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Reads a file only if it is a private regular file of this user: not a symbolic link, owned by
+ * this process's user, no group or other permission bits (POSIX; on Windows only the first).
+ * `undefined` when absent, `"untrusted"` otherwise.
+ */
+export async function readPrivateFile(file: string): Promise<string | "untrusted" | undefined> {
+  try {
+    const st = await lstat(file);
+    if (!st.isFile()) return "untrusted";
+    if (process.platform !== "win32") {
+      if (typeof process.getuid === "function" && st.uid !== process.getuid()) return "untrusted";
+      if ((st.mode & 0o077) !== 0) return "untrusted";
+    }
+    return await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return "untrusted";
+  }
+}
+
+/**
+ * Creates this authority's local credential: a random bearer token in `authority.credential`
+ * (0600, written like `authority.json`), valid only while this process runs. Processes of the same
+ * OS user read it to delegate without being given the configured token; other users cannot read it.
+ * @returns the credential.
+ */
+export async function writeLocalCredential(dataDir: string): Promise<string> {
+  const credential = randomBytes(32).toString("base64url");
+  const file = join(dataDir, DATA_FILES.credential);
+  const tmp = `${file}.tmp`;
+  await rm(tmp, { force: true });
+  const h = await open(tmp, "wx", DATA_FILE_MODE);
+  await h.chmod(DATA_FILE_MODE);
+  await h.writeFile(credential);
+  await h.sync();
+  await h.close();
+  await rename(tmp, file);
+  syncDirectory(dataDir);
+  return credential;
+}
+
+/** Removes `authority.credential` if it still holds `credential` (a newer authority may have replaced it). */
+export async function removeLocalCredential(dataDir: string, credential: string): Promise<void> {
+  const file = join(dataDir, DATA_FILES.credential);
+  if ((await readPrivateFile(file)) === credential) await rm(file, { force: true });
+}
+
+/** Reads the running authority's local credential; `undefined` when absent, `"untrusted"` as {@link readPrivateFile}. */
+export async function readLocalCredential(
+  dataDir: string,
+): Promise<string | "untrusted" | undefined> {
+  const text = await readPrivateFile(join(dataDir, DATA_FILES.credential));
+  return text === "" ? undefined : text;
 }

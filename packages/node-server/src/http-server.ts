@@ -31,8 +31,13 @@ export interface HttpServerOptions {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
-  /** The bearer token every request must present (secret). */
-  readonly authToken: string;
+  /**
+   * The bearer tokens a request may present (secrets): the configured token and the authority's
+   * local credential (`authority.credential`). Each is checked in constant time, all of them always.
+   */
+  readonly authTokens: readonly string[];
+  /** Called for every request that passed authentication (the idle stop's activity). */
+  readonly onAuthenticated?: () => void;
   /** Extra allowed browser origins (loopback origins are always allowed). */
   readonly allowedOrigins: readonly string[];
   /** Loads the `/mcp` endpoint; called at most once, after the socket listens. */
@@ -137,10 +142,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       json(res, 403, { error: "forbidden_origin" });
       return;
     }
-    if (!bearerMatches(req.headers.authorization, options.authToken)) {
+    // Every token is compared (no early exit), so timing does not tell which one was close.
+    const matches = options.authTokens.map((t) => bearerMatches(req.headers.authorization, t));
+    if (!matches.includes(true)) {
       json(res, 401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="sisyphus"' });
       return;
     }
+    options.onAuthenticated?.();
     if (path === HEALTH_PATH) {
       if (req.method !== "GET") {
         json(res, 405, { error: "method_not_allowed" });

@@ -20,11 +20,14 @@ import {
   type DataDirLock,
   describeDataDirPermissions,
   removeAuthorityRecord,
+  removeLocalCredential,
   secureDataDir,
   writeAuthorityRecord,
+  writeLocalCredential,
 } from "./data-dir.js";
 import { DrainGate, type DrainResult } from "./drain.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
+import { IdleStop } from "./idle-stop.js";
 import { importEsm } from "./import-esm.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
@@ -77,17 +80,50 @@ async function startEmbeddedSandbox(dataDir: string): Promise<EmbeddedSandbox> {
 /** Writes one line to stderr (stdout belongs to the stdio protocol). */
 export type Log = (line: string) => void;
 
+/** What the shell running {@link startServer} provides beyond the configuration. */
+export interface StartOptions {
+  /**
+   * The executable's launcher (`dist/bin.cjs`), which a stdio process runs with its own Node to
+   * start a background authority when none serves its data directory. Without it a stdio process
+   * does not start one (`write_coordinator_unavailable`, reason `no_authority`).
+   */
+  readonly launcher?: string;
+  /**
+   * Called once when an HTTP authority with an idle stop (`idleStopMs`) went idle; the executable
+   * stops as on SIGTERM. Default: `shutdown(config.shutdownGraceMs)`.
+   */
+  readonly onIdle?: () => void;
+}
+
+/** The SiYuan URL as `authority.json` records it: without user info (never a secret in a file). */
+function publicKernelUrl(url: string): string {
+  const u = new URL(url);
+  u.username = "";
+  u.password = "";
+  return u.toString().replace(/\/+$/, "");
+}
+
 /**
  * Starts the server described by `config`.
  * @throws NodeServerError `data_dir_locked` / `store_corrupt` / `store_io` (HTTP mode), or the
  *   embedded sandbox's start error.
  */
-export async function startServer(config: ServerConfig, log: Log): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  log: Log,
+  options: StartOptions = {},
+): Promise<RunningServer> {
   installNodeSha256();
-  return config.transport === "stdio" ? startStdio(config, log) : startHttp(config, log);
+  return config.transport === "stdio"
+    ? startStdio(config, log, options)
+    : startHttp(config, log, options);
 }
 
-async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer> {
+async function startHttp(
+  config: ServerConfig,
+  log: Log,
+  options: StartOptions,
+): Promise<RunningServer> {
   const cleanups: Array<() => Promise<void>> = [];
   // Idempotent: each cleanup runs once, newest first, however often `cleanup` is called.
   const cleanup = async () => {
@@ -118,6 +154,11 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       join(config.dataDir, DATA_FILES.reservations),
     );
     cleanups.push(() => reservationStore.close());
+    const credential = await writeLocalCredential(config.dataDir);
+    cleanups.push(() => removeLocalCredential(config.dataDir, credential));
+    // A background authority has no configured token: only same-user processes that can read
+    // `authority.credential` reach it.
+    const authTokens = [...(authToken === undefined ? [] : [authToken]), credential];
     const epoch = `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`;
     const coordinator: WriteCoordinator = await createWriteCoordinator({
       clock: systemClock,
@@ -129,10 +170,32 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
     });
     const admission = new Admission();
     const drain = new DrainGate();
+    let shutdown: (graceMs: number) => Promise<DrainResult> = async () => ({
+      settled: true,
+      cutOff: 0,
+    });
+    const idle =
+      config.idleStopMs > 0
+        ? new IdleStop(
+            config.idleStopMs,
+            () => {
+              const h = coordinator.health();
+              return admission.counts().inFlight > 0 || h.running + h.queued > 0;
+            },
+            () => {
+              log(
+                `sisyphus-server: no client for ${config.idleStopMs} ms and nothing in flight: stopping.`,
+              );
+              if (options.onIdle) options.onIdle();
+              else void shutdown(config.shutdownGraceMs);
+            },
+          )
+        : undefined;
     const http: HttpServerHandle = await startHttpServer({
       host: config.host,
       port: config.port,
-      authToken: authToken as string,
+      authTokens,
+      ...(idle === undefined ? {} : { onAuthenticated: () => idle.touch() }),
       allowedOrigins: config.allowedOrigins,
       loadEndpoint: async () =>
         (await import("./mcp-stack.js")).createHttpEndpoint({
@@ -143,7 +206,7 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
           coordinator,
           admission,
           drain,
-          authToken: authToken as string,
+          authToken: authTokens[0] as string,
           onError: (e) => log(`sisyphus-server: ${e.message}`),
         }),
       // The admission gate's counts, and the write lane's from the coordinator that owns it (the
@@ -175,11 +238,22 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       pid: process.pid,
       epoch,
       kind: "node-http",
+      ...(siyuanUrl === undefined ? {} : { siyuanUrl: publicKernelUrl(siyuanUrl) }),
+      ...(config.idleStopMs > 0 ? { idleStopMs: config.idleStopMs } : {}),
     });
     cleanups.push(() => removeAuthorityRecord(config.dataDir));
+    if (idle !== undefined) {
+      idle.start();
+      cleanups.push(async () => idle.stop());
+    }
     log(
       `sisyphus-server: listening on ${http.url} (Node write authority, data directory ${config.dataDir})`,
     );
+    if (config.background) {
+      log(
+        `sisyphus-server: background authority for stdio processes of this user (pid ${process.pid}); stops after ${config.idleStopMs} ms without a client.`,
+      );
+    }
     if (demo) {
       log(
         'sisyphus-server: no SiYuan URL configured, so an embedded demo SiYuan sandbox (seed "demo") is serving the notes.',
@@ -195,6 +269,21 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
                 type: "http",
                 url: http.url,
                 headers: { Authorization: `Bearer ${authToken}` },
+              },
+              // The same authority through stdio: the stdio process finds it in the data
+              // directory and delegates writes to it with the local credential.
+              "sisyphus-stdio": {
+                type: "stdio",
+                command: options.launcher === undefined ? "sisyphus-server" : process.execPath,
+                args: [
+                  ...(options.launcher === undefined ? [] : [options.launcher]),
+                  "--stdio",
+                  "--siyuan-url",
+                  siyuanUrl,
+                  "--data-dir",
+                  config.dataDir,
+                ],
+                env: { SIYUAN_TOKEN: siyuanToken },
               },
             },
           },
@@ -213,24 +302,25 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
       await cleanup();
     });
     let endGrace: () => void = () => undefined;
+    shutdown = async (graceMs: number): Promise<DrainResult> => {
+      let timer: NodeJS.Timeout | undefined;
+      const graceEnds = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        endGrace = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      const result = await drain.drain(graceEnds, coordinator.drain());
+      clearTimeout(timer);
+      await cleanup();
+      return result;
+    };
     return {
       url: http.url,
       close: cleanup,
       endGrace: () => endGrace(),
-      async shutdown(graceMs: number): Promise<DrainResult> {
-        let timer: NodeJS.Timeout | undefined;
-        const graceEnds = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-          endGrace = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        const result = await drain.drain(graceEnds, coordinator.drain());
-        clearTimeout(timer);
-        await cleanup();
-        return result;
-      },
+      shutdown: (graceMs: number) => shutdown(graceMs),
     };
   } catch (e) {
     await cleanup();
@@ -238,8 +328,12 @@ async function startHttp(config: ServerConfig, log: Log): Promise<RunningServer>
   }
 }
 
-async function startStdio(config: ServerConfig, log: Log): Promise<RunningServer> {
-  const handle = await (await import("./mcp-stack.js")).startStdio(config, log);
+async function startStdio(
+  config: ServerConfig,
+  log: Log,
+  options: StartOptions,
+): Promise<RunningServer> {
+  const handle = await (await import("./mcp-stack.js")).startStdio(config, log, options.launcher);
   return {
     close: () => handle.close(),
     endGrace: () => undefined,

@@ -225,10 +225,14 @@ function lazyTransport(baseUrl: string, token: string | undefined) {
   });
 }
 
-/** A stdio server delegating writes to the HTTP authority. */
+/**
+ * A stdio server delegating writes to the HTTP authority; with `launcher` (and `config.autostart`)
+ * it starts one in the background when none serves the data directory.
+ */
 export async function startStdio(
   config: ServerConfig,
   log: Log,
+  launcher?: string,
 ): Promise<{ close(): Promise<void> }> {
   const client = createSiyuanClient({
     transport: lazyTransport(config.siyuanUrl as string, config.siyuanToken),
@@ -241,6 +245,18 @@ export async function startStdio(
     dataDir: config.dataDir,
     ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
     ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
+    siyuanUrl: config.siyuanUrl as string,
+    ...(config.autostart && launcher !== undefined
+      ? {
+          autostart: {
+            launcher,
+            siyuanUrl: config.siyuanUrl as string,
+            ...(config.siyuanToken === undefined ? {} : { siyuanToken: config.siyuanToken }),
+            strict: config.strict,
+            idleStopMs: config.idleStopMs,
+          },
+        }
+      : {}),
   });
   const gateway = createGateway({
     runtime,
@@ -254,7 +270,9 @@ export async function startStdio(
   const handle = serveStdio(buildFactory(runtime, gateway, `stdio:${process.pid}`), {
     onerror: (e) => log(`sisyphus-server: ${e.message}`),
   });
-  log("sisyphus-server: serving MCP on stdio; writes are delegated to the HTTP authority");
+  log(
+    `sisyphus-server: serving MCP on stdio; writes are delegated to the write authority of ${config.dataDir}${config.autostart && launcher !== undefined ? " (started in the background on the first write if none serves it)" : ""}`,
+  );
   return {
     async close() {
       await handle.close();

@@ -18,7 +18,7 @@ export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
   queue_full: "Too many calls in flight and nothing ran: retry the same call shortly.",
   cancelled: "The call was cancelled before it ran; nothing was executed.",
   write_coordinator_unavailable:
-    "Check the kernel / Node HTTP settings (is `sisyphus-server --http` running with the same data directory and auth token?), then run preflight again; nothing was written.",
+    "Nothing was written. The message says why the write authority could not be used (not running, failed to start, another kernel, no credential): fix that, then run preflight again.",
   write_coordinator_changed:
     "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
   outcome_unknown:

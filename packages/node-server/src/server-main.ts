@@ -4,6 +4,7 @@
  * every admitted call settled, 1 when some were cut off (answered `outcome_unknown`). Bundled to
  * `dist/server.cjs` and run by the launcher `dist/bin.cjs`.
  */
+import { join } from "node:path";
 import { z } from "zod";
 import { parseConfig } from "./config.js";
 import { isNodeServerError } from "./errors.js";
@@ -21,9 +22,14 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function run(): Promise<void> {
   const config = parseConfig(process.argv.slice(2), process.env);
-  const server = await startServer(config, log);
+  let stop: (why: string) => void = () => undefined;
+  // This bundle runs as `dist/server.cjs`; its launcher is the `bin.cjs` beside it.
+  const server = await startServer(config, log, {
+    launcher: join(__dirname, "bin.cjs"),
+    onIdle: () => stop("idle"),
+  });
   let stopping = false;
-  const stop = (why: string) => {
+  stop = (why: string) => {
     if (stopping) {
       log(`sisyphus-server: ${why} again: ending the grace period now.`);
       server.endGrace();

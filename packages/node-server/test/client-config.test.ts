@@ -1,13 +1,15 @@
 /**
  * "Client configuration that works when pasted" (issue 13): the MCP client configuration the
- * embedded demo prints is parsed as JSON and used as is — the official client connects with its
- * URL and headers and commits a strict write on a block it discovers through the tools — and the
- * root README shows the same configuration.
+ * embedded demo prints is parsed as JSON and used as is — the official client connects with the
+ * HTTP entry's URL and headers, and launches the stdio entry's command, and through each commits a
+ * strict write on a block it discovers through the tools — and the root README shows the same
+ * configuration.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEnv, BIN, sc, tempDataDir } from "./harness.js";
 
@@ -16,8 +18,14 @@ interface ServerEntry {
   url: string;
   headers: Record<string, string>;
 }
+interface StdioEntry {
+  type: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
 interface ClientConfig {
-  mcpServers: Record<string, ServerEntry>;
+  mcpServers: Record<string, ServerEntry | StdioEntry>;
 }
 
 /** The key structure of a JSON value (`"string"` for every leaf string). */
@@ -73,9 +81,9 @@ describe("the printed client configuration", () => {
     }
   });
 
-  it("is an HTTP entry with the bearer header, and the README shows the same one", () => {
+  it("is an HTTP entry with the bearer header and a stdio entry, and the README shows the same ones", () => {
     const names = Object.keys(printed.mcpServers);
-    expect(names).toEqual(["sisyphus"]);
+    expect(names).toEqual(["sisyphus", "sisyphus-stdio"]);
     const entry = printed.mcpServers["sisyphus"] as ServerEntry;
     expect(entry.type).toBe("http");
     expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -86,16 +94,24 @@ describe("the printed client configuration", () => {
     expect(documented.type).toBe(entry.type);
     expect(documented.url).toBe("http://127.0.0.1:36806/mcp");
     expect(documented.headers["Authorization"]).toMatch(/^Bearer /);
+    const stdio = printed.mcpServers["sisyphus-stdio"] as StdioEntry;
+    expect(stdio.type).toBe("stdio");
+    expect(stdio.command).toBe(process.execPath);
+    expect(stdio.args[0]).toBe(BIN);
+    expect(stdio.args.slice(1, 3)).toEqual(["--stdio", "--siyuan-url"]);
+    expect(Object.keys(stdio.env)).toEqual(["SIYUAN_TOKEN"]);
+    const documentedStdio = readme.mcpServers["sisyphus-stdio"] as StdioEntry;
+    expect(documentedStdio.args.slice(1)).toEqual([
+      "--stdio",
+      "--siyuan-url",
+      "http://127.0.0.1:6806",
+      "--data-dir",
+      expect.stringContaining(".sisyphus"),
+    ]);
   });
 
-  it("connects as pasted and commits a strict write on a block found through the tools", async () => {
-    const entry = printed.mcpServers["sisyphus"] as ServerEntry;
-    const client = new Client({ name: "pasted-config", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(entry.url), {
-        requestInit: { headers: entry.headers },
-      }),
-    );
+  /** Finds a paragraph through the tools and commits a strict update of it; the commit's content. */
+  async function strictWriteThrough(client: Client, text: string) {
     const call = async (args: Record<string, unknown>, name = "block") => {
       const result = await client.callTool({ name, arguments: args });
       expect(result.isError, JSON.stringify(sc(result))).not.toBe(true);
@@ -116,10 +132,33 @@ describe("the printed client configuration", () => {
     }>;
     const paragraph = children.find((c) => c.type === "p") as { id: string };
     expect(paragraph).toBeDefined();
-    const args = { action: "update", id: paragraph.id, dataType: "markdown", data: "Pasted." };
+    const args = { action: "update", id: paragraph.id, dataType: "markdown", data: text };
     const pre = await call({ ...args, validateOnly: true });
     const field = pre["preconditionField"] as string;
-    const commit = await call({ ...args, requestId: pre["requestId"], [field]: pre[field] });
+    return call({ ...args, requestId: pre["requestId"], [field]: pre[field] });
+  }
+
+  it("connects as pasted and commits a strict write on a block found through the tools", async () => {
+    const entry = printed.mcpServers["sisyphus"] as ServerEntry;
+    const client = new Client({ name: "pasted-config", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(entry.url), {
+        requestInit: { headers: entry.headers },
+      }),
+    );
+    const commit = await strictWriteThrough(client, "Pasted.");
+    expect(commit["status"]).toBe("committed");
+    expect(commit["executedNow"]).toBe(true);
+    await client.close();
+  });
+
+  it("launches the stdio entry as pasted, which delegates to the running demo authority and commits", async () => {
+    const entry = printed.mcpServers["sisyphus-stdio"] as StdioEntry;
+    const client = new Client({ name: "pasted-stdio-config", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, env: entry.env }),
+    );
+    const commit = await strictWriteThrough(client, "Pasted through stdio.");
     expect(commit["status"]).toBe("committed");
     expect(commit["executedNow"]).toBe(true);
     await client.close();

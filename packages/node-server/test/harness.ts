@@ -3,7 +3,7 @@
  * sandbox kernel started in the test process, and connects official MCP clients to them.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -17,8 +17,35 @@ export const AUTH_TOKEN = "test-token-0123456789abcdef";
 export const TOOL_NAMES = ["block", "document", "fs", "notebook", "search", "system", "tag"];
 const START_TIMEOUT_MS = 20_000;
 
+/** Data directories made by {@link tempDataDir}: `killAll` stops background authorities left in them. */
+const dataDirs = new Set<string>();
+
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), "sisyphus-e2e-"));
+  const dir = mkdtempSync(join(tmpdir(), "sisyphus-e2e-"));
+  dataDirs.add(dir);
+  return dir;
+}
+
+/** The pid `authority.json` of `dataDir` names, if any (a background authority is not a child of the test). */
+export function authorityPid(dataDir: string): number | undefined {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(dataDir, "authority.json"), "utf8")) as {
+      pid?: unknown;
+    };
+    return typeof pid === "number" ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` runs. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A spawned HTTP authority. */
@@ -34,6 +61,10 @@ const children = new Set<ChildProcess>();
 /** Kills every child still running (call in afterAll). */
 export async function killAll(): Promise<void> {
   await Promise.all([...children].map((c) => stopChild(c, "SIGKILL")));
+  for (const dir of dataDirs) {
+    const pid = authorityPid(dir);
+    if (pid !== undefined && alive(pid)) process.kill(pid, "SIGKILL");
+  }
 }
 
 function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -142,6 +173,8 @@ export async function stdioClient(options: {
   siyuanToken: string;
   authToken?: string;
   elicitation?: { form?: Record<string, never>; url?: Record<string, never> };
+  /** More flags after `--stdio` (e.g. `--no-autostart`, `--idle-stop-ms`). */
+  extraArgs?: string[];
 }): Promise<Client> {
   const client = new Client(
     { name: "e2e-stdio", version: "1.0.0" },
@@ -160,7 +193,7 @@ export async function stdioClient(options: {
   if (options.authToken !== undefined) env["SISYPHUS_AUTH_TOKEN"] = options.authToken;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "--stdio"],
+    args: [BIN, "--stdio", ...(options.extraArgs ?? [])],
     env,
     stderr: "pipe",
   });
@@ -183,7 +216,7 @@ export function authorityFor(kernel: KernelAddress, dataDir: string): Promise<Au
 export function delegatingClient(
   kernel: KernelAddress,
   dataDir: string,
-  options: { elicitation?: { form?: Record<string, never> } } = {},
+  options: { elicitation?: { form?: Record<string, never> }; extraArgs?: string[] } = {},
 ): Promise<Client> {
   return stdioClient({
     era: "modern",

@@ -1,9 +1,12 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { DEMO_IDS, isSerialisationExempt, type RequestLogEntry } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import {
   answerConfirmations,
   authorityFor,
+  authorityPid,
   blockPreflight,
   delegatingClient,
   errorCode,
@@ -63,11 +66,16 @@ describe("strict writes through the one authority", () => {
     await client.close();
   });
 
-  it("fails a delegated write with write_coordinator_unavailable when no authority runs, writing nothing", async () => {
-    const client = await delegatingClient(shared.sandbox, tempDataDir());
+  it("fails a delegated write with write_coordinator_unavailable when no authority runs and starting one is off, writing nothing", async () => {
+    const dir = tempDataDir();
+    const client = await delegatingClient(shared.sandbox, dir, { extraArgs: ["--no-autostart"] });
     const before = shared.sandbox.control.count(UPDATE);
     const res = await updatePreflight(client, DEMO_IDS.paragraphStatus);
-    expect(errorCode(res)).toBe("write_coordinator_unavailable");
+    expect(sc(res)["error"]).toMatchObject({
+      code: "write_coordinator_unavailable",
+      reason: "no_authority",
+    });
+    expect(authorityPid(dir)).toBeUndefined();
     expect(shared.sandbox.control.count(UPDATE)).toBe(before);
     await client.close();
   });
@@ -263,16 +271,39 @@ describe("delegation edge cases", () => {
     await client.close();
   });
 
-  it("answers write_coordinator_changed once the authority a stdio process used was replaced", async () => {
+  it("uses a restarted authority of the same kind, whose lease pool refuses the old leases; another kind answers write_coordinator_changed", async () => {
     const dir = tempDataDir();
     let auth = await authorityFor(shared.sandbox, dir);
-    const client = await delegatingClient(shared.sandbox, dir);
+    const client = await delegatingClient(shared.sandbox, dir, { extraArgs: ["--no-autostart"] });
     const pre = () => updatePreflight(client, DEMO_IDS.paragraphDecision);
-    expect((await pre()).isError).not.toBe(true);
+    const first = await blockPreflight(client, {
+      action: "update",
+      id: DEMO_IDS.paragraphDecision,
+      dataType: "markdown",
+      data: "Decision: after restart",
+    });
+    expect(first.result.isError).not.toBe(true);
     await auth.stop();
     expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
     auth = await authorityFor(shared.sandbox, dir);
-    expect(errorCode(await pre())).toBe("write_coordinator_changed");
+    // The successor on the same data directory (same ledger) serves; the lease from before is gone.
+    const before = shared.sandbox.control.count(UPDATE);
+    const old = await client.callTool({ name: "block", arguments: first.commitArgs });
+    expect(sc(old)["error"], JSON.stringify(sc(old))).toMatchObject({
+      code: "preflight_lease_invalid",
+      details: { reason: "other_epoch" },
+    });
+    expect(shared.sandbox.control.count(UPDATE)).toBe(before);
+    expect((await pre()).isError).not.toBe(true);
+    // The record now names another kind of authority: no delegation to it.
+    const file = join(dir, "authority.json");
+    const record = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...record, kind: "kernel" }), { mode: 0o600 });
+    expect(sc(await pre())["error"]).toMatchObject({
+      code: "write_coordinator_changed",
+      reason: "other_kind",
+    });
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
     await client.close();
     await auth.stop();
   });
