@@ -32,6 +32,7 @@ export type ToolErrorCode =
   | "confirmation_required"
   | "kernel_unavailable"
   | "kernel_error"
+  | "read_budget_exceeded"
   | "internal_error";
 
 /** The caller's next step, one per code: every layer of this package answers a code with this hint. */
@@ -54,6 +55,8 @@ export const TOOL_ERROR_HINTS: Readonly<Record<ToolErrorCode, string>> = Object.
   kernel_unavailable:
     "The SiYuan kernel did not answer: check that SiYuan runs and the URL/token are right, then retry the read.",
   kernel_error: "The kernel refused the request: check the arguments against a fresh read.",
+  read_budget_exceeded:
+    "The read needed more kernel calls or data than one read may use: narrow it (a smaller page or pageSize, a more specific query or path) and read again.",
   internal_error: "This is a Sisyphus bug; report it with the arguments you sent.",
 });
 

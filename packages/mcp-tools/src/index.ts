@@ -20,6 +20,13 @@ export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
 export {
+  READ_BUDGET_LIMITS,
+  READ_BUDGET_MAX_CALLS,
+  READ_BUDGET_MAX_DECODED_BYTES,
+  ReadBudget,
+  type ReadBudgetLimits,
+} from "./read-budget.js";
+export {
   type CallRoute,
   registerSkillResources,
   registerTools,

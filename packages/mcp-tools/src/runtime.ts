@@ -37,6 +37,7 @@ import {
   type PermissionMap,
   requirePermission,
 } from "./permissions.js";
+import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-budget.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { CREDENTIAL_NOTE } from "./tools/system.js";
 
@@ -55,6 +56,8 @@ export interface ToolRuntimeConfig {
   readonly authority?: AuthorityInfo;
   /** Aggregate counts the shell adds to `system.health` (queues, sessions). */
   readonly health?: () => Record<string, unknown>;
+  /** The read budget of every read action (default: the spec's 128 calls and 8 MiB). */
+  readonly readBudget?: ReadBudgetLimits;
 }
 
 /** Options of {@link createToolRuntime}. */
@@ -268,6 +271,33 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
+  /**
+   * A read action under its own read budget: its kernel port is a view of the client charged to
+   * the budget, and an exceeded budget answers `read_budget_exceeded` whatever the handler did
+   * with the client's error.
+   */
+  async function runBudgetedRead(ctx: ToolContext, read: BoundRead) {
+    const budget = new ReadBudget(config.readBudget);
+    const reads = kernelFromClient(options.client.withBudget(budget)).reads;
+    let result: unknown;
+    try {
+      result = await runRead({ ...ctx, kernel: reads }, read);
+    } catch (e) {
+      if (budget.exceeded === undefined) throw e;
+    }
+    if (budget.exceeded !== undefined) {
+      const limits = config.readBudget ?? READ_BUDGET_LIMITS;
+      throw new ToolError(
+        "read_budget_exceeded",
+        budget.exceeded === "calls"
+          ? `this read needed more than ${limits.maxCalls} kernel calls`
+          : `this read received more than ${limits.maxDecodedBytes} bytes from the kernel`,
+        { limit: budget.exceeded, ...budget.usage() },
+      );
+    }
+    return result;
+  }
+
   async function runRead(ctx: ToolContext, read: BoundRead) {
     if (read.notebooks && !grantsEverywhere(ctx.permissions, "read")) {
       requirePermission(ctx.permissions, await read.notebooks(ctx), "read");
@@ -401,7 +431,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           "internal_error",
           `${tool}.${p.surface.action} is a ${policy.kind} action with a ${handler.kind} handler`,
         );
-      if (handler.kind === "read") return ok(await runRead(ctx, handler));
+      if (handler.kind === "read") return ok(await runBudgetedRead(ctx, handler));
       if (p.surface.dangerous === true && !validateOnly && context.confirmed !== true) {
         throw new ToolError(
           "confirmation_required",

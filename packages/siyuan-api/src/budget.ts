@@ -21,6 +21,28 @@ export interface BudgetCall {
 export interface CallBudget {
   reserveCall(call: BudgetCall): boolean;
   recordBytes(call: BudgetCall & { readonly bytes: number }): boolean;
+  /**
+   * Optional: runs before each retry of a read (its second and later HTTP attempts); returning
+   * false fails the read with `budget_exceeded` instead of sending the retry. A budget that counts
+   * every attempt as a call (the tools' read budget) implements it; without it retries are free.
+   */
+  reserveRetry?(call: BudgetCall): boolean;
+}
+
+/**
+ * Both budgets charged for every call (the first refusal wins; a budget that refused is not
+ * charged by the other for that call).
+ */
+export function bothBudgets(a: CallBudget, b: CallBudget): CallBudget {
+  return {
+    reserveCall: (call) => a.reserveCall(call) && b.reserveCall(call),
+    recordBytes: (call) => {
+      const okA = a.recordBytes(call);
+      const okB = b.recordBytes(call);
+      return okA && okB;
+    },
+    reserveRetry: (call) => (a.reserveRetry?.(call) ?? true) && (b.reserveRetry?.(call) ?? true),
+  };
 }
 
 /** Snapshot of a client's counters (see `SiyuanClient.stats`). */

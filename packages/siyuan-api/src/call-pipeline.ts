@@ -51,6 +51,8 @@ export interface CallPipelineOptions {
   readonly random: () => number;
   /** Sleep between read retries. */
   readonly sleep: (ms: number) => Promise<void>;
+  /** Counters shared with another pipeline (a budgeted view of a client); default: new ones. */
+  readonly counter?: CallCounter;
 }
 
 /** How one call is sent and answered; every method validates the answer's `data` with `schema`. */
@@ -274,7 +276,7 @@ function jsonBody(args: unknown): TransportBody {
 /** Builds the pipeline of one client. */
 export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
   const { transport, budget, retry, random, sleep } = options;
-  const counter = new CallCounter();
+  const counter = options.counter ?? new CallCounter();
 
   /** Sends with the retry policy; returns a response whose status is 200 or 202. */
   async function exchange(
@@ -295,6 +297,22 @@ export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
     counter.call(endpoint);
     const maxAttempts = kind === "read" ? retry.maxAttempts : 1;
     for (let attempt = 1; ; attempt++) {
+      if (
+        attempt > 1 &&
+        budget?.reserveRetry !== undefined &&
+        !budget.reserveRetry({ endpoint, kind })
+      ) {
+        throw new SiyuanApiError(
+          "budget_exceeded",
+          `${endpoint}: call budget exhausted by retries`,
+          {
+            endpoint,
+            kind,
+            attempts: attempt - 1,
+            budget: "calls",
+          },
+        );
+      }
       counter.attempt(endpoint);
       let failure: SiyuanApiError;
       try {

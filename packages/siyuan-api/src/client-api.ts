@@ -172,6 +172,12 @@ export interface SiyuanClient {
   flush(): Promise<void>;
   /** Calls an endpoint without a typed wrapper; returns `data` unvalidated. */
   callRaw(args: RawCallArgs): Promise<unknown>;
+  /**
+   * A view of this client — same transport, retry policy and counters (`stats()` sees its calls) —
+   * whose calls are also charged to `budget` (and to this client's own budget, if any). Cheap: one
+   * per tool call is fine. `close()` on the view closes the shared transport.
+   */
+  withBudget(budget: CallBudget): SiyuanClient;
   /** Counters by endpoint since creation or the last `resetStats()`. */
   stats(): ClientStats;
   resetStats(): void;

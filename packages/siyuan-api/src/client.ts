@@ -5,6 +5,7 @@
  * signatures are `client-api.ts`.
  */
 
+import { bothBudgets, type CallCounter } from "./budget.js";
 import {
   createCallPipeline,
   GET_BLOCK_INFO_INDEXING_CODE,
@@ -84,6 +85,10 @@ function putFileParts(a: T.PutFileArgs): MultipartPart[] {
  * `outcome_unknown`, `kernel_rejected`, `decode`, `unauthorized` or `budget_exceeded`.
  */
 export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
+  return buildClient(options, undefined);
+}
+
+function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefined): SiyuanClient {
   const { transport } = options;
   const { counter, call, callNullable, callVoid, callMultipart, callDownload, callPath } =
     createCallPipeline({
@@ -92,6 +97,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
       budget: options.budget,
       random: options.random ?? Math.random,
       sleep: options.sleep ?? DEFAULT_SLEEP,
+      ...(shared === undefined ? {} : { counter: shared }),
     });
 
   const client: SiyuanClient = {
@@ -222,6 +228,14 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
       }
       return callPath(a.endpoint, a.kind ?? "write", a.body ?? {});
     },
+    withBudget: (budget) =>
+      buildClient(
+        {
+          ...options,
+          budget: options.budget === undefined ? budget : bothBudgets(options.budget, budget),
+        },
+        counter,
+      ),
     stats: () => counter.snapshot(),
     resetStats: () => counter.reset(),
     close: () => transport.close(),

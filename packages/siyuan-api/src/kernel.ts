@@ -8,7 +8,7 @@
  * "not dispatched" from "outcome unknown" from "the kernel said no".
  */
 export type { BudgetCall, CallBudget, ClientStats, FixedCallBudget } from "./budget.js";
-export { createCallBudget } from "./budget.js";
+export { bothBudgets, createCallBudget } from "./budget.js";
 export type { ReadRetryPolicy } from "./call-pipeline.js";
 export { resolveReadRetry } from "./call-pipeline.js";
 export { createSiyuanClient } from "./client.js";

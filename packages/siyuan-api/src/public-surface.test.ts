@@ -42,6 +42,7 @@ describe("public surface", () => {
         "POOL_KEEP_ALIVE_TIMEOUT_MS",
         "RETRYABLE_HTTP_STATUSES",
         "SiyuanApiError",
+        "bothBudgets",
         "classifyUndiciError",
         "createCallBudget",
         "createSiyuanClient",

@@ -132,6 +132,46 @@ describe("call budget and counters", () => {
     await client.close();
   });
 
+  it("withBudget: a view charged to its own budget (retries too, when it asks), sharing the counters", async () => {
+    const client = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: server.url }),
+      sleep: async () => {},
+    });
+    let calls = 0;
+    let retries = 0;
+    const perCall = {
+      reserveCall: () => ++calls <= 2,
+      recordBytes: () => true,
+      reserveRetry: () => ++retries <= 0,
+    };
+    const view = client.withBudget(perCall);
+    // The first answer is a 503: the read would be retried, but the budget refuses the retry.
+    server.handle((_r, i) =>
+      i === 0 ? { kind: "raw", status: 503, body: "" } : ok(1_700_000_000_000),
+    );
+    const e = await failure(view.system.currentTime());
+    expect(e.code).toBe("budget_exceeded");
+    expect(e.details.budget).toBe("calls");
+    expect(server.requests).toHaveLength(1);
+    expect(await view.system.currentTime()).toBe(1_700_000_000_000);
+    expect((await failure(view.system.currentTime())).code).toBe("budget_exceeded");
+    // The parent is not charged to the view's budget, and sees the view's calls in its counters.
+    expect(await client.system.currentTime()).toBe(1_700_000_000_000);
+    expect(client.stats().calls).toEqual({ "/api/system/currentTime": 3 });
+    // A parent budget is charged as well: the view cannot escape it.
+    const capped = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: server.url }),
+      budget: createCallBudget({ maxCalls: 1 }),
+    });
+    const generous = createCallBudget({ maxCalls: 10 });
+    await capped.withBudget(generous).system.currentTime();
+    expect((await failure(capped.withBudget(generous).system.currentTime())).code).toBe(
+      "budget_exceeded",
+    );
+    await capped.close();
+    await client.close();
+  });
+
   it("counts calls and attempts per endpoint, and bytes; resetStats clears them", async () => {
     const client = createSiyuanClient({
       transport: undiciTransport({ baseUrl: server.url }),
