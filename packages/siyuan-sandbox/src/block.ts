@@ -1,7 +1,7 @@
 /** The in-memory block tree: one Block per SiYuan node (documents included). */
 
 /** SQL `type` letters (contract §2.3) that the sandbox produces. */
-export type BlockType = "d" | "h" | "l" | "i" | "c" | "m" | "b" | "s" | "p" | "tb" | "html";
+export type BlockType = "d" | "h" | "l" | "i" | "c" | "m" | "b" | "s" | "p" | "tb" | "html" | "av";
 
 /** A block node. `attrs` always holds `id` (kept equal to `id`) and usually `updated`. */
 export interface Block {
@@ -13,9 +13,9 @@ export interface Block {
   attrs: Record<string, string>;
   /** Child blocks of containers (d, b, l, i, s). */
   children: Block[];
-  /** Inline Markdown of p/h, code text of c, TeX of m, raw HTML of html. */
+  /** Inline Markdown of p/h, code text of c, TeX of m, raw HTML of html, AttributeViewID of av. */
   text: string;
-  /** Info string of a code block. */
+  /** Info string of a code block; AttributeViewType (`table|gallery|kanban`) of av. */
   lang: string;
   /** List-item marker as written (`*`, `-`, `1.`). */
   marker: string;
@@ -39,6 +39,7 @@ export const LUTE_NODE_NAMES: Readonly<Record<BlockType, string>> = {
   p: "NodeParagraph",
   tb: "NodeThematicBreak",
   html: "NodeHTMLBlock",
+  av: "NodeAttributeView",
 };
 
 /** A new block with empty fields. */

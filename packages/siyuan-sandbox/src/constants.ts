@@ -29,6 +29,18 @@ export const SEARCH_DEFAULT_PAGE_SIZE = 32;
 export const SEARCH_CONTENT_MAX_CHARS = 5120;
 /** Default toast timeout for pushMsg (ms). */
 export const PUSH_MSG_DEFAULT_TIMEOUT_MS = 7000;
+/** Uploaded asset names are cut to this many bytes, extension included (`util.TruncateLenFileName`). */
+export const ASSET_NAME_MAX_BYTES = 189;
+/** Breadcrumb names are cut to this many characters (`buildBlockBreadcrumb`). */
+export const BREADCRUMB_NAME_MAX_CHARS = 1024;
+/** Dynamic ref anchor texts are cut to this many characters (`editor.blockRefDynamicAnchorTextMaxLen`). */
+export const DYNAMIC_ANCHOR_MAX_CHARS = 96;
+/** Items of getRecentDocs sorted by `updated` (`fileTree.recentDocsMaxListCount` default). */
+export const RECENT_DOCS_MAX_LIST_COUNT = 32;
+/** MCP protocol versions `/mcp` accepts; the second is answered for an unsupported one. */
+export const MCP_PROTOCOL_VERSIONS = ["2024-11-05", "2025-06-18", "2026-07-28"] as const;
+/** `ttlMs` of a stateless `/mcp` tools/list. */
+export const MCP_TOOLS_TTL_MS = 60_000;
 
 // The sandbox's own settings (request log, faults, control route, deterministic clock).
 

@@ -3,6 +3,7 @@ import type { SqlValue } from "sql.js";
 import type { Block } from "./block.js";
 import { SandboxError } from "./errors.js";
 import type { ArmedFault, FaultBook, FaultSpec } from "./faults.js";
+import { type AvControl, avControl } from "./handlers-av.js";
 import type { Kernel, PushedMessage, TransactionFailure } from "./kernel.js";
 import { renderKramdown } from "./render.js";
 import type { RequestLog, RequestLogEntry } from "./server.js";
@@ -41,7 +42,7 @@ export interface ExternalWriter {
 }
 
 /** What tests (and the `/__sandbox/*` route) can do to a running sandbox. */
-export interface SandboxControl {
+export interface SandboxControl extends AvControl {
   /** Request log, oldest first (at most REQUEST_LOG_MAX_ENTRIES). */
   log(): RequestLogEntry[];
   /** Requests per exact path (including failed and faulted ones). */
@@ -161,6 +162,7 @@ export function createControl(
       return loc ? { ...loc.block.attrs } : null;
     },
     sql: (stmt) => kernel.sql.query(stmt),
+    ...avControl(kernel),
   };
 }
 
@@ -168,6 +170,7 @@ export function createControl(
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
  * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `connections/refuse` {forMs},
  * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
+ * `av` {id}, `av-log` {id?},
  * `external/<method>` {args: [...]}.
  */
 export function controlRouteHandler(control: SandboxControl) {
@@ -208,6 +211,10 @@ export function controlRouteHandler(control: SandboxControl) {
         return null;
       case "transaction-failures":
         return control.transactionFailures();
+      case "av":
+        return control.av(String(body.id));
+      case "av-log":
+        return control.avLog(typeof body.id === "string" ? body.id : undefined);
       case "messages":
         return control.messages();
       case "process-cpu": {

@@ -2,6 +2,7 @@
  * `dataType: "dom"` input: converts block DOM (as renderDom writes it) back to kramdown,
  * keeping block IDs and IAL attributes. Only the block and span types the renderer emits.
  */
+import { avBlockMarkdown } from "./av-block.js";
 
 interface El {
   tag: string;
@@ -61,6 +62,8 @@ const SKIP_ATTRS = new Set([
   "spellcheck",
   "data-content",
   "draggable",
+  "data-av-id",
+  "data-av-type",
 ]);
 
 function ial(el: El, extra: string[] = []): string {
@@ -137,6 +140,8 @@ function block(el: El): string {
     }
     case "NodeMathBlock":
       return `$$\n${el.attrs["data-content"] ?? ""}\n$$\n${ial(el)}`;
+    case "NodeAttributeView":
+      return `${avBlockMarkdown(el.attrs["data-av-id"] ?? "", el.attrs["data-av-type"] ?? "")}\n${ial(el)}`;
     case "NodeThematicBreak":
       return `---\n${ial(el)}`;
     case "NodeBlockquote":

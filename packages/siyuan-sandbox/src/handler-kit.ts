@@ -13,6 +13,8 @@ export interface HandlerContext {
   body: Record<string, unknown>;
   rawBody: Buffer;
   headers: IncomingHttpHeaders;
+  /** HTTP method (routes with `methods` look at it). */
+  method?: string;
   /** Silent-failure fault: answer as usual but apply nothing. */
   silent: boolean;
   /** Kernel-exact mode: block writes (except deleteBlock) wait for the queue before answering. */
@@ -40,6 +42,8 @@ export interface Route {
   body: "json" | "tolerant" | "none" | "raw";
   /** A write the silent fault must skip entirely (handlers that build a transaction handle it themselves). */
   write: boolean;
+  /** HTTP methods the route answers (default: POST only, GET too for the two public system routes). */
+  methods?: readonly string[];
 }
 
 /** The kernel's answer to a missing/mistyped field in an old-style handler: a recovered panic, code 0, data null. */

@@ -14,6 +14,7 @@ import {
   reqStrArray,
   transactionReply,
 } from "./handler-kit.js";
+import { AV_TRANSACTION_ACTIONS, avTransactionOp } from "./handlers-av.js";
 import { parseMarkdown } from "./markdown.js";
 import { plainContent, renderDom, renderKramdown } from "./render.js";
 import type { InsertAnchor } from "./workspace.js";
@@ -383,10 +384,16 @@ function transactions(ctx: HandlerContext): unknown {
     const outOps: Record<string, unknown>[] = [];
     for (const raw of ops) {
       const op = raw as { action?: unknown; id?: unknown; data?: unknown };
+      const avApply = avTransactionOp(kernel, raw as Record<string, unknown>);
+      if (avApply) {
+        applies.push(avApply);
+        outOps.push(operation(raw as Record<string, unknown>));
+        continue;
+      }
       if (op.action !== "setAttrs" && op.action !== "updateAttrs") {
         throw kernelError(
           -1,
-          `unsupported action [${String(op.action)}] (the sandbox supports setAttrs and updateAttrs)`,
+          `unsupported action [${String(op.action)}] (the sandbox supports setAttrs, updateAttrs and ${AV_TRANSACTION_ACTIONS.join(", ")})`,
         );
       }
       if (typeof op.id !== "string" || !isValidNodeId(op.id))

@@ -24,6 +24,11 @@ describe("public surface", () => {
         "startSandbox",
         "steppingClock",
         "takeRepoRequests",
+        // the kernel-plugin host (docs/plugin-host.md)
+        "DEFAULT_KERNEL_RESTART_DOWN_MS",
+        "checkLanguageLevel",
+        "readZip",
+        "writeZip",
       ].sort(),
     );
   });

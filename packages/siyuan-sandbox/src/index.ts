@@ -4,6 +4,7 @@
  * tests and the demo. Never used by production code paths.
  */
 export { REPO_AUDIT_ENV, takeRepoRequests } from "./audit.js";
+export type { AttributeView, AvEvent, AvKey, AvValue } from "./av-model.js";
 export type { Clock, RandomSource } from "./clock.js";
 export { formatTimestamp, isValidNodeId, seededRandom, steppingClock } from "./clock.js";
 export {
@@ -19,6 +20,18 @@ export { isSandboxError, SandboxError } from "./errors.js";
 export type { ArmedFault, FaultKind, FaultSpec } from "./faults.js";
 export { defaultCorrupt } from "./faults.js";
 export type { PushedMessage, TransactionFailure } from "./kernel.js";
+export {
+  checkLanguageLevel,
+  DEFAULT_KERNEL_RESTART_DOWN_MS,
+  type LanguageViolation,
+  type PluginHostControl,
+  type PluginHostOptions,
+  type PluginLogLine,
+  type PluginSource,
+  type PluginStatus,
+  readZip,
+  writeZip,
+} from "./plugin-host/index.js";
 export type { Sandbox, SandboxOptions } from "./sandbox.js";
 export { startSandbox } from "./sandbox.js";
 export { DEMO_IDS } from "./seed.js";

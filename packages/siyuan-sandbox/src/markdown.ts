@@ -3,6 +3,7 @@
  * IAL lines `{: k="v"}` setting the attributes of the block before them, and an inline
  * tokenizer for the DOM renderer and plain-text content.
  */
+import { isAvBlockLine, parseAvBlockLine } from "./av-block.js";
 import { type Block, newBlock } from "./block.js";
 import { NODE_ID_SOURCE } from "./clock.js";
 
@@ -82,7 +83,8 @@ export function startsBlock(line: string): boolean {
     HR.test(line) ||
     QUOTE.test(line) ||
     line.trim() === "$$" ||
-    LIST_ITEM.test(line)
+    LIST_ITEM.test(line) ||
+    isAvBlockLine(line)
   );
 }
 
@@ -165,6 +167,12 @@ function parseLines(lines: string[]): ParsedMarkdown {
       if (inner.trailingAttrs) bq.attrs = { ...inner.trailingAttrs };
       push(bq);
       if (inner.trailingAttrs) lastHasIal = true;
+      continue;
+    }
+    const avBlock = parseAvBlockLine(line);
+    if (avBlock) {
+      push(avBlock);
+      i++;
       continue;
     }
     if (LIST_ITEM.test(line)) {

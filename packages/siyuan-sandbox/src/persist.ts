@@ -22,6 +22,8 @@ interface SyNode {
   HeadingLevel?: number;
   ListData?: { Typ: number; Marker?: string; Checked?: boolean };
   CodeBlockInfo?: string;
+  AttributeViewID?: string;
+  AttributeViewType?: string;
 }
 
 const LIST_TYP: Record<string, number> = { u: 0, o: 1, t: 3 };
@@ -39,6 +41,10 @@ function toSy(b: Block): SyNode {
       node.ListData.Marker = b.marker;
       if (b.checked) node.ListData.Checked = true;
     }
+  }
+  if (b.type === "av") {
+    node.AttributeViewID = b.text;
+    node.AttributeViewType = b.lang;
   }
   if (b.type === "c") {
     node.CodeBlockInfo = b.lang;
@@ -65,7 +71,10 @@ function fromSy(n: SyNode): Block {
     b.marker = n.ListData?.Marker ?? "*";
     b.checked = n.ListData?.Checked === true;
   }
-  if (type === "c") {
+  if (type === "av") {
+    b.text = n.AttributeViewID ?? "";
+    b.lang = n.AttributeViewType ?? "table";
+  } else if (type === "c") {
     b.lang = n.CodeBlockInfo ?? "";
     b.text = kids[0]?.Data ?? "";
   } else if (type === "m" || type === "p" || type === "h" || type === "html") {

@@ -1,4 +1,5 @@
 /** Renderers: kramdown with IAL lines (contract §3.1), block DOM (§3.2), plain text, export Markdown. */
+import { avBlockMarkdown } from "./av-block.js";
 import { type Block, headingLevel, LUTE_NODE_NAMES } from "./block.js";
 import { NODE_ID_SOURCE } from "./clock.js";
 import { escapeIalValue, type InlineSegment, parseInline, startsBlock } from "./markdown.js";
@@ -85,6 +86,8 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
       return `---${ial}`;
     case "html":
       return b.text + ial;
+    case "av":
+      return avBlockMarkdown(b.text, b.lang) + ial;
     case "b": {
       const inner = b.children.map((c) => renderKramdown(c, opts)).join("\n\n");
       return (
@@ -134,6 +137,7 @@ export function plainContent(b: Block): string {
     case "html":
       return b.text;
     case "tb":
+    case "av":
       return "";
     default:
       return b.children
@@ -221,6 +225,8 @@ export function renderDom(b: Block, index?: number, listSubtype?: string): strin
       );
     case "tb":
       return `${head("hr")}<div></div></div>`;
+    case "av":
+      return `<div contenteditable="false" data-av-id="${escapeHtml(b.text)}" data-av-type="${escapeHtml(b.lang || "table")}" data-node-id="${b.id}"${idx} data-type="NodeAttributeView" class="av"${attrsHtml(b.attrs)}><div spellcheck="false"></div>${tail}`;
     case "html":
       return `${head("render-node")}<div><protyle-html data-content="${escapeHtml(b.text)}"></protyle-html></div>${tail}`;
     case "b":

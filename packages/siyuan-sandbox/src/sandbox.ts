@@ -23,6 +23,13 @@ import { FaultBook, type FaultSpec } from "./faults.js";
 import { DiskFileStore, MemoryFileStore } from "./file-store.js";
 import { Kernel } from "./kernel.js";
 import { loadWorkspace } from "./persist.js";
+import { withPluginControl } from "./plugin-host/control.js";
+import {
+  PluginHost,
+  type PluginHostControl,
+  type PluginHostOptions,
+  type PluginSource,
+} from "./plugin-host/host.js";
 import { seedDemo } from "./seed.js";
 import { createRequestListener, RequestLog } from "./server.js";
 import { SqlIndex } from "./sql-index.js";
@@ -60,6 +67,10 @@ export interface SandboxOptions {
    * transaction before it is applied (issue 4).
    */
   flushBeforeReply?: boolean;
+  /** Kernel plugins to install and enable at start: folders, `package.zip` files or in-memory files. */
+  plugins?: PluginSource[];
+  /** Options of the kernel-plugin host (docs/plugin-host.md). */
+  pluginHost?: PluginHostOptions;
 }
 
 /** A running sandbox. */
@@ -71,6 +82,8 @@ export interface Sandbox {
   /** Stops listening, applies the queue (unless held), persists, frees the index. Idempotent. */
   stop(): Promise<void>;
   control: SandboxControl;
+  /** The kernel-plugin host: install, states, logs, "plugin reload" and "kernel restart". */
+  plugins: PluginHostControl;
 }
 
 /** Starts a sandbox kernel on 127.0.0.1. Throws SandboxError `invalid_option`. */
@@ -92,7 +105,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dataDir = options.dataDir ?? null;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const sql = await SqlIndex.create();
-  const files = dataDir ? new DiskFileStore(dataDir) : new MemoryFileStore();
+  const pluginHost = new PluginHost(options.pluginHost);
+  const files = pluginHost.watchStore(dataDir ? new DiskFileStore(dataDir) : new MemoryFileStore());
   const kernel = new Kernel(ids, sql, files, dataDir);
   const loaded = dataDir ? loadWorkspace(dataDir, kernel.ws) : false;
   if (!loaded && options.seed === "demo") seedDemo(kernel.ws);
@@ -131,7 +145,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     createRequestListener(kernel, faults, log, {
       token,
       flushBeforeReply: options.flushBeforeReply ?? false,
-      controlRoute: options.controlRoute ? controlRouteHandler(control) : null,
+      controlRoute: options.controlRoute
+        ? withPluginControl(controlRouteHandler(control), pluginHost)
+        : null,
+      pluginHost,
     }),
   );
   server.keepAliveTimeout = 30_000;
@@ -147,14 +164,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   kernel.start(flushIntervalMs);
   const port = (srv.address() as AddressInfo).port;
   boundPort = port;
+  pluginHost.attach(`http://127.0.0.1:${port}`, listener);
+  for (const p of options.plugins ?? []) await pluginHost.install(p);
+  await pluginHost.startAll();
   let stopped: Promise<void> | null = null;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     token,
     control,
+    plugins: pluginHost,
     stop: () => {
       stopped ??= (async () => {
+        await pluginHost.stopAll(); // onunload may still call the API
         if (!refusing) {
           await new Promise<void>((resolve) => {
             srv.close(() => resolve());

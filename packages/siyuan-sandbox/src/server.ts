@@ -12,10 +12,15 @@ import {
 import { isSandboxError, type KernelErrorDetails } from "./errors.js";
 import { type ArmedFault, defaultCorrupt, type FaultBook, type FaultKind } from "./faults.js";
 import { type HandlerContext, RawReply, type Route } from "./handler-kit.js";
+import { assetPrefixRoutes, assetRoutes } from "./handlers-asset.js";
+import { avRoutes } from "./handlers-av.js";
 import { blockRoutes } from "./handlers-block.js";
 import { filetreeAndNotebookRoutes } from "./handlers-filetree.js";
+import { mcpRoutes } from "./handlers-mcp.js";
 import { miscRoutes } from "./handlers-misc.js";
+import { navRoutes } from "./handlers-nav.js";
 import type { Kernel } from "./kernel.js";
+import type { PluginRouteContext } from "./plugin-host/host.js";
 
 /** One request as the log keeps it. */
 export interface RequestLogEntry {
@@ -82,7 +87,23 @@ export const ROUTES: Record<string, Route> = {
   ...filetreeAndNotebookRoutes,
   ...blockRoutes,
   ...miscRoutes,
+  ...assetRoutes,
+  ...navRoutes,
+  ...mcpRoutes,
+  ...avRoutes,
 };
+
+/** Routes matched by path prefix (GET file routes), after the exact ROUTES. */
+export const PREFIX_ROUTES: Record<string, Route> = {
+  ...assetPrefixRoutes,
+};
+
+function prefixRoute(path: string): Route | undefined {
+  for (const [prefix, route] of Object.entries(PREFIX_ROUTES)) {
+    if (path.startsWith(prefix)) return route;
+  }
+  return undefined;
+}
 
 const EXEMPT_PREFIXES = [
   "/stage/",
@@ -140,6 +161,14 @@ export interface FrontOptions {
   token: string;
   flushBeforeReply: boolean;
   controlRoute: ((path: string, body: Record<string, unknown>) => Promise<unknown>) | null;
+  /** The kernel-plugin host: `/plugin/private/*` and plugin JWTs (`X-Auth-Token`). */
+  pluginHost?: PluginFront | null;
+}
+
+/** What the front needs from the plugin host (src/plugin-host). */
+export interface PluginFront {
+  verifyToken(token: string): boolean;
+  serve(ctx: PluginRouteContext): Promise<void>;
 }
 
 const CORS_HEADERS = {
@@ -161,7 +190,15 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const TOKEN_HEADER = /^(?:Token|token|Bearer|bearer)\s+(.+)$/;
 
 /** CheckAuth as the kernel does it, minus the localhost-without-token rule (always required). */
-function authFailure(req: IncomingMessage, url: URL, token: string): string | null {
+function authFailure(
+  req: IncomingMessage,
+  url: URL,
+  token: string,
+  plugins?: PluginFront | null,
+): string | null {
+  // 1. a plugin JWT in X-Auth-Token (siyuan.client); an invalid one falls through
+  const jwt = req.headers["x-auth-token"];
+  if (plugins && typeof jwt === "string" && plugins.verifyToken(jwt)) return null;
   const header = req.headers.authorization;
   if (header !== undefined) {
     const m = TOKEN_HEADER.exec(header.trim());
@@ -277,10 +314,31 @@ export function createRequestListener(
       }
     }
 
-    const route = ROUTES[path];
+    if (opts.pluginHost && path.startsWith("/plugin/private/")) {
+      return opts.pluginHost.serve({
+        req,
+        res,
+        url,
+        raw,
+        hits,
+        authFailure: authFailure(req, url, opts.token, opts.pluginHost),
+        lock: (p, fn) => locks.run(p, fn),
+        done: (status, code) => {
+          entry.status = status;
+          entry.code = code;
+          entry.durationMs = Date.now() - entry.startedAtMs;
+        },
+        baseHeaders: CORS_HEADERS,
+        flush: () => kernel.flush(),
+      });
+    }
+    const route = ROUTES[path] ?? prefixRoute(path);
     // gin answers unknown routes (and a wrong method) with 404 before any guard runs
     const getAllowed = path === "/api/system/version" || path === "/api/system/bootProgress";
-    if (!route || (method !== "POST" && !(method === "GET" && getAllowed))) {
+    const methodOk = route?.methods
+      ? route.methods.includes(method)
+      : method === "POST" || (method === "GET" && getAllowed);
+    if (!route || !methodOk) {
       send(
         res,
         entry,
@@ -292,7 +350,7 @@ export function createRequestListener(
       return;
     }
     if (route.auth) {
-      const fail = authFailure(req, url, opts.token);
+      const fail = authFailure(req, url, opts.token, opts.pluginHost);
       if (fail) return sendJson(res, entry, 401, { code: -1, msg: fail });
     }
 
@@ -333,6 +391,7 @@ export function createRequestListener(
       const ctx: HandlerContext = {
         kernel,
         path,
+        method,
         body,
         rawBody: raw,
         headers: req.headers,
@@ -352,7 +411,9 @@ export function createRequestListener(
           const data = await route.handler(ctx);
           if (data instanceof RawReply) {
             const code =
-              data.status === 202 ? (JSON.parse(String(data.body)) as { code: number }).code : null;
+              data.status === 202 && String(data.body) !== ""
+                ? (JSON.parse(String(data.body)) as { code: number }).code
+                : null;
             reply = { status: data.status, headers: data.headers, body: data.body, code };
           } else reply = jsonReply(envelope(0, "", data ?? null));
         } catch (e) {

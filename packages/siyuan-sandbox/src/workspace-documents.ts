@@ -97,6 +97,9 @@ export class WorkspaceDocuments extends WorkspaceNotebooks {
             ? wanted
             : this.ids.newId((x) => this.isTaken(x) || seen.has(x));
         seen.add(id);
+        // Lute gives a database block without a valid AV ID a fresh one
+        if (node.type === "av" && !isValidNodeId(node.text))
+          node.text = this.ids.newId((x) => this.isTaken(x) || seen.has(x));
         node.id = id;
         node.attrs = { id, updated: opts.forceUpdated ?? updated ?? id.slice(0, 14), ...rest };
       });
