@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "./config.js";
+import { parseConfig, USAGE } from "./config.js";
 import { isNodeServerError } from "./errors.js";
 
 const TOKEN = "0123456789abcdef0123";
@@ -137,6 +139,14 @@ describe("parseConfig", () => {
         "--idle-stop-ms (SISYPHUS_IDLE_STOP_MS)",
       );
     }
+  });
+
+  it("documents every flag it accepts in --help", () => {
+    const source = readFileSync(join(import.meta.dirname, "config.ts"), "utf8");
+    const options = /options: \{([\s\S]*?)\n {4}\},\n {2}\}\);/.exec(source)?.[1] ?? "";
+    const flags = [...options.matchAll(/^ {6}"?([a-z-]+)"?: \{/gm)].map((m) => `--${m[1]}`);
+    expect(flags.length).toBeGreaterThan(10);
+    for (const flag of flags) expect(USAGE).toContain(flag);
   });
 
   it("accepts an origin list", () => {

@@ -61,6 +61,31 @@ export interface ServerConfig {
   readonly autostart: boolean;
 }
 
+/** What `sisyphus-server --help` prints (stdout, exit 0). */
+export const USAGE = `sisyphus-server: the MCP server for SiYuan (Strict Safe Writes)
+
+  sisyphus-server [--http]  [options]   Streamable HTTP on 127.0.0.1:36806, the Node write authority
+                                        (no --siyuan-url: an embedded demo SiYuan)
+  sisyphus-server --stdio   [options]   MCP over stdio; writes go to the data directory's authority,
+                                        started in the background when none runs
+
+Options (environment variable in brackets):
+  --siyuan-url URL          SiYuan kernel, e.g. http://127.0.0.1:6806 [SIYUAN_URL]
+  --siyuan-token TOKEN      SiYuan API token [SIYUAN_TOKEN]
+  --auth-token TOKEN        bearer token of the HTTP endpoint, >= 16 characters [SISYPHUS_AUTH_TOKEN]
+  --host HOST               HTTP bind address (default 127.0.0.1)
+  --port PORT               HTTP port, 0 = any free one (default 36806) [SISYPHUS_HTTP_PORT]
+  --allowed-origins LIST    extra browser origins, comma-separated [SISYPHUS_ALLOWED_ORIGINS]
+  --data-dir DIR            ledger, reservations, lock (default ~/.sisyphus) [SISYPHUS_DATA_DIR]
+  --authority-url URL       stdio: delegate to this authority, start none [SISYPHUS_AUTHORITY_URL]
+  --no-autostart            stdio: never start a background authority
+  --idle-stop-ms MS         HTTP: stop after MS idle (0 = never); stdio: the background one's [SISYPHUS_IDLE_STOP_MS]
+  --background              HTTP: run as a stdio process's background authority (loopback only)
+  --no-strict               turn Strict Safe Writes off
+  --shutdown-grace-ms MS    SIGTERM/SIGINT grace for running writes (default 30000) [SISYPHUS_SHUTDOWN_GRACE_MS]
+  -h, --help                print this and exit
+`;
+
 /** Thrown shape: `NodeServerError` with code `config_invalid` and `details.setting`. */
 function invalid(setting: string, message: string): NodeServerError {
   return new NodeServerError("config_invalid", `Invalid configuration: ${setting}: ${message}`, {

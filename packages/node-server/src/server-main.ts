@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { parseConfig } from "./config.js";
+import { parseConfig, USAGE } from "./config.js";
 import { isNodeServerError } from "./errors.js";
 import { startServer } from "./main.js";
 
@@ -21,7 +21,12 @@ z.config({ jitless: true });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function run(): Promise<void> {
-  const config = parseConfig(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const config = parseConfig(argv, process.env);
   let stop: (why: string) => void = () => undefined;
   // This bundle runs as `dist/server.cjs`; its launcher is the `bin.cjs` beside it.
   const server = await startServer(config, log, {
