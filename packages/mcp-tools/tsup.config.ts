@@ -1,10 +1,10 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { index: "src/index.ts", "shell/index": "src/shell/index.ts" },
   format: ["esm"],
   target: "es2022",
-  dts: { entry: "src/index.ts" },
+  dts: { entry: { index: "src/index.ts", "shell/index": "src/shell/index.ts" } },
   clean: true,
   sourcemap: true,
 });

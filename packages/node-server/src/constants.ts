@@ -30,12 +30,10 @@ export const MAX_SHUTDOWN_GRACE_MS = 10 * 60 * 1000;
 export const HTTP_CLOSE_FLUSH_MS = 2_000;
 /** The first legacy protocol revision without JSON-RPC batching (2025-06-18 removed it). */
 export const FIRST_UNBATCHED_PROTOCOL_VERSION = "2025-06-18";
-/** Idle time after which a legacy (2025) session is closed, in milliseconds. */
-export const LEGACY_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** Idle time after which a legacy (2025) session is closed, in milliseconds (the shared table's). */
+export { LEGACY_SESSION_IDLE_MS, MAX_LEGACY_SESSIONS } from "@sisyphus/mcp-tools/shell";
 /** How often idle legacy sessions are swept, in milliseconds. */
 export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
-/** Most legacy sessions kept at once; the oldest idle one is closed to admit a new one. */
-export const MAX_LEGACY_SESSIONS = 256;
 /** Read actions running at once. */
 export const READ_CONCURRENCY = 4;
 /**

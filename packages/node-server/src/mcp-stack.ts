@@ -28,6 +28,7 @@ import {
   SERVER_INSTRUCTIONS,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
+import { LegacySessionTable } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { Admission } from "./admission.js";
@@ -45,7 +46,6 @@ import type { DrainGate } from "./drain.js";
 import { createGateway, type GatewayConnection } from "./gateway.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
-import { LegacySessionTable } from "./legacy-sessions.js";
 import { principalOf } from "./security.js";
 
 /** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */

@@ -1,11 +1,11 @@
 /** Inline Markdown (Kramdown as SiYuan emits it) to runs of text with their marks. */
 import { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
 import { normalizeKramdown } from "../normalize.js";
+import { isAlnum } from "./alnum.js";
 import { decodeEntities, normalizeText } from "./text.js";
 import type { InlineRun } from "./types.js";
 
 const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
-const ALNUM = /[\p{L}\p{N}]/u;
 /** A node ID inside a larger pattern: {@link NODE_ID_PATTERN} without its anchors. */
 const NODE_ID = NODE_ID_PATTERN.source.replace(/^\^|\$$/g, "");
 /** A block reference `((id "anchor"))` or `((id 'anchor'))`. */
@@ -50,7 +50,7 @@ function findBacktickRun(s: string, from: number, n: number): number {
 function canOpen(s: string, i: number, delim: string): boolean {
   const next = s[i + delim.length];
   if (next === undefined || /\s/.test(next)) return false;
-  if (delim[0] === "_" && i > 0 && ALNUM.test(s[i - 1] as string)) return false;
+  if (delim[0] === "_" && i > 0 && isAlnum(s[i - 1] as string)) return false;
   return true;
 }
 
@@ -58,7 +58,7 @@ function canClose(s: string, k: number, delim: string): boolean {
   const prev = s[k - 1];
   if (prev === undefined || /\s/.test(prev)) return false;
   const next = s[k + delim.length];
-  if (delim[0] === "_" && next !== undefined && ALNUM.test(next)) return false;
+  if (delim[0] === "_" && next !== undefined && isAlnum(next)) return false;
   return true;
 }
 
