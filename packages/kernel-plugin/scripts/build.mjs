@@ -1,0 +1,129 @@
+/**
+ * Builds the SiYuan plugin package: `dist/plugin/` (kernel.js, index.js, index.css, plugin.json,
+ * icon.png, preview.png, README.md, i18n/) and `dist/package.zip` with those files at its root, as
+ * SiYuan's marketplace and manual install expect.
+ *
+ * `kernel.js` is one classic script at goja's language level (contract §6): esbuild `iife`,
+ * es2022 with async iteration lowered and the regex features goja lacks turned into run-time
+ * `RegExp` calls, then checked with the sandbox host's own language check; a bundle that fails it
+ * fails the build.
+ */
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { deflateSync } from "node:zlib";
+import { checkLanguageLevel, writeZip } from "@sisyphus/siyuan-sandbox";
+import { build } from "esbuild";
+
+const pkg = resolve(import.meta.dirname, "..");
+const out = join(pkg, "dist", "plugin");
+rmSync(join(pkg, "dist"), { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const result = await build({
+  entryPoints: [join(pkg, "src", "kernel", "main.ts")],
+  outfile: join(out, "kernel.js"),
+  bundle: true,
+  format: "iife",
+  platform: "neutral",
+  target: "es2022",
+  // The SDK's Cloudflare-Workers build (no Node APIs), our packages from their TypeScript sources.
+  conditions: ["workerd", "source", "import", "default"],
+  mainFields: ["module", "main"],
+  supported: {
+    "async-generator": false,
+    "for-await": false,
+    "regexp-match-indices": false,
+    "regexp-set-notation": false,
+    "regexp-unicode-property-escapes": false,
+    "regexp-named-capture-groups": false,
+  },
+  legalComments: "none",
+  minifyWhitespace: true,
+  metafile: true,
+  logLevel: "warning",
+});
+const kernel = readFileSync(join(out, "kernel.js"), "utf8");
+const violation = checkLanguageLevel(kernel);
+if (violation !== null) {
+  throw new Error(`kernel.js is not at goja's language level: ${JSON.stringify(violation)}`);
+}
+
+const assets = join(pkg, "plugin");
+for (const name of readdirSync(assets, { recursive: true })) {
+  const from = join(assets, String(name));
+  if (statSync(from).isDirectory()) continue;
+  mkdirSync(join(out, String(name), ".."), { recursive: true });
+  copyFileSync(from, join(out, String(name)));
+}
+
+// The marketplace's images (icon 160×160, preview 1024×768), drawn here so no binary is committed.
+writeFileSync(join(out, "icon.png"), png(160, 160));
+writeFileSync(join(out, "preview.png"), png(1024, 768));
+
+const files = new Map();
+for (const name of readdirSync(out, { recursive: true })) {
+  const path = join(out, String(name));
+  if (!statSync(path).isDirectory())
+    files.set(relative(out, path).replaceAll("\\", "/"), readFileSync(path));
+}
+writeFileSync(join(pkg, "dist", "package.zip"), writeZip(files));
+const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
+console.log(`kernel.js ${kib(kernel.length)}; package.zip ${files.size} files`);
+void result;
+
+/** A PNG of the Sisyphus mark: a slope and a stone on a dark ground (RGB, no alpha). */
+function png(width, height) {
+  const rows = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      const u = x / width;
+      const v = y / height;
+      const slope = v > 0.85 - 0.6 * u;
+      const dx = u - 0.62;
+      const dy = v - (0.85 - 0.6 * 0.62) + 0.11;
+      const stone = dx * dx * (width / height) ** 2 + dy * dy < 0.011;
+      const [r, g, b] = stone ? [232, 184, 74] : slope ? [74, 98, 140] : [24, 28, 38];
+      row.writeUInt8(r, 1 + x * 3);
+      row.writeUInt8(g, 2 + x * 3);
+      row.writeUInt8(b, 3 + x * 3);
+    }
+    rows.push(row);
+  }
+  const chunk = (type, data) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, "latin1");
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.writeUInt8(8, 8); // bit depth
+  ihdr.writeUInt8(2, 9); // RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}

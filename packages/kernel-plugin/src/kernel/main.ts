@@ -1,0 +1,186 @@
+/**
+ * `kernel.js`: Sisyphus inside the SiYuan kernel (goja, contract Part 2) — the kernel authority.
+ * On `onload` it opens the durable stores on `siyuan.storage`, builds the one write coordinator
+ * and the tool runtime over `siyuan.client`, and serves MCP at
+ * `/plugin/private/siyuan-plugins-mcp-sisyphus/mcp` with the same SDK, tools, help and rules as
+ * the Node server. Bundled by `scripts/build.mjs` into one classic script at goja's language level.
+ */
+import "./polyfills.js";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import {
+  createToolRuntime,
+  registerSkillResources,
+  registerTools,
+  SERVER_INSTRUCTIONS,
+  SISYPHUS_VERSION,
+  type ToolRuntime,
+} from "@sisyphus/mcp-tools";
+import { LegacySessionTable } from "@sisyphus/mcp-tools/shell";
+import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/kernel";
+import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
+import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js";
+import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
+import { mathRandomSource, randomHex } from "./random.js";
+import { siyuanGlobal } from "./runtime-globals.js";
+
+/** Directories of the durable stores inside the plugin's storage folder. */
+const LEDGER_DIR = "ledger";
+const RESERVATIONS_DIR = "reservations";
+
+/** How often idle legacy sessions are swept, in milliseconds. */
+const LEGACY_SESSION_SWEEP_MS = 60_000;
+
+interface Authority {
+  readonly epoch: string;
+  readonly coordinator: WriteCoordinator;
+  readonly runtime: ToolRuntime;
+  /** Serves one `/mcp` request, modern or legacy. */
+  handle(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let authority: Authority | undefined;
+/** Requests being answered: an unload lets them finish before the MCP handler closes. */
+const answering = new Set<Promise<unknown>>();
+
+async function open(): Promise<Authority> {
+  const sy = siyuanGlobal();
+  const epoch = `${Date.now().toString(36)}-${randomHex(12)}`;
+  // `siyuan.storage`, rooted at data/storage/petal/<plugin>/ (contract §10).
+  const storage = sy.storage;
+  const coordinator = await createWriteCoordinator({
+    clock: systemClock,
+    random: mathRandomSource,
+    epoch,
+    ledgerStore: await SegmentLedgerStore.open(storage, { dir: LEDGER_DIR }),
+    reservationStore: await SegmentReservationStore.open(storage, { dir: RESERVATIONS_DIR }),
+    strict: true,
+  });
+  const client = createSiyuanClient({ transport: kernelFetchTransport(sy.client) });
+  const runtime = createToolRuntime({
+    client,
+    coordinator,
+    config: { strict: true, authority: { kind: "kernel", epoch } },
+  });
+  const factory = () => {
+    const server = new McpServer(
+      { name: "sisyphus", version: SISYPHUS_VERSION },
+      { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+    );
+    // Confirmation on this hop is `confirm: true` (a buffered reply cannot carry a
+    // server-to-client request; the spec's legacy kernel convention).
+    registerTools(server, runtime, (tool, rawArgs, ctx) => {
+      const { confirm, ...args } = rawArgs;
+      return runtime.callTool(tool, args, {
+        signal: ctx.mcpReq.signal,
+        confirmed: confirm === true,
+      });
+    });
+    registerSkillResources(server);
+    return server;
+  };
+  // 2026-07-28: stateless, one JSON answer per request (the route cannot stream, contract §8.3).
+  const modern = createMcpHandler(factory, { legacy: "reject", responseMode: "json" });
+  // 2025 era: sessions (`Mcp-Session-Id`, 30 minutes idle), JSON answers.
+  const sessions = new LegacySessionTable<WebStandardStreamableHTTPServerTransport>(systemClock);
+  const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
+
+  async function legacy(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const transport = sessions.touch(id);
+      if (transport === undefined) return rpcError(404, -32001, "Session not found");
+      return transport.handleRequest(request);
+    }
+    const body: unknown = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+    if (request.method !== "POST" || !isInitializeRequest(body)) {
+      return rpcError(400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
+    }
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (sid) => sessions.add(sid, transport),
+      });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
+    };
+    await factory().connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  return {
+    epoch,
+    coordinator,
+    runtime,
+    async handle(request) {
+      const isLegacy =
+        request.method !== "POST" ||
+        request.headers.get("mcp-session-id") !== null ||
+        (await isLegacyRequest(request));
+      return isLegacy ? legacy(request) : modern.fetch(request);
+    },
+    async close() {
+      clearInterval(sweep);
+      await sessions.closeAll();
+      await modern.close();
+    },
+  };
+}
+
+/** A JSON-RPC error answer with no request ID. */
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+const sy = siyuanGlobal();
+
+sy.plugin.lifecycle.onload = async () => {
+  authority = await open();
+  sy.logger.info(`Sisyphus kernel authority ${authority.epoch} serving`);
+};
+
+sy.plugin.lifecycle.onunload = async () => {
+  const a = authority;
+  authority = undefined;
+  if (a === undefined) return;
+  // Committing writes finish (their ledger records are written), and their answers are sent,
+  // before the runtime goes away; the host already refuses new requests (503) while stopping.
+  await a.coordinator.drain();
+  await Promise.allSettled([...answering]);
+  await a.close();
+};
+
+sy.server.private.http.handler = async (req) => {
+  const a = authority;
+  if (a === undefined) return jsonResponse(503, { error: "not_ready" });
+  const path = req.context.path;
+  if (path === "/health") {
+    if (req.request.method !== "GET") return jsonResponse(405, { error: "method_not_allowed" });
+    return jsonResponse(200, { ok: true, authority: "kernel", ...a.coordinator.health() });
+  }
+  if (path === "/mcp") {
+    // The kernel processes one request per plugin path at a time (contract §8.6): an open GET
+    // stream would block every POST, so there is none (405, as SiYuan's own /mcp answers).
+    if (req.request.method === "GET") return jsonResponse(405, { error: "method_not_allowed" });
+    const answer = toWebRequest(req)
+      .then((r) => a.handle(r))
+      .then(fromWebResponse);
+    answering.add(answer);
+    try {
+      return await answer;
+    } finally {
+      answering.delete(answer);
+    }
+  }
+  return jsonResponse(404, { error: "not_found" });
+};

@@ -1,0 +1,55 @@
+/**
+ * The built plugin (`dist/package.zip`) installed into the sandbox's kernel-plugin host, and
+ * official MCP clients talking to its private route over loopback HTTP.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+
+export const PLUGIN_NAME = "siyuan-plugins-mcp-sisyphus";
+export const PACKAGE_ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
+
+/** A sandbox kernel with the built plugin installed and running. */
+export async function sandboxWithPlugin(
+  options: { serialisePaths?: boolean } = {},
+): Promise<Sandbox> {
+  if (!existsSync(PACKAGE_ZIP)) {
+    throw new Error(`${PACKAGE_ZIP} is missing: run pnpm --filter @sisyphus/kernel-plugin build`);
+  }
+  return startSandbox({
+    seed: "demo",
+    plugins: [PACKAGE_ZIP],
+    pluginHost: { serialisePaths: options.serialisePaths ?? true },
+  });
+}
+
+/** The plugin's route for `path` on `sb`. */
+export function routeOf(sb: Sandbox, path: string): string {
+  return `${sb.url}/plugin/private/${PLUGIN_NAME}${path}`;
+}
+
+/** An official MCP client on the plugin's `/mcp`, authenticated with the kernel's API token. */
+export async function kernelClient(
+  sb: Sandbox,
+  era: "modern" | "legacy" = "modern",
+): Promise<Client> {
+  const client = new Client(
+    { name: "kernel-e2e", version: "1.0.0" },
+    {
+      capabilities: {},
+      versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" },
+    },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(routeOf(sb, "/mcp")), {
+      requestInit: { headers: { authorization: `Token ${sb.token}` } },
+    }),
+  );
+  return client;
+}
+
+/** The structured content of a tool result. */
+export function sc(result: unknown): Record<string, unknown> {
+  return (result as { structuredContent?: Record<string, unknown> }).structuredContent ?? {};
+}

@@ -1,0 +1,86 @@
+/**
+ * Reload of the plugin runtime (contract §7; the sandbox host's "plugin reload" and "kernel
+ * restart" faults): a commit already running finishes before the runtime unloads; afterwards the
+ * leases are gone (`preflight_lease_invalid`, `other_epoch`), while the ledger and reservations on
+ * `siyuan.storage` remain, so a replay answers from the ledger and writes nothing.
+ */
+import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc } from "./harness.js";
+
+const UPDATE = "/api/block/updateBlock";
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await sandboxWithPlugin();
+});
+afterAll(async () => {
+  await sb?.stop();
+});
+
+type Client = Awaited<ReturnType<typeof kernelClient>>;
+
+async function preflight(client: Client, id: string, data: string) {
+  const args = { action: "update", id, dataType: "markdown", data };
+  const pre = sc(
+    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+  );
+  expect(pre["error"], JSON.stringify(pre)).toBeUndefined();
+  const field = pre["preconditionField"] as string;
+  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
+}
+
+describe("plugin reload", () => {
+  it("lets a running commit finish, then forgets leases but keeps the ledger", async () => {
+    let client = await kernelClient(sb);
+    const committed = await preflight(client, DEMO_IDS.paragraphGoals, "Goals before the reload");
+    expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
+      "committed",
+    );
+    const leased = await preflight(client, DEMO_IDS.paragraphJournal, "Journal leased before");
+    const held = await preflight(client, DEMO_IDS.paragraphDecision, "Decision during reload");
+    const before = sb.control.count(UPDATE);
+    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
+    const running = client.callTool({ name: "block", arguments: held });
+    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    await sb.plugins.reload(PLUGIN_NAME);
+    // The reload waited for the commit (onunload drains the coordinator): it is recorded.
+    expect(sc(await running)["status"]).toBe("committed");
+    expect(sb.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running", starts: 2 });
+    await client.close();
+    client = await kernelClient(sb);
+
+    const updates = sb.control.count(UPDATE);
+    const replay = sc(await client.callTool({ name: "block", arguments: committed }));
+    expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
+    const replayHeld = sc(await client.callTool({ name: "block", arguments: held }));
+    expect(replayHeld).toMatchObject({ status: "committed", replayed: true });
+    const stale = sc(await client.callTool({ name: "block", arguments: leased }));
+    expect(stale["error"]).toMatchObject({
+      code: "preflight_lease_invalid",
+      details: { reason: "other_epoch" },
+    });
+    expect(sb.control.count(UPDATE)).toBe(updates);
+    const listing = await fetch(`${sb.url}/api/file/readDir`, {
+      method: "POST",
+      headers: { authorization: `Token ${sb.token}` },
+      body: JSON.stringify({ path: `/data/storage/petal/${PLUGIN_NAME}/ledger` }),
+    });
+    const entries = ((await listing.json()) as { data: Array<{ name: string }> }).data;
+    expect(entries.map((e) => e.name).some((n) => /^seg-\d{10}\.log$/.test(n))).toBe(true);
+    await client.close();
+  });
+
+  it("survives a kernel restart the same way: connections refused meanwhile, the ledger kept", async () => {
+    const client = await kernelClient(sb);
+    const committed = await preflight(client, DEMO_IDS.paragraphStatus, "Status before restart");
+    expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
+      "committed",
+    );
+    await client.close();
+    await sb.plugins.restartKernel(300);
+    const again = await kernelClient(sb);
+    const replay = sc(await again.callTool({ name: "block", arguments: committed }));
+    expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
+    await again.close();
+  });
+});

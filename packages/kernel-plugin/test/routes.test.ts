@@ -1,0 +1,73 @@
+/**
+ * The plugin's routes as the kernel host serves them: `/health` (authenticated by the kernel's
+ * route guard, aggregate counts only), `GET /mcp` refused (a stream would block the path), and the
+ * host's per-path serialisation of `/mcp`, shown on a host that serialises and on one that does not.
+ */
+import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, describe, expect, it } from "vitest";
+import { kernelClient, routeOf, sandboxWithPlugin, sc } from "./harness.js";
+
+const UPDATE = "/api/block/updateBlock";
+const started: Sandbox[] = [];
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop()));
+});
+
+async function sandbox(serialisePaths = true): Promise<Sandbox> {
+  const sb = await sandboxWithPlugin({ serialisePaths });
+  started.push(sb);
+  return sb;
+}
+
+describe("the plugin's routes", () => {
+  it("answers /health with aggregate counts, behind the kernel's auth; GET /mcp 405; others 404", async () => {
+    const sb = await sandbox();
+    const auth = { authorization: `Token ${sb.token}` };
+    const health = await fetch(routeOf(sb, "/health"), { headers: auth });
+    expect(health.status).toBe(200);
+    const body = (await health.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ ok: true, authority: "kernel", strict: true, running: 0 });
+    expect(JSON.stringify(body)).not.toContain(sb.token);
+    expect((await fetch(routeOf(sb, "/health"))).status).toBe(401);
+    const get = await fetch(routeOf(sb, "/mcp"), {
+      headers: { ...auth, accept: "application/json" },
+    });
+    expect(get.status).toBe(405);
+    expect((await fetch(routeOf(sb, "/nowhere"), { headers: auth })).status).toBe(404);
+  });
+
+  for (const serialisePaths of [true, false]) {
+    it(`${serialisePaths ? "waits" : "does not wait"} for a held commit before answering another /mcp request on a host that ${serialisePaths ? "serialises" : "does not serialise"} the path`, async () => {
+      const sb = await sandbox(serialisePaths);
+      const writer = await kernelClient(sb);
+      const reader = await kernelClient(sb);
+      const args = {
+        action: "update",
+        id: DEMO_IDS.paragraphDecision,
+        dataType: "markdown",
+        data: "Decision: held in the kernel",
+      };
+      const pre = sc(
+        await writer.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+      );
+      const field = pre["preconditionField"] as string;
+      const before = sb.control.count(UPDATE);
+      sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_000 });
+      const order: string[] = [];
+      const commit = writer
+        .callTool({
+          name: "block",
+          arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
+        })
+        .then((r) => {
+          order.push("commit");
+          return r;
+        });
+      while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+      await reader.listTools().then(() => order.push("list"));
+      expect(sc(await commit)["status"]).toBe("committed");
+      expect(order).toEqual(serialisePaths ? ["commit", "list"] : ["list", "commit"]);
+      await Promise.all([writer.close(), reader.close()]);
+    });
+  }
+});
