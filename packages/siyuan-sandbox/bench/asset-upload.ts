@@ -5,59 +5,21 @@
  * SHA-256 check. Run: pnpm exec tsx --conditions=source bench/asset-upload.ts
  * (in packages/siyuan-sandbox)
  */
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { Agent, request } from "node:http";
-import { fileURLToPath } from "node:url";
+import { keepAlive, sandboxArgs, send as sendTo, spawnServer } from "./support.js";
 
 const SIZE = 10 * 1024 * 1024;
 const UPLOADS = 20;
 const WARMUP = 2;
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-const child = spawn(
-  process.execPath,
-  ["--import", "tsx", "--conditions=source", bin, "--port", "0", "--token", "bench", "--control"],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const port = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (c: string) => {
-    out += c;
-    const m = /127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  child.on("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-});
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function send(
+const sandbox = await spawnServer(sandboxArgs(["--control"]));
+const agent = keepAlive(1);
+const send = (
   method: string,
   path: string,
   headers: Record<string, string | number>,
   body?: Buffer,
-): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method,
-        agent,
-        headers: { authorization: "Token bench", ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+) => sendTo(agent, sandbox.port, method, path, headers, body);
 
 const boundary = "----sandbox-bench-boundary";
 function multipart(name: string, data: Buffer): Buffer {
@@ -110,7 +72,7 @@ const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 if (back.status !== 200 || sha(back.body) !== sha(payloads[UPLOADS + WARMUP - 1]!)) {
   throw new Error("read-back SHA-256 differs");
 }
-child.kill("SIGTERM");
+sandbox.kill();
 agent.destroy();
 
 times.sort((a, b) => a - b);

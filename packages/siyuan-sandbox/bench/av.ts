@@ -5,73 +5,22 @@
  * and of all 1,000 rows in one page, sequentially over keep-alive HTTP.
  * Run: pnpm exec tsx --conditions=source bench/av.ts  (in packages/siyuan-sandbox)
  */
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
-import { fileURLToPath } from "node:url";
 import { DEMO_IDS } from "../src/index.js";
+import { keepAlive, sandboxArgs, send, spawnServer } from "./support.js";
 
 const ROWS = 1_000;
 const TARGETS = 100;
 const RENDERS = 200;
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
-const child = spawn(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--conditions=source",
-    bin,
-    "--port",
-    "0",
-    "--token",
-    "bench",
-    "--seed",
-    "demo",
-    "--control",
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const port = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (c: string) => {
-    out += c;
-    const m = /127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  child.on("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-});
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const sandbox = await spawnServer(sandboxArgs(["--seed", "demo", "--control"]));
+const agent = keepAlive(1);
 
-function call<T>(path: string, body: unknown): Promise<T> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent,
-        headers: { authorization: "Token bench", "content-length": Buffer.byteLength(text) },
-      },
-      (res) => {
-        let out = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          out += c;
-        });
-        res.on("end", () => {
-          const env = JSON.parse(out) as { code: number; msg: string; data: T };
-          if (env.code !== 0) reject(new Error(`${path}: ${env.msg}`));
-          else resolve(env.data);
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(text);
-  });
+/** POSTs `body` as JSON; the envelope's data, or an error naming the kernel message. */
+async function call<T>(path: string, body: unknown): Promise<T> {
+  const r = await send(agent, sandbox.port, "POST", path, {}, JSON.stringify(body));
+  const env = JSON.parse(r.body.toString("utf8")) as { code: number; msg: string; data: T };
+  if (env.code !== 0) throw new Error(`${path}: ${env.msg}`);
+  return env.data;
 }
 
 interface Render {
@@ -223,7 +172,7 @@ async function time(
 
 const firstPage = await time(-1);
 const allRows = await time(ROWS);
-child.kill("SIGTERM");
+sandbox.kill();
 agent.destroy();
 
 console.log(

@@ -6,64 +6,22 @@
  * 3. `/plugin/private/bench/getKramdown` (the plugin calls getBlockKramdown through siyuan.client).
  * Run: pnpm exec tsx --conditions=source bench/plugin-route.ts  (in packages/siyuan-sandbox)
  */
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { DEMO_IDS } from "../src/index.js";
+import { keepAlive, sandboxArgs, send, spawnServer } from "./support.js";
 
 const CALLS = 5_000;
 const CLIENTS = 4;
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 const plugin = fileURLToPath(new URL("./plugin/", import.meta.url));
 
-const child = spawn(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--conditions=source",
-    bin,
-    ...["--port", "0", "--token", "bench", "--seed", "demo", "--control", "--plugin", plugin],
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const port = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (c: string) => {
-    out += c;
-    const m = /127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  child.on("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-});
-const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+const sandbox = await spawnServer(sandboxArgs(["--seed", "demo", "--control", "--plugin", plugin]));
+const agent = keepAlive(CLIENTS);
 
-function post(path: string, body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent,
-        headers: { authorization: "Token bench", "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          text += c;
-        });
-        res.on("end", () =>
-          res.statusCode === 200 ? resolve(text) : reject(new Error(`${path}: ${res.statusCode}`)),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+/** POSTs `body`; the answer's text (a non-200 status is an error). */
+async function post(path: string, body: string): Promise<string> {
+  const r = await send(agent, sandbox.port, "POST", path, {}, body);
+  if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  return r.body.toString("utf8");
 }
 
 async function run(path: string, body: string): Promise<{ ms: number; perSec: number }> {
@@ -89,7 +47,7 @@ for (const p of [DIRECT, ECHO, PASS]) await run(p, body); // warm-up
 const direct = await run(DIRECT, body);
 const echo = await run(ECHO, body);
 const pass = await run(PASS, body);
-child.kill("SIGTERM");
+sandbox.kill();
 agent.destroy();
 
 const fmt = (n: number) => n.toFixed(0);

@@ -4,16 +4,12 @@
  * The sandbox runs in a child process (the bin, one JS thread), the clients in this one.
  * Run: pnpm --filter @sisyphus/siyuan-sandbox bench
  */
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
-import { fileURLToPath } from "node:url";
 import { DEMO_IDS } from "../src/index.js";
+import { keepAlive, sandboxArgs, send, spawnServer } from "./support.js";
 
 const READS = 20_000;
 const WRITE_PAIRS = 2_000;
 const CLIENTS = 4;
-
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url));
 
 /** A trivial Node HTTP server answering a fixed envelope: the machine's ceiling for this client. */
 const BASELINE = `
@@ -28,60 +24,15 @@ const s = createServer((req, res) => {
 s.listen(0, "127.0.0.1", () => console.log("listening on 127.0.0.1:" + s.address().port));
 `;
 
-function spawnServer(args: string[]): Promise<{ port: number; kill: () => void }> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (c: string) => {
-      out += c;
-      const m = /127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ port: Number(m[1]), kill: () => child.kill("SIGTERM") });
-    });
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 const baseline = await spawnServer(["-e", BASELINE]);
-const sandbox = await spawnServer([
-  "--import",
-  "tsx",
-  "--conditions=source",
-  bin,
-  "--port",
-  "0",
-  "--token",
-  "bench",
-  "--seed",
-  "demo",
-  "--control",
-]);
+const sandbox = await spawnServer(sandboxArgs(["--seed", "demo", "--control"]));
 let port = baseline.port;
-const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+const agent = keepAlive(CLIENTS);
 
-function post(path: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent,
-        headers: { authorization: "Token bench", "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          text += c;
-        });
-        res.on("end", () => resolve((JSON.parse(text) as { code: number }).code));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+/** POSTs `body` and returns the envelope's `code`. */
+async function post(path: string, body: string): Promise<number> {
+  const r = await send(agent, port, "POST", path, {}, body);
+  return (JSON.parse(r.body.toString("utf8")) as { code: number }).code;
 }
 
 async function run(
