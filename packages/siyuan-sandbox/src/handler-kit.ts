@@ -15,10 +15,43 @@ export interface HandlerContext {
   headers: IncomingHttpHeaders;
   /** HTTP method (routes with `methods` look at it). */
   method?: string;
+  /** The query string (routes that read a query parameter look at it). */
+  query?: URLSearchParams;
   /** Silent-failure fault: answer as usual but apply nothing. */
   silent: boolean;
   /** Kernel-exact mode: block writes (except deleteBlock) wait for the queue before answering. */
   flushBeforeReply: boolean;
+  /** The kernel-plugin host (plugin JSON-RPC, plugin MCP tools); absent in bare kernels. */
+  plugins?: PluginServices | null;
+}
+
+/** A loaded kernel plugin as `/api/plugin` and `listLoadedPlugins` list it. */
+export interface LoadedPluginInfo {
+  name: string;
+  state: string;
+  stateCode: number;
+  methods: Array<{ name: string; descriptions: string[] }> | null;
+}
+
+/** The outcome of one plugin RPC call (contract §9). */
+export type PluginRpcOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; code: number; message: string; data?: string };
+
+/** What the handlers need from the kernel-plugin host (src/plugin-host). */
+export interface PluginServices {
+  /** State name of a loaded plugin (`running`, `loading`, `error`, …), or null when not loaded. */
+  pluginState(name: string): string | null;
+  loadedPlugins(): LoadedPluginInfo[];
+  /** Calls a method bound with `siyuan.rpc.bind`; `params` undefined when absent. */
+  callRpc(name: string, method: string, params: unknown): Promise<PluginRpcOutcome>;
+  /** Tools registered with `siyuan.mcp.registerTool`, as `/mcp` lists them (unsorted). */
+  mcpTools(): Record<string, unknown>[];
+  /** Calls a plugin tool by its full name (`plugin__<plugin>__<tool>`). */
+  callMcpTool(
+    fullName: string,
+    args: Record<string, unknown>,
+  ): Promise<{ text: string; isError: boolean }>;
 }
 
 /** A reply that is not the JSON envelope (getFile bytes, 202 errors). */

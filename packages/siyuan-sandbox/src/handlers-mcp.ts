@@ -3,11 +3,12 @@
  * message per POST, no SSE; stateful sessions (`Mcp-Session-Id`) or the stateless 2026-07-28 mode.
  * The 32 native tools are listed with the names, actions and required fields the contract gives;
  * a subset of actions runs (in-process, through the same handlers as the HTTP API, so `/api/*`
- * counters do not move, as in the kernel); the others answer `isError` saying so.
+ * counters do not move, as in the kernel); the others answer `isError` saying so. Tools kernel
+ * plugins register (`siyuan.mcp.registerTool`) are listed and called as `plugin__<plugin>__<tool>`.
  */
 import { KERNEL_VERSION, MCP_PROTOCOL_VERSIONS, MCP_TOOLS_TTL_MS } from "./constants.js";
 import { isSandboxError, type KernelErrorDetails } from "./errors.js";
-import { type HandlerContext, RawReply, type Route } from "./handler-kit.js";
+import { type HandlerContext, type PluginServices, RawReply, type Route } from "./handler-kit.js";
 import { MEMORY_WORKSPACE_DIR } from "./handlers-asset.js";
 import { blockRoutes } from "./handlers-block.js";
 import { filetreeAndNotebookRoutes } from "./handlers-filetree.js";
@@ -186,9 +187,13 @@ function toolJson(t: ToolDef): Record<string, unknown> {
   };
 }
 
-/** The tools/list result's tools, sorted by name. */
-export function mcpTools(): Record<string, unknown>[] {
-  return [...NATIVE_TOOLS].sort((a, b) => (a.name < b.name ? -1 : 1)).map(toolJson);
+/**
+ * The tools/list result's tools, sorted by name: the native ones, plus the kernel-plugin tools
+ * `plugin__<plugin>__<tool>` when a plugin host is given.
+ */
+export function mcpTools(plugins?: PluginServices | null): Record<string, unknown>[] {
+  const all = [...NATIVE_TOOLS.map(toolJson), ...(plugins?.mcpTools() ?? [])];
+  return all.sort((a, b) => (String(a.name) < String(b.name) ? -1 : 1));
 }
 
 /** Sessions per kernel (in memory, never expire, lost on restart). */
@@ -479,13 +484,19 @@ const RUNS: Record<string, ToolRun> = {
     ),
 };
 
-function findTool(name: string): ToolDef | undefined {
+/** A native tool, or the full name of a plugin tool: exact, then case-insensitive, then without `siyuan_`. */
+function findTool(name: string, plugins?: PluginServices | null): ToolDef | string | undefined {
   const lower = name.toLowerCase();
   const stripped = name.startsWith("siyuan_") ? name.slice("siyuan_".length) : name;
+  const all: Array<ToolDef | string> = [
+    ...NATIVE_TOOLS,
+    ...(plugins?.mcpTools() ?? []).map((t) => String(t.name)),
+  ];
+  const nameOf = (t: ToolDef | string) => (typeof t === "string" ? t : t.name);
   return (
-    NATIVE_TOOLS.find((t) => t.name === name) ??
-    NATIVE_TOOLS.find((t) => t.name.toLowerCase() === lower) ??
-    NATIVE_TOOLS.find((t) => t.name === stripped)
+    all.find((t) => nameOf(t) === name) ??
+    all.find((t) => nameOf(t).toLowerCase() === lower) ??
+    all.find((t) => nameOf(t) === stripped)
   );
 }
 
@@ -497,12 +508,17 @@ async function callTool(ctx: HandlerContext, params: unknown, id: unknown): Prom
   if (typeof p.name !== "string" || p.name === "") {
     return rpcError(id, -32602, "Invalid params: name is required");
   }
-  const tool = findTool(p.name);
+  const tool = findTool(p.name, ctx.plugins);
   if (!tool) return rpcResult(id, text(`tool not found: ${p.name}`, true));
   const args =
     typeof p.arguments === "object" && p.arguments !== null && !Array.isArray(p.arguments)
       ? (p.arguments as Record<string, unknown>)
       : {};
+  if (typeof tool === "string") {
+    // a kernel-plugin tool (contract §6): its JSON-encoded return value, or isError
+    const r = await ctx.plugins!.callMcpTool(tool, args);
+    return rpcResult(id, text(r.text, r.isError));
+  }
   if (tool.name === "frontend") {
     return rpcResult(
       id,
@@ -610,8 +626,8 @@ async function mcp(ctx: HandlerContext): Promise<unknown> {
       return rpcResult(
         id,
         stateless
-          ? { tools: mcpTools(), ttlMs: MCP_TOOLS_TTL_MS, cacheScope: "user" }
-          : { tools: mcpTools() },
+          ? { tools: mcpTools(ctx.plugins), ttlMs: MCP_TOOLS_TTL_MS, cacheScope: "user" }
+          : { tools: mcpTools(ctx.plugins) },
       );
     case "tools/call":
       return callTool(ctx, m.params, id);

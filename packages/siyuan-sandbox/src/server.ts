@@ -11,7 +11,7 @@ import {
 } from "./constants.js";
 import { isSandboxError, type KernelErrorDetails } from "./errors.js";
 import { type ArmedFault, defaultCorrupt, type FaultBook, type FaultKind } from "./faults.js";
-import { type HandlerContext, RawReply, type Route } from "./handler-kit.js";
+import { type HandlerContext, type PluginServices, RawReply, type Route } from "./handler-kit.js";
 import { assetPrefixRoutes, assetRoutes } from "./handlers-asset.js";
 import { avRoutes } from "./handlers-av.js";
 import { blockRoutes } from "./handlers-block.js";
@@ -19,6 +19,7 @@ import { filetreeAndNotebookRoutes } from "./handlers-filetree.js";
 import { mcpRoutes } from "./handlers-mcp.js";
 import { miscRoutes } from "./handlers-misc.js";
 import { navRoutes } from "./handlers-nav.js";
+import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -91,11 +92,13 @@ export const ROUTES: Record<string, Route> = {
   ...navRoutes,
   ...mcpRoutes,
   ...avRoutes,
+  ...pluginRoutes,
 };
 
 /** Routes matched by path prefix (GET file routes), after the exact ROUTES. */
 export const PREFIX_ROUTES: Record<string, Route> = {
   ...assetPrefixRoutes,
+  ...pluginPrefixRoutes,
 };
 
 function prefixRoute(path: string): Route | undefined {
@@ -166,7 +169,7 @@ export interface FrontOptions {
 }
 
 /** What the front needs from the plugin host (src/plugin-host). */
-export interface PluginFront {
+export interface PluginFront extends PluginServices {
   verifyToken(token: string): boolean;
   serve(ctx: PluginRouteContext): Promise<void>;
 }
@@ -392,11 +395,13 @@ export function createRequestListener(
         kernel,
         path,
         method,
+        query: url.searchParams,
         body,
         rawBody: raw,
         headers: req.headers,
         silent: has("silentDrop") !== undefined,
         flushBeforeReply: opts.flushBeforeReply,
+        plugins: opts.pluginHost ?? null,
       };
       let reply: {
         status: number;

@@ -16,9 +16,11 @@ import { join, posix, relative } from "node:path";
 import { KERNEL_VERSION } from "../constants.js";
 import { type ArmedFault, defaultCorrupt } from "../faults.js";
 import type { DirEntry, FileStore } from "../file-store.js";
+import type { LoadedPluginInfo, PluginRpcOutcome, PluginServices } from "../handler-kit.js";
 import { readZip } from "../zip.js";
 import { buildRequest, canonicalHeader, ResponseError, writeResponse } from "./http.js";
 import { PluginJwt } from "./jwt.js";
+import { callMcpTool, callRpcMethod, pluginToolJson, pluginToolName } from "./rpc-mcp.js";
 import {
   messageOf,
   type PluginLogLine,
@@ -215,7 +217,7 @@ function untilGone(res: ServerResponse, p: Promise<unknown>): Promise<unknown> {
 }
 
 /** The host. One per sandbox. */
-export class PluginHost implements PluginHostControl {
+export class PluginHost implements PluginHostControl, PluginServices {
   private readonly runtimes = new Map<string, PluginRuntime>();
   private readonly starts = new Map<string, number>();
   private readonly tokens = new Map<string, string>();
@@ -512,6 +514,60 @@ export class PluginHost implements PluginHostControl {
 
   list(): PluginStatus[] {
     return [...this.runtimes.keys()].map((n) => this.status(n)!);
+  }
+
+  pluginState(name: string): string | null {
+    return this.runtimes.get(name)?.state ?? null;
+  }
+
+  /** `GetLoadedPluginsInfo`: every plugin the manager holds (running, loading or in error). */
+  loadedPlugins(): LoadedPluginInfo[] {
+    return [...this.runtimes.values()].map((rt) => {
+      const methods = [...(rt.internals?.rpcMethods ?? new Map()).entries()].map(
+        ([name, m]: [string, { descriptions: string[] }]) => ({
+          name,
+          descriptions: [...m.descriptions],
+        }),
+      );
+      return {
+        name: rt.name,
+        state: rt.state,
+        stateCode: PluginState[rt.state],
+        // a nil Go slice: no methods bound → null
+        methods: methods.length > 0 ? methods : null,
+      };
+    });
+  }
+
+  callRpc(name: string, method: string, params: unknown): Promise<PluginRpcOutcome> {
+    const rt = this.runtimes.get(name);
+    if (!rt) {
+      return Promise.resolve({ ok: false, code: -32001, message: "Plugin not loaded" });
+    }
+    return callRpcMethod(rt, method, params);
+  }
+
+  mcpTools(): Record<string, unknown>[] {
+    const out: Record<string, unknown>[] = [];
+    for (const rt of this.runtimes.values()) {
+      for (const [tool, entry] of rt.internals?.mcpTools ?? new Map<string, unknown>()) {
+        const spec = rt.internals!.toJson((entry as { spec: unknown }).spec);
+        out.push(pluginToolJson(rt.name, tool, spec ? (JSON.parse(spec) as object) : {}));
+      }
+    }
+    return out;
+  }
+
+  async callMcpTool(
+    fullName: string,
+    args: Record<string, unknown>,
+  ): Promise<{ text: string; isError: boolean }> {
+    for (const rt of this.runtimes.values()) {
+      for (const tool of rt.internals?.mcpTools.keys() ?? []) {
+        if (pluginToolName(rt.name, tool) === fullName) return callMcpTool(rt, tool, args);
+      }
+    }
+    return { text: `tool not found: ${fullName}`, isError: true };
   }
 
   logs(name?: string): Array<PluginLogLine & { plugin: string }> {

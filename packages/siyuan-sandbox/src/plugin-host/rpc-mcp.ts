@@ -1,0 +1,202 @@
+/**
+ * What callers outside a plugin reach of `siyuan.rpc.bind` and `siyuan.mcp.registerTool`
+ * (contract §6, §9): method calls for the JSON-RPC endpoints and the plugin tools of `/mcp`.
+ */
+import type { PluginRpcOutcome } from "../handler-kit.js";
+import { goJson } from "./http.js";
+import { messageOf, type PluginRuntime } from "./runtime.js";
+
+/** The kernel's `util.SanitizeName` as the sandbox approximates it: other characters become `_`. */
+export function sanitizeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+/** `plugin__<plugin>__<tool>` (contract §4.11). */
+export function pluginToolName(plugin: string, tool: string): string {
+  return `plugin__${sanitizeName(plugin)}__${sanitizeName(tool)}`;
+}
+
+/** The schema members that survive the kernel's Go structs (contract §6). */
+const SCHEMA_KEYS = [
+  "type",
+  "description",
+  "properties",
+  "required",
+  "items",
+  "enum",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "$ref",
+  "$defs",
+] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A schema as it comes back out of the kernel's Go structs: only the members of SCHEMA_KEYS,
+ * recursively (`properties`, `items`, `oneOf`/`anyOf`/`allOf`, `$defs`); empty ones are left out
+ * (omitempty), everything else (`additionalProperties`, `default`, `minimum`, `format`, `$schema`…)
+ * is dropped.
+ */
+export function stripSchema(schema: unknown): Record<string, unknown> {
+  if (!isObject(schema)) return {};
+  const out: Record<string, unknown> = {};
+  for (const k of SCHEMA_KEYS) {
+    const v = schema[k];
+    if (v === undefined || v === null) continue;
+    switch (k) {
+      case "type":
+      case "description":
+      case "$ref":
+        if (typeof v === "string" && v !== "") out[k] = v;
+        break;
+      case "required":
+        if (Array.isArray(v) && v.length > 0) out[k] = v.map(String);
+        break;
+      case "enum":
+        if (Array.isArray(v) && v.length > 0) out[k] = v;
+        break;
+      case "items":
+        if (isObject(v)) out[k] = stripSchema(v);
+        break;
+      case "properties":
+      case "$defs":
+        if (isObject(v) && Object.keys(v).length > 0) {
+          out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, stripSchema(s)]));
+        }
+        break;
+      default:
+        // oneOf / anyOf / allOf
+        if (Array.isArray(v) && v.length > 0) out[k] = v.map(stripSchema);
+    }
+  }
+  return out;
+}
+
+interface ToolSpec {
+  title?: unknown;
+  description?: unknown;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  readOnly?: unknown;
+}
+
+/** A plugin tool's `tools/list` entry (contract §4.11 `Tool` JSON). */
+export function pluginToolJson(
+  plugin: string,
+  tool: string,
+  spec: ToolSpec,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: pluginToolName(plugin, tool) };
+  if (typeof spec.title === "string" && spec.title !== "") out.title = spec.title;
+  out.description = typeof spec.description === "string" ? spec.description : "";
+  out.inputSchema = stripSchema(spec.inputSchema);
+  if (isObject(spec.outputSchema)) out.outputSchema = stripSchema(spec.outputSchema);
+  out.source = "plugin";
+  if (spec.readOnly === true) out.readOnlyHint = true;
+  return out;
+}
+
+/** Calls a JS function of the plugin's realm with JSON-clean arguments; awaits its promise. */
+async function invoke(rt: PluginRuntime, fn: unknown, args: unknown[]): Promise<unknown> {
+  const rti = rt.internals!;
+  const realmArgs = args.map((a) =>
+    a === undefined ? undefined : rti.fromJson(JSON.stringify(a)),
+  );
+  let r = (fn as (...a: unknown[]) => unknown).apply(undefined, realmArgs);
+  if (rti.isPromise(r)) r = await (r as Promise<unknown>);
+  return r;
+}
+
+/** Object keys in Go's order: goja exports an object as a map, which encoding/json sorts. */
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys(v[k])]),
+  );
+}
+
+/** The JSON value of a realm value as the kernel encodes it (undefined → null, keys sorted). */
+function exported(rt: PluginRuntime, v: unknown): unknown {
+  const json = v === undefined ? undefined : rt.internals!.toJson(v);
+  return json === undefined ? null : sortKeys(JSON.parse(json));
+}
+
+/**
+ * One RPC call into a running plugin (`callRpcMethod`): array params are spread, any other
+ * params value is the single argument, absent params give no argument; a throw or rejection is
+ * -32603 with `error invoking method "<m>": <message>`.
+ */
+export async function callRpcMethod(
+  rt: PluginRuntime,
+  method: string,
+  params: unknown,
+): Promise<PluginRpcOutcome> {
+  const rti = rt.internals;
+  if (rt.state !== "running" || !rti) {
+    return {
+      ok: false,
+      code: -32603,
+      message: "Internal error",
+      data: `plugin [${rt.name}] not running (state: [${rt.state}])`,
+    };
+  }
+  const m = rti.rpcMethods.get(method);
+  if (!m) {
+    return {
+      ok: false,
+      code: -32601,
+      message: "Method not found",
+      data: `method [${method}] not found in plugin [${rt.name}]`,
+    };
+  }
+  const args = Array.isArray(params)
+    ? params
+    : params === undefined || params === null
+      ? []
+      : [params];
+  try {
+    return { ok: true, result: exported(rt, await invoke(rt, m.fn, args)) };
+  } catch (e) {
+    return {
+      ok: false,
+      code: -32603,
+      message: "Internal error",
+      data: `error invoking method ${JSON.stringify(method)}: ${messageOf(e)}`,
+    };
+  }
+}
+
+/**
+ * One `tools/call` of a plugin tool: the handler gets the arguments object; its awaited value is
+ * JSON-encoded (Go's encoder: `<`, `>`, `&` escaped) into the text; a throw or rejection, or a
+ * plugin that is not running, is an `isError` result. No timeout.
+ */
+export async function callMcpTool(
+  rt: PluginRuntime,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; isError: boolean }> {
+  const rti = rt.internals;
+  const entry = rti?.mcpTools.get(tool) as { handler?: unknown } | undefined;
+  if (rt.state !== "running" || !rti) {
+    return {
+      text: `plugin [${rt.name}] not running (state: [${rt.state}])`,
+      isError: true,
+    };
+  }
+  if (!entry || typeof entry.handler !== "function") {
+    return { text: `tool not found: ${pluginToolName(rt.name, tool)}`, isError: true };
+  }
+  try {
+    const v = exported(rt, await invoke(rt, entry.handler, [args]));
+    return { text: goJson(v), isError: false };
+  } catch (e) {
+    return { text: `error invoking MCP tool handler: ${messageOf(e)}`, isError: true };
+  }
+}
