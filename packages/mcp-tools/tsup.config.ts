@@ -1,10 +1,22 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "shell/index": "src/shell/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    "shell/index": "src/shell/index.ts",
+    "shell/gate": "src/shell/gate.ts",
+    settings: "src/settings.ts",
+  },
   format: ["esm"],
   target: "es2022",
-  dts: { entry: { index: "src/index.ts", "shell/index": "src/shell/index.ts" } },
+  dts: {
+    entry: {
+      index: "src/index.ts",
+      "shell/index": "src/shell/index.ts",
+      "shell/gate": "src/shell/gate.ts",
+      settings: "src/settings.ts",
+    },
+  },
   clean: true,
   sourcemap: true,
 });

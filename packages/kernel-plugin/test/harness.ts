@@ -33,11 +33,12 @@ export function routeOf(sb: Sandbox, path: string): string {
 export async function kernelClient(
   sb: Sandbox,
   era: "modern" | "legacy" = "modern",
+  capabilities: { elicitation?: { form?: Record<string, never> } } = {},
 ): Promise<Client> {
   const client = new Client(
     { name: "kernel-e2e", version: "1.0.0" },
     {
-      capabilities: {},
+      capabilities,
       versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" },
     },
   );

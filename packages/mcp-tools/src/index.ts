@@ -45,6 +45,16 @@ export {
   type ToolRuntimeOptions,
 } from "./runtime.js";
 export {
+  DEFAULT_SETTINGS,
+  KERNEL_MCP_PATH,
+  PLUGIN_NAME,
+  parseSettings,
+  SETTINGS_FILE,
+  SETTINGS_WORKSPACE_PATH,
+  SettingsError,
+  type SisyphusSettings,
+} from "./settings.js";
+export {
   renderSkill,
   SKILL_DESCRIPTION,
   SKILL_NAME,

@@ -7,9 +7,17 @@
  * authority in the background (`background-authority.ts`) and delegate to it.
  */
 
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { KERNEL_MCP_PATH } from "@sisyphus/mcp-tools/settings";
+import {
+  AUTHORITY_EPOCH_META_KEY,
+  type DelegateLink,
+  PRECHECK_META_KEY,
+  shellError,
+} from "@sisyphus/mcp-tools/shell";
 import {
   type BackgroundAuthorityOptions,
   type BackgroundStart,
@@ -23,17 +31,8 @@ import {
   readLocalCredential,
 } from "./data-dir.js";
 import { importEsm } from "./import-esm.js";
-import { shellError } from "./results.js";
 
-/** `_meta` key carrying the authority epoch the delegating process expects. */
-export const AUTHORITY_EPOCH_META_KEY = "io.sisyphus/authorityEpoch";
-
-/**
- * `_meta` key of a precheck-only call (`true`): the authority runs the commit's checks that need no
- * kernel read (request ID, ledger, credential, lease) and answers their refusal, or
- * `{ precheck: "passed" }`; it never executes, confirms or admits the call.
- */
-export const PRECHECK_META_KEY = "io.sisyphus/precheckOnly";
+export { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "@sisyphus/mcp-tools/shell";
 
 const NOT_DISPATCHED = new Set([
   "ECONNREFUSED",
@@ -56,6 +55,23 @@ function errorCodes(e: unknown): string[] {
   }
   return codes;
 }
+
+/**
+ * The HTTP status of a failed MCP POST, if the client's error carries one. The kernel's plugin
+ * route answers 404 (no such plugin) and 503 (not running) without calling the plugin at all.
+ */
+function httpStatusOf(e: unknown): number | undefined {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur !== undefined && cur !== null; depth++) {
+    const data = (cur as { data?: { status?: unknown } }).data;
+    if (typeof data?.status === "number") return data.status;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Statuses that prove the authority's handler never saw the call. */
+const NOT_HANDLED_STATUSES = new Set([404, 503]);
 
 function mentionsUnauthorized(e: unknown): boolean {
   let cur: unknown = e;
@@ -82,11 +98,22 @@ export interface AuthorityLinkOptions {
   siyuanUrl?: string;
   /** Start a background authority when none serves the data directory (see `background-authority.ts`). */
   autostart?: Omit<BackgroundAuthorityOptions, "dataDir">;
+  /**
+   * The kernel authority instead (the settings' `kernelEndpointEnabled`): every call goes to the
+   * plugin's `/mcp` on the SiYuan port, authenticated with the SiYuan API token, each with a fresh
+   * taskId; `authority.json`, the credential and the autostart are not used.
+   */
+  kernel?: { readonly siyuanUrl: string; readonly siyuanToken?: string };
   timeoutMs?: number;
 }
 
 /** Where and how to send a delegated call, or the refusal to answer instead. */
-type Target = { url: string; token: string } | { refusal: CallToolResult };
+type Target =
+  | { url: string; headers: Record<string, string>; meta: Record<string, unknown> }
+  | { refusal: CallToolResult };
+
+/** `_meta` key of the taskId every delegated kernel call carries (spec: task-control extension). */
+export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
 
 function unavailable(reason: string, message: string): { refusal: CallToolResult } {
   return { refusal: shellError("write_coordinator_unavailable", message, { reason }) };
@@ -112,7 +139,7 @@ function sameKernel(a: string, b: string): boolean {
  * before answer `preflight_lease_invalid`, reason `other_epoch`); another kind of authority answers
  * `write_coordinator_changed`.
  */
-export class AuthorityLink {
+export class AuthorityLink implements DelegateLink {
   readonly #options: AuthorityLinkOptions;
   #client: Client | undefined;
   #clientKey: string | undefined;
@@ -140,15 +167,16 @@ export class AuthorityLink {
     if ("refusal" in target) return target.refusal;
     let client: Client;
     try {
-      client = await this.#connect(target.url, target.token);
+      client = await this.#connect(target.url, target.headers);
     } catch (e) {
       await this.#reset();
       return shellError("write_coordinator_unavailable", "The write authority cannot be reached.", {
         reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable",
       });
     }
-    const meta = {
+    const meta: Record<string, unknown> = {
       ...extraMeta,
+      ...target.meta,
       ...(this.#seen === undefined ? {} : { [AUTHORITY_EPOCH_META_KEY]: this.#seen.epoch }),
     };
     try {
@@ -163,6 +191,14 @@ export class AuthorityLink {
     } catch (e) {
       await this.#reset();
       const codes = errorCodes(e);
+      const status = httpStatusOf(e);
+      if (status !== undefined && NOT_HANDLED_STATUSES.has(status)) {
+        return shellError(
+          "write_coordinator_unavailable",
+          `The write authority is not serving (HTTP ${status}); nothing was executed.`,
+          { reason: "not_serving" },
+        );
+      }
       if (codes.some((c) => NOT_DISPATCHED.has(c)) || mentionsUnauthorized(e)) {
         return shellError(
           "write_coordinator_unavailable",
@@ -187,6 +223,7 @@ export class AuthorityLink {
         {
           reason: "response_lost",
           ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
+          ...(typeof meta[TASK_ID_META_KEY] === "string" ? { taskId: meta[TASK_ID_META_KEY] } : {}),
         },
       );
     }
@@ -195,6 +232,14 @@ export class AuthorityLink {
   /** Resolves the authority to send to: `authority.json` (starting one first when allowed), the URL and the bearer. */
   async #target(): Promise<Target> {
     const o = this.#options;
+    if (o.kernel !== undefined) {
+      const token = o.kernel.siyuanToken;
+      return {
+        url: `${o.kernel.siyuanUrl}${KERNEL_MCP_PATH}`,
+        headers: token === undefined ? {} : { authorization: `Token ${token}` },
+        meta: { [TASK_ID_META_KEY]: randomUUID() },
+      };
+    }
     let record = await readAuthorityRecord(o.dataDir);
     if (record === "untrusted") {
       return unavailable(
@@ -259,7 +304,7 @@ export class AuthorityLink {
     // A restart of the same kind is the same authority's successor (same ledger): adopt its epoch.
     if (record !== undefined) this.#seen = record;
     if (record?.idleStopMs !== undefined) this.#keepAwake(url, token, record.idleStopMs);
-    return { url, token };
+    return { url, headers: { authorization: `Bearer ${token}` }, meta: {} };
   }
 
   /** One background start at a time for all of this process's calls. */
@@ -316,8 +361,8 @@ export class AuthorityLink {
     await this.#reset();
   }
 
-  async #connect(url: string, token: string): Promise<Client> {
-    const key = `${url}\n${token}`;
+  async #connect(url: string, headers: Record<string, string>): Promise<Client> {
+    const key = `${url}\n${JSON.stringify(headers)}`;
     if (this.#client !== undefined && this.#clientKey === key) return this.#client;
     await this.#reset();
     // Loaded on first delegation, so the HTTP authority never loads the client SDK.
@@ -329,7 +374,7 @@ export class AuthorityLink {
       { capabilities: {}, versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
     const transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      requestInit: { headers },
     });
     await client.connect(transport);
     this.#client = client;

@@ -1,7 +1,6 @@
 /** Every limit and default of the Node server, with units in the names; the README quotes these. */
 import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/kernel";
-import { WRITE_ADMISSION_MAX_IN_FLIGHT } from "@sisyphus/write-safety";
 
 /** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */
 export const DEFAULT_HTTP_PORT = 36806;
@@ -30,22 +29,19 @@ export const MAX_SHUTDOWN_GRACE_MS = 10 * 60 * 1000;
 export const HTTP_CLOSE_FLUSH_MS = 2_000;
 /** The first legacy protocol revision without JSON-RPC batching (2025-06-18 removed it). */
 export const FIRST_UNBATCHED_PROTOCOL_VERSION = "2025-06-18";
-/** Idle time after which a legacy (2025) session is closed, in milliseconds (the shared table's). */
-export { LEGACY_SESSION_IDLE_MS, MAX_LEGACY_SESSIONS } from "@sisyphus/mcp-tools/shell";
 /** How often idle legacy sessions are swept, in milliseconds. */
 export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
-/** Read actions running at once. */
-export const READ_CONCURRENCY = 4;
-/**
- * Calls admitted at once by the shell's gate, reads and writes, including preparation, before
- * `queue_full`: the write coordinator's own cap, so the gate and the lane behind it cannot disagree.
- * (Mutations and external effects run one at a time in the coordinator's FIFO lane.)
- */
-export const ADMISSION_CAP = WRITE_ADMISSION_MAX_IN_FLIGHT;
-/** Lifetime of an issued confirmation `requestState`, in milliseconds. */
-export const CONFIRMATION_TTL_MS = 5 * 60 * 1000;
-/** Most confirmations retained at once (oldest evicted). */
-export const MAX_CONFIRMATIONS = 128;
+/** Limits of the shared shell pieces (admission, confirmation, legacy sessions), re-exported. */
+export {
+  ADMISSION_CAP,
+  CONFIRMATION_TTL_MS,
+  LEGACY_SESSION_IDLE_MS,
+  MAX_CONFIRMATIONS,
+  MAX_LEGACY_SESSIONS,
+  READ_CONCURRENCY,
+} from "@sisyphus/mcp-tools/shell/gate";
+/** Timeout of one read of the Sisyphus settings through the kernel's file API, in milliseconds. */
+export const SETTINGS_READ_TIMEOUT_MS = 5_000;
 /** Timeout of one delegated call to the HTTP authority, in milliseconds. */
 export const DELEGATION_TIMEOUT_MS = 120_000;
 /** Timeout of one kernel HTTP request, in milliseconds: the kernel client's default. */

@@ -9,7 +9,12 @@ export {
   type AdmissionClass,
   type AdmissionCounts,
   type AdmissionRefusal,
-} from "./admission.js";
+  type ConfirmationBinding,
+  ConfirmationBook,
+  type ConfirmationRefusal,
+  SHELL_HINTS,
+  type ShellErrorCode,
+} from "@sisyphus/mcp-tools/shell";
 export {
   AUTHORITY_EPOCH_META_KEY,
   AuthorityLink,
@@ -17,11 +22,6 @@ export {
   PRECHECK_META_KEY,
 } from "./authority-link.js";
 export { isLoopbackHost, parseConfig, type ServerConfig } from "./config.js";
-export {
-  type ConfirmationBinding,
-  ConfirmationBook,
-  type ConfirmationRefusal,
-} from "./confirmation-book.js";
 export {
   ADMISSION_CAP,
   CONFIRMATION_TTL_MS,
@@ -51,6 +51,5 @@ export {
   type NodeServerErrorDetails,
 } from "./errors.js";
 export { type RunningServer, startServer } from "./main.js";
-export { SHELL_HINTS, type ShellErrorCode } from "./results.js";
 export { FileLedgerStore } from "./stores/file-ledger-store.js";
 export { FileReservationStore } from "./stores/file-reservation-store.js";

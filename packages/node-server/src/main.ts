@@ -2,19 +2,18 @@
  * Process wiring of `sisyphus-server`: the HTTP authority (lock, durable stores, coordinator,
  * `authority.json`, optional embedded demo sandbox) or a delegating stdio server.
  */
-import { randomBytes, randomInt } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { RandomSource } from "@sisyphus/core-hash";
 import { installNodeSha256 } from "@sisyphus/core-hash/node";
+import { Admission, DrainGate, type DrainResult } from "@sisyphus/mcp-tools/shell/gate";
 import {
   createWriteCoordinator,
   type LedgerEntry,
   systemClock,
   type WriteCoordinator,
 } from "@sisyphus/write-safety";
-import { Admission } from "./admission.js";
 import type { ServerConfig } from "./config.js";
-import { DATA_FILES } from "./constants.js";
+import { DATA_FILES, SETTINGS_READ_TIMEOUT_MS } from "./constants.js";
 import {
   acquireDataDirLock,
   type DataDirLock,
@@ -25,24 +24,18 @@ import {
   writeAuthorityRecord,
   writeLocalCredential,
 } from "./data-dir.js";
-import { DrainGate, type DrainResult } from "./drain.js";
+import { NodeServerError } from "./errors.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
 import { IdleStop } from "./idle-stop.js";
 import { importEsm } from "./import-esm.js";
+import { cryptoRandomSource } from "./random.js";
+import { type AuthorityKind, startupAuthorityKind } from "./settings-reader.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
 
 // Everything that needs the MCP SDK, zod or the tool catalog lives in `mcp-stack.ts`, loaded with
 // `import()` only once the HTTP socket listens (or, in stdio mode, at once): keep it out of the
 // static imports here, or the cold start pays for it before listening again.
-
-/** A CSPRNG `RandomSource` for request IDs. */
-export const cryptoRandomSource: RandomSource = {
-  nextInt(maxExclusive: number): number {
-    if (maxExclusive === 0x100000000) return randomBytes(4).readUInt32BE(0);
-    return randomInt(0, maxExclusive);
-  },
-};
 
 /** A running server process (either transport). */
 export interface RunningServer {
@@ -135,6 +128,20 @@ async function startHttp(
     let siyuanToken = config.siyuanToken;
     let authToken = config.authToken;
     const demo = siyuanUrl === undefined;
+    // The settings choose the authority (the embedded demo kernel has no plugin: Node).
+    const kind: AuthorityKind = demo
+      ? "node-http"
+      : await startupAuthorityKind(siyuanUrl as string, siyuanToken, SETTINGS_READ_TIMEOUT_MS, log);
+    if (kind === "kernel") {
+      if (config.background) {
+        throw new NodeServerError(
+          "config_invalid",
+          "Invalid configuration: --background: the settings select the SiYuan kernel plugin as the write authority",
+          { setting: "--background" },
+        );
+      }
+      return await startKernelFront(config, log, options, cleanups, cleanup);
+    }
     const permissions = describeDataDirPermissions(config.dataDir, secureDataDir(config.dataDir));
     if (permissions !== undefined) log(permissions);
     const lock: DataDirLock = await acquireDataDirLock(config.dataDir);
@@ -202,8 +209,7 @@ async function startHttp(
           siyuanUrl: siyuanUrl as string,
           ...(siyuanToken === undefined ? {} : { siyuanToken }),
           strict: config.strict,
-          epoch,
-          coordinator,
+          authority: { kind: "node-http", epoch, coordinator },
           admission,
           drain,
           authToken: authTokens[0] as string,
@@ -326,6 +332,82 @@ async function startHttp(
     await cleanup();
     throw e;
   }
+}
+
+/**
+ * The HTTP server when the settings select the kernel plugin as the write authority: no data
+ * directory lock, no stores, no coordinator and no `authority.json` — reads run here, every strict
+ * call goes to the plugin's `/mcp` (`AuthorityLink` in kernel mode), and a drain on SIGTERM lets the
+ * calls in flight finish.
+ */
+async function startKernelFront(
+  config: ServerConfig,
+  log: Log,
+  options: StartOptions,
+  cleanups: Array<() => Promise<void>>,
+  cleanup: () => Promise<void>,
+): Promise<RunningServer> {
+  const siyuanUrl = config.siyuanUrl as string;
+  const siyuanToken = config.siyuanToken;
+  const { AuthorityLink } = await import("./authority-link.js");
+  const link = new AuthorityLink({
+    dataDir: config.dataDir,
+    kernel: { siyuanUrl, ...(siyuanToken === undefined ? {} : { siyuanToken }) },
+  });
+  cleanups.push(() => link.close());
+  const admission = new Admission();
+  const drain = new DrainGate();
+  const http: HttpServerHandle = await startHttpServer({
+    host: config.host,
+    port: config.port,
+    authTokens: [config.authToken as string],
+    allowedOrigins: config.allowedOrigins,
+    loadEndpoint: async () =>
+      (await import("./mcp-stack.js")).createHttpEndpoint({
+        siyuanUrl,
+        ...(siyuanToken === undefined ? {} : { siyuanToken }),
+        strict: config.strict,
+        authority: { kind: "kernel", link },
+        admission,
+        drain,
+        authToken: config.authToken as string,
+        onError: (e) => log(`sisyphus-server: ${e.message}`),
+      }),
+    health: () => ({ authority: "kernel", draining: drain.draining, ...admission.counts() }),
+    onError: (e) => log(`sisyphus-server: ${e.message}`),
+  });
+  cleanups.push(() => http.close());
+  log(
+    `sisyphus-server: listening on ${http.url} (the write authority is the SiYuan kernel plugin at ${siyuanUrl}; strict calls are delegated to it)`,
+  );
+  void options;
+  http.loadEndpoint().catch(async (e: unknown) => {
+    log(
+      `sisyphus-server: cannot load the MCP endpoint (${e instanceof Error ? e.message : String(e)}); stopping.`,
+    );
+    process.exitCode = 1;
+    await cleanup();
+  });
+  let endGrace: () => void = () => undefined;
+  return {
+    url: http.url,
+    close: cleanup,
+    endGrace: () => endGrace(),
+    async shutdown(graceMs: number): Promise<DrainResult> {
+      let timer: NodeJS.Timeout | undefined;
+      const graceEnds = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+        endGrace = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      const result = await drain.drain(graceEnds, Promise.resolve());
+      clearTimeout(timer);
+      await cleanup();
+      return result;
+    },
+  };
 }
 
 async function startStdio(

@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/node";
 import {
   type AuthInfo,
+  type CallToolResult,
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
@@ -28,25 +29,32 @@ import {
   SERVER_INSTRUCTIONS,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
-import { LegacySessionTable } from "@sisyphus/mcp-tools/shell";
+import {
+  Admission,
+  ConfirmationBook,
+  createGateway,
+  type DrainGate,
+  type GatewayConnection,
+  LegacySessionTable,
+  shellError,
+} from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
-import { Admission } from "./admission.js";
 import { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
-import { ConfirmationBook } from "./confirmation-book.js";
 import {
   FIRST_UNBATCHED_PROTOCOL_VERSION,
   KERNEL_TIMEOUT_MS,
   LEGACY_SESSION_SWEEP_MS,
   MAX_REQUEST_BODY_BYTES,
   SERVER_INFO,
+  SETTINGS_READ_TIMEOUT_MS,
 } from "./constants.js";
-import type { DrainGate } from "./drain.js";
-import { createGateway, type GatewayConnection } from "./gateway.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
+import { cryptoRandomSource } from "./random.js";
 import { principalOf } from "./security.js";
+import { type AuthorityKind, readSettings, startupAuthorityKind } from "./settings-reader.js";
 
 /** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */
 export type ServerFactory = (ctx: { era: "modern" | "legacy"; authInfo?: AuthInfo }) => McpServer;
@@ -88,13 +96,20 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
-/** What the HTTP authority hands to `createHttpEndpoint`. */
+/**
+ * Who runs this process's writes: its own coordinator (the Node authority), or the kernel plugin,
+ * which the settings selected (`kernelEndpointEnabled`) when the process started.
+ */
+export type EndpointAuthority =
+  | { readonly kind: "node-http"; readonly epoch: string; readonly coordinator: WriteCoordinator }
+  | { readonly kind: "kernel"; readonly link: AuthorityLink };
+
+/** What the HTTP server hands to `createHttpEndpoint`. */
 export interface HttpEndpointOptions {
   readonly siyuanUrl: string;
   readonly siyuanToken?: string;
   readonly strict: boolean;
-  readonly epoch: string;
-  readonly coordinator: WriteCoordinator;
+  readonly authority: EndpointAuthority;
   readonly admission: Admission;
   /** The bearer token of the HTTP shell (secret; only its digest becomes the principal). */
   readonly authToken: string;
@@ -115,21 +130,29 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const client = createSiyuanClient({
     transport: lazyTransport(options.siyuanUrl, options.siyuanToken),
   });
+  const a = options.authority;
   const runtime = createToolRuntime({
     client,
-    coordinator: options.coordinator,
+    ...(a.kind === "node-http" ? { coordinator: a.coordinator } : {}),
     config: {
       strict: options.strict,
-      authority: { kind: "node-http", epoch: options.epoch },
+      authority:
+        a.kind === "node-http"
+          ? { kind: "node-http", epoch: a.epoch }
+          : { kind: "kernel", epoch: "" },
       health: () => ({ ...options.admission.counts() }),
     },
   });
   const gateway = createGateway({
     runtime,
     admission: options.admission,
-    confirmations: new ConfirmationBook(),
-    role: { kind: "local", epoch: options.epoch },
+    confirmations: new ConfirmationBook({ random: cryptoRandomSource }),
+    role:
+      a.kind === "node-http"
+        ? { kind: "local", epoch: a.epoch }
+        : { kind: "delegate", link: a.link },
     ...(options.drain === undefined ? {} : { drain: options.drain }),
+    authorityCheck: authorityCheck(options.siyuanUrl, options.siyuanToken, a.kind),
   });
   const principal = principalOf(options.authToken);
   const factory = buildFactory(runtime, gateway, principal);
@@ -226,6 +249,39 @@ function lazyTransport(baseUrl: string, token: string | undefined) {
 }
 
 /**
+ * The check before every strict call: the settings still select the authority this process
+ * started with (`write_coordinator_changed` otherwise, until a restart), and they are readable
+ * (`write_coordinator_unavailable`, `settings_invalid`, when not). A kernel that does not answer
+ * is not this check's business: the call itself then answers that nothing could be done.
+ */
+function authorityCheck(
+  siyuanUrl: string,
+  siyuanToken: string | undefined,
+  startedWith: AuthorityKind,
+): () => Promise<CallToolResult | undefined> {
+  return async () => {
+    const read = await readSettings(siyuanUrl, siyuanToken, SETTINGS_READ_TIMEOUT_MS);
+    if (!read.ok) {
+      return read.reason === "invalid"
+        ? shellError(
+            "write_coordinator_unavailable",
+            `The Sisyphus settings cannot be used (${read.message}); nothing was written.`,
+            { reason: "settings_invalid" },
+            { writeAttempted: false },
+          )
+        : undefined;
+    }
+    if (read.kind === startedWith) return undefined;
+    return shellError(
+      "write_coordinator_changed",
+      `The settings now select ${read.kind === "kernel" ? "the SiYuan kernel plugin" : "the Node server"} as the write authority; this process started with ${startedWith === "kernel" ? "the kernel plugin" : "the Node server"} and refuses strict calls until it is restarted. Nothing was written.`,
+      { reason: "other_kind" },
+      { writeAttempted: false },
+    );
+  };
+}
+
+/**
  * A stdio server delegating writes to the HTTP authority; with `launcher` (and `config.autostart`)
  * it starts one in the background when none serves the data directory.
  */
@@ -234,6 +290,13 @@ export async function startStdio(
   log: Log,
   launcher?: string,
 ): Promise<{ close(): Promise<void> }> {
+  const siyuanUrl = config.siyuanUrl as string;
+  const kind = await startupAuthorityKind(
+    siyuanUrl,
+    config.siyuanToken,
+    SETTINGS_READ_TIMEOUT_MS,
+    log,
+  );
   const client = createSiyuanClient({
     transport: lazyTransport(config.siyuanUrl as string, config.siyuanToken),
   });
@@ -243,10 +306,18 @@ export async function startStdio(
   });
   const link = new AuthorityLink({
     dataDir: config.dataDir,
+    ...(kind === "kernel"
+      ? {
+          kernel: {
+            siyuanUrl,
+            ...(config.siyuanToken === undefined ? {} : { siyuanToken: config.siyuanToken }),
+          },
+        }
+      : {}),
     ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
     ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
     siyuanUrl: config.siyuanUrl as string,
-    ...(config.autostart && launcher !== undefined
+    ...(kind === "node-http" && config.autostart && launcher !== undefined
       ? {
           autostart: {
             launcher,
@@ -262,8 +333,9 @@ export async function startStdio(
     runtime,
     // A gate only: this process's writes wait in the authority's one lane, not in a second one here.
     admission: new Admission(),
-    confirmations: new ConfirmationBook(),
+    confirmations: new ConfirmationBook({ random: cryptoRandomSource }),
     role: { kind: "delegate", link },
+    authorityCheck: authorityCheck(siyuanUrl, config.siyuanToken, kind),
   });
   // Loaded here, not at the top: an HTTP server never needs the stdio transport.
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
@@ -271,7 +343,9 @@ export async function startStdio(
     onerror: (e) => log(`sisyphus-server: ${e.message}`),
   });
   log(
-    `sisyphus-server: serving MCP on stdio; writes are delegated to the write authority of ${config.dataDir}${config.autostart && launcher !== undefined ? " (started in the background on the first write if none serves it)" : ""}`,
+    kind === "kernel"
+      ? `sisyphus-server: serving MCP on stdio; writes are delegated to the kernel authority at ${siyuanUrl}`
+      : `sisyphus-server: serving MCP on stdio; writes are delegated to the write authority of ${config.dataDir}${config.autostart && launcher !== undefined ? " (started in the background on the first write if none serves it)" : ""}`,
   );
   return {
     async close() {

@@ -21,7 +21,13 @@ import {
   SISYPHUS_VERSION,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
-import { LegacySessionTable } from "@sisyphus/mcp-tools/shell";
+import {
+  Admission,
+  ConfirmationBook,
+  createGateway,
+  type GatewayConnection,
+  LegacySessionTable,
+} from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/kernel";
 import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js";
@@ -32,6 +38,13 @@ import { siyuanGlobal } from "./runtime-globals.js";
 /** Directories of the durable stores inside the plugin's storage folder. */
 const LEDGER_DIR = "ledger";
 const RESERVATIONS_DIR = "reservations";
+
+/**
+ * The authenticated context confirmations are bound to. The kernel's route guard authenticates
+ * every caller (API token or plugin JWT) and removes `Authorization` before the plugin sees the
+ * request (contract §8.2), so the plugin knows one context: callers the kernel admitted.
+ */
+const KERNEL_PRINCIPAL = "siyuan-kernel";
 
 /** How often idle legacy sessions are swept, in milliseconds. */
 const LEGACY_SESSION_SWEEP_MS = 60_000;
@@ -68,20 +81,28 @@ async function open(): Promise<Authority> {
     coordinator,
     config: { strict: true, authority: { kind: "kernel", epoch } },
   });
+  // The Node server's gateway: admission (128 in flight, reads 4 at a time), the commit's checks
+  // before anybody is asked, confirmation, then the runtime.
+  const gateway = createGateway({
+    runtime,
+    admission: new Admission(),
+    confirmations: new ConfirmationBook({ random: mathRandomSource }),
+    role: { kind: "local", epoch },
+  });
+  // Modern clients that declare form elicitation confirm through multi-round `input_required`
+  // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot
+  // carry a server-to-client request, so legacy callers use `confirm: true` (the spec's legacy
+  // kernel convention): their elicitation capability is not offered to the gateway.
+  const conn: GatewayConnection = {
+    principal: KERNEL_PRINCIPAL,
+    legacyCapabilities: () => undefined,
+  };
   const factory = () => {
     const server = new McpServer(
       { name: "sisyphus", version: SISYPHUS_VERSION },
       { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
     );
-    // Confirmation on this hop is `confirm: true` (a buffered reply cannot carry a
-    // server-to-client request; the spec's legacy kernel convention).
-    registerTools(server, runtime, (tool, rawArgs, ctx) => {
-      const { confirm, ...args } = rawArgs;
-      return runtime.callTool(tool, args, {
-        signal: ctx.mcpReq.signal,
-        confirmed: confirm === true,
-      });
-    });
+    registerTools(server, runtime, (tool, args, ctx) => gateway(tool, args, ctx, conn));
     registerSkillResources(server);
     return server;
   };

@@ -3,9 +3,10 @@
  * A state is `base64url(payload).base64url(HMAC-SHA256)`; the payload holds a random nonce, the
  * expiry, and a digest binding the authenticated principal, the client's elicitation declaration and
  * the normalised operation. The book retains at most `MAX_CONFIRMATIONS` outstanding nonces; a
- * state is consumed on its first redemption (accept, decline or cancel alike).
+ * state is consumed on its first redemption (accept, decline or cancel alike). Portable: SHA-256
+ * from core-hash and an injected random source, so the kernel plugin runs the same book.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createSha256, type RandomSource, sha256Hex } from "@sisyphus/core-hash";
 import { type Clock, systemClock } from "@sisyphus/write-safety";
 import { CONFIRMATION_TTL_MS, MAX_CONFIRMATIONS } from "./constants.js";
 
@@ -36,22 +37,99 @@ export function stableJson(value: unknown): string {
 }
 
 function bindingDigest(b: ConfirmationBinding): string {
-  return createHash("sha256")
-    .update(stableJson({ p: b.principal, d: b.declaration ?? null, t: b.tool, a: b.args }))
-    .digest("base64url");
+  return sha256Hex(stableJson({ p: b.principal, d: b.declaration ?? null, t: b.tool, a: b.args }));
+}
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** base64url (no padding) of a string of code units below 256 (here: ASCII JSON). */
+function base64url(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i += 3) {
+    const n =
+      (text.charCodeAt(i) << 16) |
+      ((text.charCodeAt(i + 1) || 0) << 8) |
+      (text.charCodeAt(i + 2) || 0);
+    const chars = Math.min(4, Math.ceil(((text.length - i) * 8) / 6));
+    for (let k = 0; k < chars; k++) out += BASE64URL[(n >> (18 - 6 * k)) & 63];
+  }
+  return out;
+}
+
+/** The inverse of {@link base64url}; `undefined` for a character outside the alphabet. */
+function fromBase64url(text: string): string | undefined {
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const ch of text) {
+    const v = BASE64URL.indexOf(ch);
+    if (v < 0) return undefined;
+    value = (value << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((value >> bits) & 255);
+    }
+  }
+  return out;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** HMAC-SHA256 (RFC 2104) of `message` under a 32-byte key: 64 hex digits. */
+export function hmacSha256Hex(key: Uint8Array, message: string): string {
+  const inner = new Uint8Array(64).fill(0x36);
+  const outer = new Uint8Array(64).fill(0x5c);
+  for (let i = 0; i < key.length; i++) {
+    inner[i] = (inner[i] as number) ^ (key[i] as number);
+    outer[i] = (outer[i] as number) ^ (key[i] as number);
+  }
+  const innerHex = createSha256().update(inner).update(message).digestHex();
+  return createSha256().update(outer).update(hexBytes(innerHex)).digestHex();
+}
+
+/** Equality of two strings in time that depends only on their lengths. */
+function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++)
+    diff |= a.charCodeAt(i) ^ (b.charCodeAt(i % (b.length || 1)) || 0);
+  return diff === 0;
+}
+
+/** `count` random bytes from `random`. */
+function randomBytesOf(random: RandomSource, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = random.nextInt(256);
+  return out;
 }
 
 /** Issues and redeems confirmation states. The key lives only in this process's memory. */
 export class ConfirmationBook {
-  readonly #key: Buffer;
+  readonly #key: Uint8Array;
+  readonly #random: RandomSource;
   readonly #clock: Clock;
   readonly #ttlMs: number;
   readonly #max: number;
   /** Outstanding nonces → expiry, in issue order (oldest first). */
   readonly #outstanding = new Map<string, number>();
 
-  constructor(options: { clock?: Clock; key?: Buffer; ttlMs?: number; max?: number } = {}) {
-    this.#key = options.key ?? randomBytes(32);
+  /**
+   * `random` makes the key and the nonces: a CSPRNG on Node; the kernel's `Math.random` source,
+   * which is fine because a state is only ever accepted against this book's own outstanding nonces.
+   */
+  constructor(options: {
+    random: RandomSource;
+    clock?: Clock;
+    key?: Uint8Array;
+    ttlMs?: number;
+    max?: number;
+  }) {
+    this.#random = options.random;
+    this.#key = options.key ?? randomBytesOf(options.random, 32);
     this.#clock = options.clock ?? systemClock;
     this.#ttlMs = options.ttlMs ?? CONFIRMATION_TTL_MS;
     this.#max = options.max ?? MAX_CONFIRMATIONS;
@@ -64,16 +142,16 @@ export class ConfirmationBook {
 
   /** Issues a state bound to `binding`, evicting the oldest beyond the retention cap. */
   issue(binding: ConfirmationBinding): string {
-    const nonce = randomBytes(16).toString("base64url");
+    const nonce = base64url(String.fromCharCode(...randomBytesOf(this.#random, 16)));
     const exp = this.#clock.now() + this.#ttlMs;
     this.#outstanding.set(nonce, exp);
     while (this.#outstanding.size > this.#max) {
       const oldest = this.#outstanding.keys().next().value as string;
       this.#outstanding.delete(oldest);
     }
-    const payload = Buffer.from(
+    const payload = base64url(
       JSON.stringify({ v: 1, n: nonce, e: exp, b: bindingDigest(binding) }),
-    ).toString("base64url");
+    );
     return `${payload}.${this.#mac(payload)}`;
   }
 
@@ -89,14 +167,12 @@ export class ConfirmationBook {
     const dot = state.indexOf(".");
     if (dot <= 0) return { ok: false, reason: "forged" };
     const payload = state.slice(0, dot);
-    const given = Buffer.from(state.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.#mac(payload), "base64url");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    if (!constantTimeEqual(state.slice(dot + 1), this.#mac(payload))) {
       return { ok: false, reason: "forged" };
     }
     let parsed: { n?: unknown; e?: unknown; b?: unknown };
     try {
-      parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as typeof parsed;
+      parsed = JSON.parse(fromBase64url(payload) ?? "") as typeof parsed;
     } catch {
       return { ok: false, reason: "forged" };
     }
@@ -111,8 +187,6 @@ export class ConfirmationBook {
   }
 
   #mac(payload: string): string {
-    return createHmac("sha256", this.#key)
-      .update(`sisyphus.confirmation:${payload}`)
-      .digest("base64url");
+    return hmacSha256Hex(this.#key, `sisyphus.confirmation:${payload}`);
   }
 }

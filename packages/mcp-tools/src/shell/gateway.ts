@@ -6,7 +6,7 @@
  * here or at the authority: nobody is asked to approve a commit that would be refused) and then
  * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
  * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
- * HTTP authority. A precheck-only call (`PRECHECK_META_KEY`) from a delegating process is answered
+ * authority. Shared by the Node server and the kernel plugin. A precheck-only call (`PRECHECK_META_KEY`) from a delegating process is answered
  * by the checks alone.
  */
 import {
@@ -20,12 +20,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
 import type { Admission } from "./admission.js";
-import {
-  AUTHORITY_EPOCH_META_KEY,
-  type AuthorityLink,
-  PRECHECK_META_KEY,
-} from "./authority-link.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
+import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
 import { shellError } from "./results.js";
 
@@ -55,10 +51,34 @@ export interface ShellRuntime {
   precheck?(tool: string, args: Record<string, unknown>): CallToolResult | undefined;
 }
 
-/** Who executes mutations: this process (the authority) or the HTTP authority it delegates to. */
+/**
+ * The connection a delegating process keeps to its authority (the Node server's `AuthorityLink`):
+ * it forwards calls and runs the authority's precheck. Neither method throws.
+ */
+export interface DelegateLink {
+  /**
+   * Forwards one tool call. `mayExecute`: the call can execute a write, so a response lost after
+   * sending is `outcome_unknown` rather than `write_coordinator_unavailable`.
+   */
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    mayExecute: boolean,
+    extraMeta?: Record<string, unknown>,
+  ): Promise<CallToolResult>;
+  /** The authority's checks of a commit before confirmation: `undefined` when they pass, else its refusal. */
+  precheck(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult | undefined>;
+}
+
+/** Who executes mutations: this process (the authority) or the authority it delegates to. */
 export type AuthorityRole =
   | { kind: "local"; epoch: string }
-  | { kind: "delegate"; link: AuthorityLink };
+  | { kind: "delegate"; link: DelegateLink };
 
 /** Options of `createGateway`. */
 export interface GatewayOptions {
@@ -68,6 +88,12 @@ export interface GatewayOptions {
   role: AuthorityRole;
   /** The process's shutdown drain (the HTTP authority); absent: calls are never cut off. */
   drain?: DrainGate;
+  /**
+   * Runs before every mutation and external call (preflight or commit), before admission and
+   * confirmation: an answer stops the call (e.g. `write_coordinator_changed` when the configured
+   * authority is no longer the one this process started with). Reads never wait for it.
+   */
+  authorityCheck?: () => Promise<CallToolResult | undefined>;
 }
 
 /** Per-connection facts the gateway needs besides the request context. */
@@ -203,7 +229,7 @@ function fromElicitation(action: unknown, content: unknown): Verdict {
  * seam) when a modern form-capable client must confirm.
  */
 export function createGateway(options: GatewayOptions) {
-  const { runtime, admission, confirmations, role, drain } = options;
+  const { runtime, admission, confirmations, role, drain, authorityCheck } = options;
 
   /** The commit's checks, where the ledger and leases live: here, or at the authority. */
   function precheck(
@@ -380,6 +406,10 @@ export function createGateway(options: GatewayOptions) {
         );
       }
       return precheckOnly(tool, args);
+    }
+    if (writeClass && authorityCheck !== undefined) {
+      const refusal = await authorityCheck();
+      if (refusal !== undefined) return refusal;
     }
     if (!writeClass || drain === undefined) {
       return admitted(tool, args, confirmArg, cls, ctx, conn, ctx.mcpReq.signal);

@@ -1,10 +1,41 @@
 /**
  * `@sisyphus/mcp-tools/shell`: the protocol pieces every MCP shell (the Node server, the kernel
- * plugin) shares around the tool runtime. Nothing here opens a socket or picks an authority.
+ * plugin) shares around the tool runtime — the call gateway (drain, admission, confirmation,
+ * delegation), the admission gate, confirmation states, the shutdown drain, the legacy session
+ * table and the shell's own error results. Nothing here opens a socket, reads a file or picks an
+ * authority, and nothing needs a Node API.
  */
 export {
-  type ClosableSession,
+  Admission,
+  type AdmissionClass,
+  type AdmissionCounts,
+  type AdmissionRefusal,
+} from "./admission.js";
+export {
+  type ConfirmationBinding,
+  ConfirmationBook,
+  type ConfirmationRefusal,
+  stableJson,
+} from "./confirmation-book.js";
+export {
+  ADMISSION_CAP,
+  AUTHORITY_EPOCH_META_KEY,
+  CONFIRMATION_TTL_MS,
   LEGACY_SESSION_IDLE_MS,
-  LegacySessionTable,
+  MAX_CONFIRMATIONS,
   MAX_LEGACY_SESSIONS,
-} from "./legacy-sessions.js";
+  PRECHECK_META_KEY,
+  READ_CONCURRENCY,
+} from "./constants.js";
+export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";
+export {
+  type AuthorityRole,
+  createGateway,
+  type DelegateLink,
+  declaresForm,
+  type GatewayConnection,
+  type GatewayOptions,
+  type ShellRuntime,
+} from "./gateway.js";
+export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
+export { SHELL_HINTS, type ShellErrorCode, shellError } from "./results.js";

@@ -4,11 +4,7 @@
  * web-standard one), closed after `LEGACY_SESSION_IDLE_MS` without a request. Time is injected.
  */
 import type { Clock } from "@sisyphus/write-safety";
-
-/** Idle time after which a legacy (2025) session is closed, in milliseconds (spec: 30 minutes). */
-export const LEGACY_SESSION_IDLE_MS = 30 * 60 * 1000;
-/** Most legacy sessions kept at once; the oldest idle one is closed to admit a new one. */
-export const MAX_LEGACY_SESSIONS = 256;
+import { LEGACY_SESSION_IDLE_MS, MAX_LEGACY_SESSIONS } from "./constants.js";
 
 /** What the table needs of a session: something it can close. */
 export interface ClosableSession {

@@ -1,0 +1,80 @@
+/**
+ * Confirmation of dangerous actions at the kernel authority, through the gateway the Node server
+ * uses: a modern client that declares form elicitation is asked (multi-round `input_required`) and
+ * `confirm: true` alone cannot bypass it; a legacy session, whose buffered replies cannot carry a
+ * server-to-client request, confirms with `confirm: true`; a declined confirmation writes nothing.
+ */
+import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kernelClient, sandboxWithPlugin, sc } from "./harness.js";
+
+const DELETE = "/api/block/deleteBlock";
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await sandboxWithPlugin();
+});
+afterAll(async () => {
+  await sb?.stop();
+});
+
+type Client = Awaited<ReturnType<typeof kernelClient>>;
+
+async function deleteArgs(client: Client, id: string) {
+  const args = { action: "delete", id };
+  const pre = sc(
+    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+  );
+  expect(pre["confirmationRequired"]).toBe(true);
+  const field = pre["preconditionField"] as string;
+  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
+}
+
+function answer(client: Client, action: "accept" | "decline") {
+  const asked = { count: 0 };
+  client.setRequestHandler("elicitation/create", async () => {
+    asked.count += 1;
+    return (action === "accept" ? { action, content: { confirm: true } } : { action }) as never;
+  });
+  return asked;
+}
+
+describe("confirmation at the kernel authority", () => {
+  it("asks a modern form-capable client even when it sent confirm: true, and runs once on accept", async () => {
+    const client = await kernelClient(sb, "modern", { elicitation: { form: {} } });
+    const asked = answer(client, "accept");
+    const args = await deleteArgs(client, DEMO_IDS.paragraphMilestones);
+    const before = sb.control.count(DELETE);
+    const res = sc(await client.callTool({ name: "block", arguments: { ...args, confirm: true } }));
+    expect(res["status"], JSON.stringify(res)).toBe("committed");
+    expect(asked.count).toBe(1);
+    expect(sb.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+
+  it("writes nothing when the user declines", async () => {
+    const client = await kernelClient(sb, "modern", { elicitation: { form: {} } });
+    const asked = answer(client, "decline");
+    const args = await deleteArgs(client, DEMO_IDS.paragraphJournal);
+    const before = sb.control.count(DELETE);
+    const res = sc(await client.callTool({ name: "block", arguments: args }));
+    expect(res["error"]).toMatchObject({ code: "confirmation_declined" });
+    expect(asked.count).toBe(1);
+    expect(sb.control.count(DELETE)).toBe(before);
+    await client.close();
+  });
+
+  it("has a legacy session confirm with confirm: true, and refuses without it", async () => {
+    const client = await kernelClient(sb, "legacy", { elicitation: { form: {} } });
+    const asked = answer(client, "accept");
+    const args = await deleteArgs(client, DEMO_IDS.paragraphDecision);
+    const before = sb.control.count(DELETE);
+    const refused = sc(await client.callTool({ name: "block", arguments: args }));
+    expect(refused["error"]).toMatchObject({ code: "confirmation_required" });
+    expect(sb.control.count(DELETE)).toBe(before);
+    const ok = sc(await client.callTool({ name: "block", arguments: { ...args, confirm: true } }));
+    expect(ok["status"], JSON.stringify(ok)).toBe("committed");
+    expect(asked.count).toBe(0);
+    expect(sb.control.count(DELETE)).toBe(before + 1);
+    await client.close();
+  });
+});

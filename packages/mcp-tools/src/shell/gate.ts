@@ -1,0 +1,13 @@
+/**
+ * `@sisyphus/mcp-tools/shell/gate`: the pieces of the shell a process needs before it listens —
+ * the admission gate, the drain gate and the limits — without the MCP SDK, so a shell that loads
+ * its MCP half only after listening (the Node server) keeps its cold start.
+ */
+export {
+  Admission,
+  type AdmissionClass,
+  type AdmissionCounts,
+  type AdmissionRefusal,
+} from "./admission.js";
+export * from "./constants.js";
+export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";

@@ -1,0 +1,211 @@
+/**
+ * "One authority, everywhere" (issue 15): when the settings select the kernel plugin
+ * (`kernelEndpointEnabled`), the Node HTTP server and a stdio process send every strict call to the
+ * plugin's `/mcp` and never coordinate on their own — no lock, no ledger in their data directory —
+ * while reads run locally. The plugin not serving → `write_coordinator_unavailable`, nothing
+ * written; the settings changed under a running process → `write_coordinator_changed`.
+ * The built plugin zip runs in the sandbox's plugin host; the official client drives both shells.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
+import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  authorityFor,
+  authorityPid,
+  errorCode,
+  healthOf,
+  httpClient,
+  killAll,
+  sc,
+  stdioClient,
+  strictUpdate,
+  tempDataDir,
+} from "./harness.js";
+
+const PLUGIN = "siyuan-plugins-mcp-sisyphus";
+const PACKAGE_ZIP = resolve(
+  import.meta.dirname,
+  "..",
+  "..",
+  "kernel-plugin",
+  "dist",
+  "package.zip",
+);
+const UPDATE = "/api/block/updateBlock";
+
+let sandbox: Sandbox;
+let files: SiyuanClient;
+
+async function putFile(path: string, text: string): Promise<void> {
+  await files.file.putFile({ path, file: text });
+}
+
+async function setKernelEndpoint(enabled: boolean): Promise<void> {
+  await putFile(
+    `/data/storage/petal/${PLUGIN}/settings.json`,
+    JSON.stringify({ kernelEndpointEnabled: enabled }),
+  );
+}
+
+/** Segment files of the plugin's ledger (what the kernel authority recorded). */
+async function kernelLedgerSegments(): Promise<string[]> {
+  const entries = await files.file.readDir({ path: `/data/storage/petal/${PLUGIN}/ledger` });
+  return (entries ?? []).map((e) => e.name).filter((n) => n.startsWith("seg-"));
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: "demo", plugins: [PACKAGE_ZIP] });
+  files = createSiyuanClient({
+    transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token }),
+  });
+  await setKernelEndpoint(true);
+});
+afterAll(async () => {
+  await killAll();
+  await files?.close();
+  await sandbox?.stop();
+});
+
+describe("the kernel plugin as the write authority", () => {
+  it("the Node HTTP server delegates strict writes to it, keeps no ledger, and reads locally", async () => {
+    const dir = tempDataDir();
+    const node = await authorityFor(sandbox, dir);
+    expect(node.stderr()).toContain("the write authority is the SiYuan kernel plugin");
+    const client = await httpClient(node.url, { era: "modern" });
+    const boot = sc(await client.callTool({ name: "system", arguments: { action: "bootstrap" } }));
+    expect(boot["authority"]).toBe("kernel");
+    const before = sandbox.control.count(UPDATE);
+    const segmentsBefore = (await kernelLedgerSegments()).length;
+    const { commit, commitArgs } = await strictUpdate(
+      client,
+      DEMO_IDS.paragraphGoals,
+      "Goals via the kernel",
+    );
+    expect(sc(commit)["status"], JSON.stringify(sc(commit))).toBe("committed");
+    expect(sandbox.control.count(UPDATE)).toBe(before + 1);
+    expect((await kernelLedgerSegments()).length).toBeGreaterThanOrEqual(
+      Math.max(1, segmentsBefore),
+    );
+    // The ledger that answers the replay is the kernel's: this data directory has none.
+    const replay = sc(await client.callTool({ name: "block", arguments: commitArgs }));
+    expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
+    for (const file of ["ledger.wal", "reservations.wal", "authority.json", "authority.lock"]) {
+      expect(existsSync(join(dir, file)), file).toBe(false);
+    }
+    expect((await healthOf(node.url))["authority"]).toBe("kernel");
+    await client.close();
+    await node.stop();
+  });
+
+  it("a stdio process delegates to it too, and starts no background authority", async () => {
+    const dir = tempDataDir();
+    const client = await stdioClient({
+      era: "modern",
+      dataDir: dir,
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+    });
+    const { commit } = await strictUpdate(
+      client,
+      DEMO_IDS.paragraphDecision,
+      "Decision via the kernel",
+    );
+    expect(sc(commit)["status"], JSON.stringify(sc(commit))).toBe("committed");
+    expect(authorityPid(dir)).toBeUndefined();
+    await client.close();
+  });
+
+  it("answers write_coordinator_unavailable while the plugin is not serving, writes nothing, still reads", async () => {
+    const dir = tempDataDir();
+    const node = await authorityFor(sandbox, dir);
+    const client = await httpClient(node.url, { era: "modern" });
+    await putFile(
+      "/data/storage/petal/petals.json",
+      JSON.stringify([{ name: PLUGIN, enabled: false }]),
+    );
+    await sandbox.plugins.reload(PLUGIN);
+    try {
+      const before = sandbox.control.count(UPDATE);
+      const pre = await client.callTool({
+        name: "block",
+        arguments: {
+          action: "update",
+          id: DEMO_IDS.paragraphJournal,
+          dataType: "markdown",
+          data: "x",
+          validateOnly: true,
+        },
+      });
+      expect(sc(pre)["error"], JSON.stringify(sc(pre))).toMatchObject({
+        code: "write_coordinator_unavailable",
+      });
+      expect(sandbox.control.count(UPDATE)).toBe(before);
+      const read = await client.callTool({ name: "notebook", arguments: { action: "list" } });
+      expect(read.isError).not.toBe(true);
+    } finally {
+      await putFile(
+        "/data/storage/petal/petals.json",
+        JSON.stringify([{ name: PLUGIN, enabled: true }]),
+      );
+      await sandbox.plugins.reload(PLUGIN);
+    }
+    const { commit } = await strictUpdate(
+      client,
+      DEMO_IDS.paragraphJournal,
+      "Journal after the plugin is back",
+    );
+    expect(sc(commit)["status"]).toBe("committed");
+    await client.close();
+    await node.stop();
+  });
+
+  it("refuses strict calls with write_coordinator_changed once the settings select another authority", async () => {
+    const dir = tempDataDir();
+    const node = await authorityFor(sandbox, dir);
+    const client = await httpClient(node.url, { era: "modern" });
+    await setKernelEndpoint(false);
+    try {
+      const pre = await client.callTool({
+        name: "block",
+        arguments: {
+          action: "update",
+          id: DEMO_IDS.paragraphStatus,
+          dataType: "markdown",
+          data: "x",
+          validateOnly: true,
+        },
+      });
+      expect(sc(pre)["error"]).toMatchObject({
+        code: "write_coordinator_changed",
+        reason: "other_kind",
+      });
+      expect(
+        errorCode(await client.callTool({ name: "notebook", arguments: { action: "list" } })),
+      ).toBeUndefined();
+    } finally {
+      await setKernelEndpoint(true);
+    }
+    await client.close();
+    await node.stop();
+    // And the other way round: a Node authority started while the settings chose Node.
+    await setKernelEndpoint(false);
+    const own = await authorityFor(sandbox, tempDataDir());
+    const c2 = await httpClient(own.url, { era: "modern" });
+    await setKernelEndpoint(true);
+    const refused = await c2.callTool({
+      name: "block",
+      arguments: {
+        action: "update",
+        id: DEMO_IDS.paragraphStatus,
+        dataType: "markdown",
+        data: "x",
+        validateOnly: true,
+      },
+    });
+    expect(sc(refused)["error"]).toMatchObject({ code: "write_coordinator_changed" });
+    await c2.close();
+    await own.stop();
+  });
+});
