@@ -4,18 +4,12 @@
  * `confirm: true` alone cannot bypass it; a legacy session, whose buffered replies cannot carry a
  * server-to-client request, confirms with `confirm: true`; a declined confirmation writes nothing.
  */
-import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kernelClient, sandboxWithPlugin, sc } from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { kernelClient, sc, useSandboxWithPlugin } from "./harness.js";
 
 const DELETE = "/api/block/deleteBlock";
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await sandboxWithPlugin();
-});
-afterAll(async () => {
-  await sb?.stop();
-});
+const box = useSandboxWithPlugin();
 
 type Client = Awaited<ReturnType<typeof kernelClient>>;
 
@@ -40,41 +34,41 @@ function answer(client: Client, action: "accept" | "decline") {
 
 describe("confirmation at the kernel authority", () => {
   it("asks a modern form-capable client even when it sent confirm: true, and runs once on accept", async () => {
-    const client = await kernelClient(sb, "modern", { elicitation: { form: {} } });
+    const client = await kernelClient(box.current, "modern", { elicitation: { form: {} } });
     const asked = answer(client, "accept");
     const args = await deleteArgs(client, DEMO_IDS.paragraphMilestones);
-    const before = sb.control.count(DELETE);
+    const before = box.current.control.count(DELETE);
     const res = sc(await client.callTool({ name: "block", arguments: { ...args, confirm: true } }));
     expect(res["status"], JSON.stringify(res)).toBe("committed");
     expect(asked.count).toBe(1);
-    expect(sb.control.count(DELETE)).toBe(before + 1);
+    expect(box.current.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 
   it("writes nothing when the user declines", async () => {
-    const client = await kernelClient(sb, "modern", { elicitation: { form: {} } });
+    const client = await kernelClient(box.current, "modern", { elicitation: { form: {} } });
     const asked = answer(client, "decline");
     const args = await deleteArgs(client, DEMO_IDS.paragraphJournal);
-    const before = sb.control.count(DELETE);
+    const before = box.current.control.count(DELETE);
     const res = sc(await client.callTool({ name: "block", arguments: args }));
     expect(res["error"]).toMatchObject({ code: "confirmation_declined" });
     expect(asked.count).toBe(1);
-    expect(sb.control.count(DELETE)).toBe(before);
+    expect(box.current.control.count(DELETE)).toBe(before);
     await client.close();
   });
 
   it("has a legacy session confirm with confirm: true, and refuses without it", async () => {
-    const client = await kernelClient(sb, "legacy", { elicitation: { form: {} } });
+    const client = await kernelClient(box.current, "legacy", { elicitation: { form: {} } });
     const asked = answer(client, "accept");
     const args = await deleteArgs(client, DEMO_IDS.paragraphDecision);
-    const before = sb.control.count(DELETE);
+    const before = box.current.control.count(DELETE);
     const refused = sc(await client.callTool({ name: "block", arguments: args }));
     expect(refused["error"]).toMatchObject({ code: "confirmation_required" });
-    expect(sb.control.count(DELETE)).toBe(before);
+    expect(box.current.control.count(DELETE)).toBe(before);
     const ok = sc(await client.callTool({ name: "block", arguments: { ...args, confirm: true } }));
     expect(ok["status"], JSON.stringify(ok)).toBe("committed");
     expect(asked.count).toBe(0);
-    expect(sb.control.count(DELETE)).toBe(before + 1);
+    expect(box.current.control.count(DELETE)).toBe(before + 1);
     await client.close();
   });
 });

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll } from "vitest";
 
 export const PLUGIN_NAME = "siyuan-plugins-mcp-sisyphus";
 export const PACKAGE_ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
@@ -22,6 +23,21 @@ export async function sandboxWithPlugin(
     plugins: [PACKAGE_ZIP],
     pluginHost: { serialisePaths: options.serialisePaths ?? true },
   });
+}
+
+/**
+ * The fixture most files share: one sandbox with the plugin, started before the file's tests and
+ * stopped after them. Read `.current` inside tests and hooks.
+ */
+export function useSandboxWithPlugin(): { readonly current: Sandbox } {
+  const box = {} as { current: Sandbox };
+  beforeAll(async () => {
+    box.current = await sandboxWithPlugin();
+  });
+  afterAll(async () => {
+    await box.current?.stop();
+  });
+  return box;
 }
 
 /** The plugin's route for `path` on `sb`. */

@@ -3,25 +3,21 @@
  * globals and language level), the official MCP client on its private route, strict writes
  * through the plugin's own coordinator.
  */
-import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc } from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
-let sb: Sandbox;
-
-beforeAll(async () => {
-  sb = await sandboxWithPlugin();
-});
-afterAll(async () => {
-  await sb?.stop();
-});
+const box = useSandboxWithPlugin();
 
 describe("the kernel authority", () => {
   it("runs in the plugin host and serves the same tools in both eras", async () => {
-    expect(sb.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running", error: null });
+    expect(box.current.plugins.status(PLUGIN_NAME)).toMatchObject({
+      state: "running",
+      error: null,
+    });
     for (const era of ["modern", "legacy"] as const) {
-      const client = await kernelClient(sb, era);
+      const client = await kernelClient(box.current, era);
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
       expect(tools).toEqual(["block", "document", "fs", "notebook", "search", "system", "tag"]);
       await client.close();
@@ -29,7 +25,7 @@ describe("the kernel authority", () => {
   });
 
   it("commits a strict write through its own coordinator, and a replay writes nothing", async () => {
-    const client = await kernelClient(sb);
+    const client = await kernelClient(box.current);
     const args = {
       action: "update",
       id: DEMO_IDS.paragraphGoals,
@@ -42,16 +38,16 @@ describe("the kernel authority", () => {
     expect(pre["error"]).toBeUndefined();
     const field = pre["preconditionField"] as string;
     const commitArgs = { ...args, requestId: pre["requestId"], [field]: pre[field] };
-    const before = sb.control.count(UPDATE);
+    const before = box.current.control.count(UPDATE);
     const commit = sc(await client.callTool({ name: "block", arguments: commitArgs }));
     expect(commit["status"], JSON.stringify(commit)).toBe("committed");
-    expect(sb.control.count(UPDATE)).toBe(before + 1);
-    expect(sb.control.kramdown(DEMO_IDS.paragraphGoals)).toContain(
+    expect(box.current.control.count(UPDATE)).toBe(before + 1);
+    expect(box.current.control.kramdown(DEMO_IDS.paragraphGoals)).toContain(
       "written by the kernel authority",
     );
     const replay = sc(await client.callTool({ name: "block", arguments: commitArgs }));
     expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
-    expect(sb.control.count(UPDATE)).toBe(before + 1);
+    expect(box.current.control.count(UPDATE)).toBe(before + 1);
     const bootstrap = sc(
       await client.callTool({ name: "system", arguments: { action: "bootstrap" } }),
     );

@@ -4,18 +4,12 @@
  * leases are gone (`preflight_lease_invalid`, `other_epoch`), while the ledger and reservations on
  * `siyuan.storage` remain, so a replay answers from the ledger and writes nothing.
  */
-import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc } from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await sandboxWithPlugin();
-});
-afterAll(async () => {
-  await sb?.stop();
-});
+const box = useSandboxWithPlugin();
 
 type Client = Awaited<ReturnType<typeof kernelClient>>;
 
@@ -31,25 +25,26 @@ async function preflight(client: Client, id: string, data: string) {
 
 describe("plugin reload", () => {
   it("lets a running commit finish, then forgets leases but keeps the ledger", async () => {
-    let client = await kernelClient(sb);
+    let client = await kernelClient(box.current);
     const committed = await preflight(client, DEMO_IDS.paragraphGoals, "Goals before the reload");
     expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
       "committed",
     );
     const leased = await preflight(client, DEMO_IDS.paragraphJournal, "Journal leased before");
     const held = await preflight(client, DEMO_IDS.paragraphDecision, "Decision during reload");
-    const before = sb.control.count(UPDATE);
-    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
+    const before = box.current.control.count(UPDATE);
+    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
     const running = client.callTool({ name: "block", arguments: held });
-    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
-    await sb.plugins.reload(PLUGIN_NAME);
+    while (box.current.control.count(UPDATE) === before)
+      await new Promise((r) => setTimeout(r, 10));
+    await box.current.plugins.reload(PLUGIN_NAME);
     // The reload waited for the commit (onunload drains the coordinator): it is recorded.
     expect(sc(await running)["status"]).toBe("committed");
-    expect(sb.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running", starts: 2 });
+    expect(box.current.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running", starts: 2 });
     await client.close();
-    client = await kernelClient(sb);
+    client = await kernelClient(box.current);
 
-    const updates = sb.control.count(UPDATE);
+    const updates = box.current.control.count(UPDATE);
     const replay = sc(await client.callTool({ name: "block", arguments: committed }));
     expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
     const replayHeld = sc(await client.callTool({ name: "block", arguments: held }));
@@ -59,10 +54,10 @@ describe("plugin reload", () => {
       code: "preflight_lease_invalid",
       details: { reason: "other_epoch" },
     });
-    expect(sb.control.count(UPDATE)).toBe(updates);
-    const listing = await fetch(`${sb.url}/api/file/readDir`, {
+    expect(box.current.control.count(UPDATE)).toBe(updates);
+    const listing = await fetch(`${box.current.url}/api/file/readDir`, {
       method: "POST",
-      headers: { authorization: `Token ${sb.token}` },
+      headers: { authorization: `Token ${box.current.token}` },
       body: JSON.stringify({ path: `/data/storage/petal/${PLUGIN_NAME}/ledger` }),
     });
     const entries = ((await listing.json()) as { data: Array<{ name: string }> }).data;
@@ -71,14 +66,14 @@ describe("plugin reload", () => {
   });
 
   it("survives a kernel restart the same way: connections refused meanwhile, the ledger kept", async () => {
-    const client = await kernelClient(sb);
+    const client = await kernelClient(box.current);
     const committed = await preflight(client, DEMO_IDS.paragraphStatus, "Status before restart");
     expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
       "committed",
     );
     await client.close();
-    await sb.plugins.restartKernel(300);
-    const again = await kernelClient(sb);
+    await box.current.plugins.restartKernel(300);
+    const again = await kernelClient(box.current);
     const replay = sc(await again.callTool({ name: "block", arguments: committed }));
     expect(replay).toMatchObject({ status: "committed", replayed: true, executedNow: false });
     await again.close();

@@ -140,7 +140,7 @@ async function startHttp(
           { setting: "--background" },
         );
       }
-      return await startKernelFront(config, log, options, cleanups, cleanup);
+      return await startKernelFront(config, log, cleanups, cleanup);
     }
     const permissions = describeDataDirPermissions(config.dataDir, secureDataDir(config.dataDir));
     if (permissions !== undefined) log(permissions);
@@ -298,36 +298,9 @@ async function startHttp(
         ),
       );
     }
-    // The MCP half loads after the socket listens (a faster first answer); if it cannot load, the
-    // server stops with a clear message instead of answering every /mcp request with 500.
-    http.loadEndpoint().catch(async (e: unknown) => {
-      log(
-        `sisyphus-server: cannot load the MCP endpoint (${e instanceof Error ? e.message : String(e)}); stopping.`,
-      );
-      process.exitCode = 1;
-      await cleanup();
-    });
-    let endGrace: () => void = () => undefined;
-    shutdown = async (graceMs: number): Promise<DrainResult> => {
-      let timer: NodeJS.Timeout | undefined;
-      const graceEnds = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-        endGrace = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      const result = await drain.drain(graceEnds, coordinator.drain());
-      clearTimeout(timer);
-      await cleanup();
-      return result;
-    };
-    return {
-      url: http.url,
-      close: cleanup,
-      endGrace: () => endGrace(),
-      shutdown: (graceMs: number) => shutdown(graceMs),
-    };
+    const running = serving(http, drain, () => coordinator.drain(), cleanup, log);
+    shutdown = running.shutdown;
+    return running;
   } catch (e) {
     await cleanup();
     throw e;
@@ -343,7 +316,6 @@ async function startHttp(
 async function startKernelFront(
   config: ServerConfig,
   log: Log,
-  options: StartOptions,
   cleanups: Array<() => Promise<void>>,
   cleanup: () => Promise<void>,
 ): Promise<RunningServer> {
@@ -380,7 +352,23 @@ async function startKernelFront(
   log(
     `sisyphus-server: listening on ${http.url} (the write authority is the SiYuan kernel plugin at ${siyuanUrl}; strict calls are delegated to it)`,
   );
-  void options;
+  // Calls in flight are the kernel's to finish: the drain waits for their answers only.
+  return serving(http, drain, async () => undefined, cleanup, log);
+}
+
+/**
+ * The running HTTP server of either kind: the MCP half loads after the socket listens (a faster
+ * first answer), and if it cannot load the server stops with a clear message instead of answering
+ * every `/mcp` request with 500; `shutdown` drains — `settle` is what must finish besides the
+ * admitted calls (the coordinator's lane) — then runs the cleanups.
+ */
+function serving(
+  http: HttpServerHandle,
+  drain: DrainGate,
+  settle: () => Promise<unknown>,
+  cleanup: () => Promise<void>,
+  log: Log,
+): RunningServer & { url: string } {
   http.loadEndpoint().catch(async (e: unknown) => {
     log(
       `sisyphus-server: cannot load the MCP endpoint (${e instanceof Error ? e.message : String(e)}); stopping.`,
@@ -402,7 +390,7 @@ async function startKernelFront(
           resolve();
         };
       });
-      const result = await drain.drain(graceEnds, Promise.resolve());
+      const result = await drain.drain(graceEnds, settle());
       clearTimeout(timer);
       await cleanup();
       return result;

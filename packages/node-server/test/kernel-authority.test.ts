@@ -22,6 +22,7 @@ import {
   stdioClient,
   strictUpdate,
   tempDataDir,
+  updatePreflight,
 } from "./harness.js";
 
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
@@ -128,16 +129,7 @@ describe("the kernel plugin as the write authority", () => {
     await sandbox.plugins.reload(PLUGIN);
     try {
       const before = sandbox.control.count(UPDATE);
-      const pre = await client.callTool({
-        name: "block",
-        arguments: {
-          action: "update",
-          id: DEMO_IDS.paragraphJournal,
-          dataType: "markdown",
-          data: "x",
-          validateOnly: true,
-        },
-      });
+      const pre = await updatePreflight(client, DEMO_IDS.paragraphJournal);
       expect(sc(pre)["error"], JSON.stringify(sc(pre))).toMatchObject({
         code: "write_coordinator_unavailable",
       });
@@ -167,16 +159,7 @@ describe("the kernel plugin as the write authority", () => {
     const client = await httpClient(node.url, { era: "modern" });
     await setKernelEndpoint(false);
     try {
-      const pre = await client.callTool({
-        name: "block",
-        arguments: {
-          action: "update",
-          id: DEMO_IDS.paragraphStatus,
-          dataType: "markdown",
-          data: "x",
-          validateOnly: true,
-        },
-      });
+      const pre = await updatePreflight(client, DEMO_IDS.paragraphStatus);
       expect(sc(pre)["error"]).toMatchObject({
         code: "write_coordinator_changed",
         reason: "other_kind",
@@ -194,16 +177,7 @@ describe("the kernel plugin as the write authority", () => {
     const own = await authorityFor(sandbox, tempDataDir());
     const c2 = await httpClient(own.url, { era: "modern" });
     await setKernelEndpoint(true);
-    const refused = await c2.callTool({
-      name: "block",
-      arguments: {
-        action: "update",
-        id: DEMO_IDS.paragraphStatus,
-        dataType: "markdown",
-        data: "x",
-        validateOnly: true,
-      },
-    });
+    const refused = await updatePreflight(c2, DEMO_IDS.paragraphStatus);
     expect(sc(refused)["error"]).toMatchObject({ code: "write_coordinator_changed" });
     await c2.close();
     await own.stop();

@@ -50,13 +50,35 @@ export function seededRandom(seed: number): RandomSource {
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
 
+/** Year, month (1–12), day, hour, minute and second of `ms`, in local time or UTC. */
+export function dateParts(
+  ms: number,
+  utc: boolean,
+): [number, number, number, number, number, number] {
+  const d = new Date(ms);
+  return utc
+    ? [
+        d.getUTCFullYear(),
+        d.getUTCMonth() + 1,
+        d.getUTCDate(),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+      ]
+    : [
+        d.getFullYear(),
+        d.getMonth() + 1,
+        d.getDate(),
+        d.getHours(),
+        d.getMinutes(),
+        d.getSeconds(),
+      ];
+}
+
 /** Formats ms as SiYuan's 14-digit timestamp `YYYYMMDDHHMMSS`, in local time or UTC. */
 export function formatTimestamp(ms: number, utc: boolean): string {
-  const d = new Date(ms);
-  if (utc) {
-    return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
-  }
-  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
+  const [y, mo, da, h, mi, s] = dateParts(ms, utc);
+  return `${y}${pad(mo)}${pad(da)}${pad(h)}${pad(mi)}${pad(s)}`;
 }
 
 /** Parses a 14-digit timestamp back to ms (local time or UTC). NaN when malformed. */

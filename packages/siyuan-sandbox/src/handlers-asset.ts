@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { posix } from "node:path";
-import { isValidNodeId } from "./clock.js";
+import { dateParts, isValidNodeId } from "./clock.js";
 import { ASSET_NAME_MAX_BYTES } from "./constants.js";
 import { kernelError } from "./errors.js";
 import { normalizeWorkspacePath } from "./file-store.js";
@@ -235,25 +235,7 @@ function exportResources(ctx: HandlerContext): unknown {
     name = truncateLenFileName(ctx.body.name);
   }
   if (name === "") {
-    const d = new Date(kernel.ids.clock.now());
-    const u = kernel.ids.utc;
-    const [y, mo, da, h, mi, s] = u
-      ? [
-          d.getUTCFullYear(),
-          d.getUTCMonth() + 1,
-          d.getUTCDate(),
-          d.getUTCHours(),
-          d.getUTCMinutes(),
-          d.getUTCSeconds(),
-        ]
-      : [
-          d.getFullYear(),
-          d.getMonth() + 1,
-          d.getDate(),
-          d.getHours(),
-          d.getMinutes(),
-          d.getSeconds(),
-        ];
+    const [y, mo, da, h, mi, s] = dateParts(kernel.ids.clock.now(), kernel.ids.utc);
     name = `export-${y}-${pad(mo)}-${pad(da)}_${pad(h)}-${pad(mi)}-${pad(s)}`;
   }
   const paths = ctx.body.paths;

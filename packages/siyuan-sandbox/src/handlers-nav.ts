@@ -4,7 +4,7 @@
  * `reloadProtyle` first refreshes dynamic anchor texts, which can rewrite other documents).
  */
 import { type Block, headingLevel, LUTE_NODE_NAMES, walk } from "./block.js";
-import { isValidNodeId } from "./clock.js";
+import { dateParts, isValidNodeId } from "./clock.js";
 import {
   BREADCRUMB_NAME_MAX_CHARS,
   DYNAMIC_ANCHOR_MAX_CHARS,
@@ -759,25 +759,7 @@ const pad = (n: number): string => String(n).padStart(2, "0");
 
 /** Renders the `{{now | date "<Go layout>"}}` actions of a daily-note save path. */
 export function renderDailyNotePath(template: string, nowMs: number, utc: boolean): string {
-  const d = new Date(nowMs);
-  const parts = utc
-    ? [
-        d.getUTCFullYear(),
-        d.getUTCMonth() + 1,
-        d.getUTCDate(),
-        d.getUTCHours(),
-        d.getUTCMinutes(),
-        d.getUTCSeconds(),
-      ]
-    : [
-        d.getFullYear(),
-        d.getMonth() + 1,
-        d.getDate(),
-        d.getHours(),
-        d.getMinutes(),
-        d.getSeconds(),
-      ];
-  const [y, mo, da, h, mi, s] = parts as [number, number, number, number, number, number];
+  const [y, mo, da, h, mi, s] = dateParts(nowMs, utc);
   const tokens: Record<string, string> = {
     "2006": String(y),
     "01": pad(mo),
