@@ -11,18 +11,36 @@ import { afterAll, beforeAll } from "vitest";
 export const PLUGIN_NAME = "siyuan-plugins-mcp-sisyphus";
 export const PACKAGE_ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
 
-/** A sandbox kernel with the built plugin installed and running. */
+/** Writes the plugin's `settings.json` through the kernel's file API, as the settings panel will. */
+export async function writeSettings(sb: Sandbox, settings: Record<string, unknown>): Promise<void> {
+  const form = new FormData();
+  form.set("path", `/data/storage/petal/${PLUGIN_NAME}/settings.json`);
+  form.set("file", new Blob([JSON.stringify(settings)]), "settings.json");
+  const res = await fetch(`${sb.url}/api/file/putFile`, {
+    method: "POST",
+    headers: { authorization: `Token ${sb.token}` },
+    body: form,
+  });
+  if (((await res.json()) as { code: number }).code !== 0) throw new Error("putFile failed");
+}
+
+/**
+ * A sandbox kernel with the built plugin installed and running, its kernel endpoint on (the
+ * settings select it as the write authority) unless `kernelEndpointEnabled: false`.
+ */
 export async function sandboxWithPlugin(
-  options: { serialisePaths?: boolean } = {},
+  options: { serialisePaths?: boolean; kernelEndpointEnabled?: boolean } = {},
 ): Promise<Sandbox> {
   if (!existsSync(PACKAGE_ZIP)) {
     throw new Error(`${PACKAGE_ZIP} is missing: run pnpm --filter @sisyphus/kernel-plugin build`);
   }
-  return startSandbox({
+  const sb = await startSandbox({
     seed: "demo",
     plugins: [PACKAGE_ZIP],
     pluginHost: { serialisePaths: options.serialisePaths ?? true },
   });
+  await writeSettings(sb, { kernelEndpointEnabled: options.kernelEndpointEnabled ?? true });
+  return sb;
 }
 
 /**

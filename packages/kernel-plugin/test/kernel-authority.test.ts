@@ -5,7 +5,7 @@
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
+import { kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin, writeSettings } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
 const box = useSandboxWithPlugin();
@@ -52,6 +52,44 @@ describe("the kernel authority", () => {
       await client.callTool({ name: "system", arguments: { action: "bootstrap" } }),
     );
     expect(bootstrap["authority"]).toBe("kernel");
+    await client.close();
+  });
+
+  it("refuses strict calls while its settings turn the kernel endpoint off (the Node server is the authority then), and still reads", async () => {
+    const client = await kernelClient(box.current);
+    await writeSettings(box.current, { kernelEndpointEnabled: false });
+    try {
+      const before = box.current.control.count(UPDATE);
+      const pre = sc(
+        await client.callTool({
+          name: "block",
+          arguments: {
+            action: "update",
+            id: DEMO_IDS.paragraphJournal,
+            dataType: "markdown",
+            data: "x",
+            validateOnly: true,
+          },
+        }),
+      );
+      expect(pre["error"]).toMatchObject({
+        code: "write_coordinator_unavailable",
+        reason: "kernel_endpoint_disabled",
+      });
+      expect(box.current.control.count(UPDATE)).toBe(before);
+      const read = await client.callTool({ name: "notebook", arguments: { action: "list" } });
+      expect(read.isError).not.toBe(true);
+      await writeSettings(box.current, { kernelEndpointEnabled: "yes" });
+      const invalid = sc(
+        await client.callTool({
+          name: "block",
+          arguments: { action: "delete", id: DEMO_IDS.paragraphJournal, validateOnly: true },
+        }),
+      );
+      expect(invalid["error"]).toMatchObject({ reason: "settings_invalid" });
+    } finally {
+      await writeSettings(box.current, { kernelEndpointEnabled: true });
+    }
     await client.close();
   });
 });

@@ -34,6 +34,7 @@ import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js"
 import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { siyuanGlobal } from "./runtime-globals.js";
+import { kernelAuthorityCheck } from "./settings.js";
 
 /** Directories of the durable stores inside the plugin's storage folder. */
 const LEDGER_DIR = "ledger";
@@ -88,6 +89,7 @@ async function open(): Promise<Authority> {
     admission: new Admission(),
     confirmations: new ConfirmationBook({ random: mathRandomSource }),
     role: { kind: "local", epoch },
+    authorityCheck: kernelAuthorityCheck(storage),
   });
   // Modern clients that declare form elicitation confirm through multi-round `input_required`
   // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot
