@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { KERNEL_MCP_PATH } from "@sisyphus/mcp-tools/settings";
+import { KERNEL_MCP_PATH, PLUGIN_NAME } from "@sisyphus/mcp-tools/settings";
 import {
   AUTHORITY_EPOCH_META_KEY,
   type DelegateLink,
@@ -23,7 +23,15 @@ import {
   type BackgroundStart,
   startBackgroundAuthority,
 } from "./background-authority.js";
-import { DATA_FILES, DELEGATION_TIMEOUT_MS, HEALTH_PATH, SERVER_INFO } from "./constants.js";
+import {
+  DATA_FILES,
+  DELEGATION_TIMEOUT_MS,
+  HEALTH_PATH,
+  SERVER_INFO,
+  TASK_RECOVERY_ATTEMPTS,
+  TASK_RECOVERY_PAUSE_MS,
+  TASK_RECOVERY_TIMEOUT_MS,
+} from "./constants.js";
 import {
   type AuthorityRecord,
   pidAlive,
@@ -114,6 +122,8 @@ type Target =
 
 /** `_meta` key of the taskId every delegated kernel call carries (spec: task-control extension). */
 export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
+/** The kernel authority's task-control endpoint. */
+const KERNEL_TASKS_PATH = `/plugin/private/${PLUGIN_NAME}/tasks`;
 
 function unavailable(reason: string, message: string): { refusal: CallToolResult } {
   return { refusal: shellError("write_coordinator_unavailable", message, { reason }) };
@@ -179,6 +189,13 @@ export class AuthorityLink implements DelegateLink {
       ...target.meta,
       ...(this.#seen === undefined ? {} : { [AUTHORITY_EPOCH_META_KEY]: this.#seen.epoch }),
     };
+    const taskId = typeof meta[TASK_ID_META_KEY] === "string" ? meta[TASK_ID_META_KEY] : undefined;
+    // MCP cancellation of a kernel call is relayed to its task (the kernel cannot see this
+    // client go away): accepted before its barrier, refused once it is committing.
+    const relay = () => {
+      if (taskId !== undefined) void this.#task(taskId, "cancel");
+    };
+    if (taskId !== undefined) signal?.addEventListener("abort", relay, { once: true });
     try {
       const result = await client.callTool(
         { name: tool, arguments: args, _meta: meta },
@@ -208,6 +225,10 @@ export class AuthorityLink implements DelegateLink {
           },
         );
       }
+      if (taskId !== undefined && signal?.aborted !== true) {
+        const recovered = await this.#recover(taskId);
+        if (recovered !== undefined) return recovered;
+      }
       if (!mayExecute) {
         return shellError(
           "write_coordinator_unavailable",
@@ -223,9 +244,50 @@ export class AuthorityLink implements DelegateLink {
         {
           reason: "response_lost",
           ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
-          ...(typeof meta[TASK_ID_META_KEY] === "string" ? { taskId: meta[TASK_ID_META_KEY] } : {}),
+          ...(taskId === undefined ? {} : { taskId }),
         },
       );
+    } finally {
+      signal?.removeEventListener("abort", relay);
+    }
+  }
+
+  /**
+   * After a lost response from the kernel authority: asks `/tasks` for that task's result only, up
+   * to `TASK_RECOVERY_ATTEMPTS` times (`TASK_RECOVERY_TIMEOUT_MS` each, `TASK_RECOVERY_PAUSE_MS`
+   * apart) — never the business call again. `undefined` when no terminal result came back.
+   */
+  async #recover(taskId: string): Promise<CallToolResult | undefined> {
+    for (let attempt = 0; attempt < TASK_RECOVERY_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, TASK_RECOVERY_PAUSE_MS));
+      const answer = await this.#task(taskId, "result");
+      const result = answer?.["result"];
+      if (answer?.["found"] === true && result !== undefined && answer["state"] !== "running") {
+        return result as CallToolResult;
+      }
+    }
+    return undefined;
+  }
+
+  /** One `/tasks` operation at the kernel authority; `undefined` when it cannot be asked. */
+  async #task(taskId: string, operation: string): Promise<Record<string, unknown> | undefined> {
+    const kernel = this.#options.kernel;
+    if (kernel === undefined) return undefined;
+    try {
+      const res = await fetch(`${kernel.siyuanUrl}${KERNEL_TASKS_PATH}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(kernel.siyuanToken === undefined
+            ? {}
+            : { authorization: `Token ${kernel.siyuanToken}` }),
+        },
+        body: JSON.stringify({ taskId, operation }),
+        signal: AbortSignal.timeout(TASK_RECOVERY_TIMEOUT_MS),
+      });
+      return res.ok ? ((await res.json()) as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
     }
   }
 

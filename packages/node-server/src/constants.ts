@@ -42,6 +42,14 @@ export {
 } from "@sisyphus/mcp-tools/shell/gate";
 /** Timeout of one read of the Sisyphus settings through the kernel's file API, in milliseconds. */
 export const SETTINGS_READ_TIMEOUT_MS = 5_000;
+/**
+ * After a delegated kernel call lost its response, its task's result is asked for this many times
+ * (spec: 3), each with this timeout (2 s), this far apart (100 ms); the business call is never
+ * sent again.
+ */
+export const TASK_RECOVERY_ATTEMPTS = 3;
+export const TASK_RECOVERY_TIMEOUT_MS = 2_000;
+export const TASK_RECOVERY_PAUSE_MS = 100;
 /** Timeout of one delegated call to the HTTP authority, in milliseconds. */
 export const DELEGATION_TIMEOUT_MS = 120_000;
 /** Timeout of one kernel HTTP request, in milliseconds: the kernel client's default. */

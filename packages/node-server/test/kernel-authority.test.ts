@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorityFor,
   authorityPid,
+  blockPreflight,
   errorCode,
   healthOf,
   httpClient,
@@ -181,5 +182,28 @@ describe("the kernel plugin as the write authority", () => {
     expect(sc(refused)["error"]).toMatchObject({ code: "write_coordinator_changed" });
     await c2.close();
     await own.stop();
+  });
+
+  it("recovers a commit whose answer was lost from the kernel's /tasks, without sending it again", async () => {
+    const dir = tempDataDir();
+    const node = await authorityFor(sandbox, dir);
+    const client = await httpClient(node.url, { era: "modern" });
+    const { commitArgs } = await blockPreflight(client, {
+      action: "update",
+      id: DEMO_IDS.headingJournal,
+      dataType: "markdown",
+      data: "## Journal (answer lost, recovered)",
+    });
+    const route = `/plugin/private/${PLUGIN}/mcp`;
+    const before = { update: sandbox.control.count(UPDATE), route: sandbox.control.count(route) };
+    // The plugin handles the commit, then the connection is reset before its answer arrives.
+    sandbox.control.armFault({ endpoint: route, kind: "resetAfterApply" });
+    const res = sc(await client.callTool({ name: "block", arguments: commitArgs }));
+    expect(res, JSON.stringify(res)).toMatchObject({ status: "committed", executedNow: true });
+    expect(sandbox.control.count(UPDATE)).toBe(before.update + 1);
+    expect(sandbox.control.count(route)).toBe(before.route + 1);
+    expect(sandbox.control.count(`/plugin/private/${PLUGIN}/tasks`)).toBeGreaterThanOrEqual(1);
+    await client.close();
+    await node.stop();
   });
 });

@@ -27,6 +27,7 @@ import {
   createGateway,
   type GatewayConnection,
   LegacySessionTable,
+  shellError,
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/kernel";
 import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
@@ -35,6 +36,12 @@ import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { siyuanGlobal } from "./runtime-globals.js";
 import { kernelAuthorityCheck } from "./settings.js";
+import {
+  TASK_CONTROL_EXTENSION,
+  TASK_CONTROL_VERSION,
+  TASK_ID_META_KEY,
+  TaskBook,
+} from "./tasks.js";
 
 /** Directories of the durable stores inside the plugin's storage folder. */
 const LEDGER_DIR = "ledger";
@@ -56,6 +63,8 @@ interface Authority {
   readonly runtime: ToolRuntime;
   /** Serves one `/mcp` request, modern or legacy. */
   handle(request: Request): Promise<Response>;
+  /** The call records of `/tasks`. */
+  readonly tasks: TaskBook;
   close(): Promise<void>;
 }
 
@@ -99,12 +108,37 @@ async function open(): Promise<Authority> {
     principal: KERNEL_PRINCIPAL,
     legacyCapabilities: () => undefined,
   };
+  const tasks = new TaskBook(systemClock);
   const factory = () => {
     const server = new McpServer(
       { name: "sisyphus", version: SISYPHUS_VERSION },
-      { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+      {
+        capabilities: {
+          tools: {},
+          resources: {},
+          experimental: { [TASK_CONTROL_EXTENSION]: { version: TASK_CONTROL_VERSION } },
+        },
+        instructions: SERVER_INSTRUCTIONS,
+      },
     );
-    registerTools(server, runtime, (tool, args, ctx) => gateway(tool, args, ctx, conn));
+    registerTools(server, runtime, async (tool, args, ctx) => {
+      const taskId = ctx.mcpReq._meta?.[TASK_ID_META_KEY];
+      if (taskId === undefined) return gateway(tool, args, ctx, conn);
+      const begun = tasks.begin(taskId);
+      if (!begun.ok) {
+        return shellError("task_rejected", `taskId refused: ${begun.reason}`, {
+          reason: begun.reason,
+        });
+      }
+      try {
+        const result = await gateway(tool, args, ctx, conn, begun.control);
+        tasks.finish(taskId as string, result);
+        return result;
+      } catch (e) {
+        tasks.abandon(taskId as string);
+        throw e;
+      }
+    });
     registerSkillResources(server);
     return server;
   };
@@ -145,6 +179,7 @@ async function open(): Promise<Authority> {
     epoch,
     coordinator,
     runtime,
+    tasks,
     async handle(request) {
       const isLegacy =
         request.method !== "POST" ||
@@ -189,7 +224,26 @@ sy.server.private.http.handler = async (req) => {
   const path = req.context.path;
   if (path === "/health") {
     if (req.request.method !== "GET") return jsonResponse(405, { error: "method_not_allowed" });
-    return jsonResponse(200, { ok: true, authority: "kernel", ...a.coordinator.health() });
+    return jsonResponse(200, {
+      ok: true,
+      authority: "kernel",
+      ...a.coordinator.health(),
+      ...a.tasks.counts(),
+    });
+  }
+  if (path === "/tasks") {
+    if (req.request.method !== "POST") return jsonResponse(405, { error: "method_not_allowed" });
+    let body: { taskId?: unknown; operation?: unknown };
+    try {
+      body = JSON.parse((await req.request.body.data?.text()) ?? "") as typeof body;
+    } catch {
+      return jsonResponse(400, { error: "invalid_json" });
+    }
+    const answer = a.tasks.operate(body.taskId, body.operation);
+    return jsonResponse(
+      "error" in answer && answer["error"] === "invalid_operation" ? 400 : 200,
+      answer,
+    );
   }
   if (path === "/mcp") {
     // The kernel processes one request per plugin path at a time (contract §8.6): an open GET

@@ -96,6 +96,17 @@ export interface GatewayOptions {
   authorityCheck?: () => Promise<CallToolResult | undefined>;
 }
 
+/**
+ * A call's task control (the kernel's `/tasks`): its barrier handle, which the gateway uses (and
+ * replaces when it runs a commit again after a late confirmation), so `cancel()` on
+ * `barrier.cancellation` tells whether the call could still be stopped; and a signal that stops
+ * it while it waits.
+ */
+export interface CallControl {
+  readonly barrier: { cancellation: WriteCancellation };
+  readonly signal: AbortSignal;
+}
+
 /** Per-connection facts the gateway needs besides the request context. */
 export interface GatewayConnection {
   /** The authenticated principal (`bearer:<digest>` or `stdio:<pid>`). */
@@ -384,8 +395,13 @@ export function createGateway(options: GatewayOptions) {
     rawArgs: Record<string, unknown>,
     ctx: ServerContext,
     conn: GatewayConnection,
+    control?: CallControl,
   ): Promise<CallToolResult> {
     const { confirm: confirmArg, ...args } = rawArgs;
+    const signal =
+      control === undefined
+        ? ctx.mcpReq.signal
+        : AbortSignal.any([ctx.mcpReq.signal, control.signal]);
     const cls = runtime.classify(tool, args);
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     if (role.kind === "local" && ctx.mcpReq._meta?.[PRECHECK_META_KEY] === true) {
@@ -412,7 +428,7 @@ export function createGateway(options: GatewayOptions) {
       if (refusal !== undefined) return refusal;
     }
     if (!writeClass || drain === undefined) {
-      return admitted(tool, args, confirmArg, cls, ctx, conn, ctx.mcpReq.signal);
+      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control?.barrier);
     }
     if (drain.draining) {
       return shellError(
@@ -425,7 +441,7 @@ export function createGateway(options: GatewayOptions) {
     // The call's handle at the coordinator's barrier: when the grace ends, cancelling it tells
     // whether the call could still be stopped before its write (accepted) or not (committing).
     // A commit run again after a late confirmation gets a fresh handle here.
-    const barrier = { cancellation: new WriteCancellation() };
+    const barrier = control?.barrier ?? { cancellation: new WriteCancellation() };
     return drain.track(
       (ticket) =>
         admitted(
@@ -435,7 +451,7 @@ export function createGateway(options: GatewayOptions) {
           cls,
           ctx,
           conn,
-          AbortSignal.any([ctx.mcpReq.signal, ticket.signal]),
+          AbortSignal.any([signal, ticket.signal]),
           barrier,
         ),
       () =>

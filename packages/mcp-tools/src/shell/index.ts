@@ -30,6 +30,7 @@ export {
 export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";
 export {
   type AuthorityRole,
+  type CallControl,
   createGateway,
   type DelegateLink,
   declaresForm,

@@ -11,7 +11,8 @@ export type ShellErrorCode =
   | "confirmation_required"
   | "confirmation_declined"
   | "confirmation_cancelled"
-  | "confirmation_invalid";
+  | "confirmation_invalid"
+  | "task_rejected";
 
 /** One-line next step per shell error code. */
 export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
@@ -28,6 +29,8 @@ export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
   confirmation_declined: "The user declined: do not repeat the action unless they ask again.",
   confirmation_cancelled:
     "The user dismissed the confirmation: nothing ran; ask again only if they want to.",
+  task_rejected:
+    "Give every tools/call its own new UUID as the taskId (a live or retained one is refused); to reconcile a write, use its requestId, not a taskId. Nothing ran.",
   confirmation_invalid:
     "The confirmation was malformed, missing, expired or reused: repeat the call to get a fresh confirmation (check the client's form elicitation support).",
 };

@@ -1,0 +1,195 @@
+/**
+ * Task control (`io.siyuan.sisyphus/task-control`, extension version 2; spec "Kernel concurrency
+ * and queued cancellation"): a modern `tools/call` may carry a UUID under
+ * `params._meta["io.siyuan.sisyphus/taskId"]`; `POST /tasks {taskId, operation}` then asks for its
+ * `status`, its `result` or its `cancel`lation. Records live in memory only (a reload forgets
+ * them): running ones until they settle, terminal ones `TASK_RETENTION_MS`, at most
+ * `TASK_MAX_RECORDS` and `TASK_MAX_TOTAL_BYTES` (oldest terminal first), a result above
+ * `TASK_MAX_RESULT_BYTES` kept only as "too large". An `input_required` round is not terminal.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallControl } from "@sisyphus/mcp-tools/shell";
+import { type Clock, WriteCancellation } from "@sisyphus/write-safety";
+
+/** `_meta` key of a call's taskId. */
+export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
+/** The extension's name and version, as `server/discover` and `initialize` advertise them. */
+export const TASK_CONTROL_EXTENSION = "io.siyuan.sisyphus/task-control";
+export const TASK_CONTROL_VERSION = 2;
+/** How long a terminal record is kept, in milliseconds (spec: 10 minutes). */
+export const TASK_RETENTION_MS = 10 * 60 * 1000;
+/** Most records kept (spec: 128). */
+export const TASK_MAX_RECORDS = 128;
+/** Most bytes of kept results in all (spec: 8 MiB). */
+export const TASK_MAX_TOTAL_BYTES = 8 * 1024 * 1024;
+/** Largest result kept, in bytes of its JSON (spec: 1 MiB). */
+export const TASK_MAX_RESULT_BYTES = 1024 * 1024;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type TaskState = "running" | "completed" | "failed" | "cancelled";
+
+interface TaskRecord {
+  state: TaskState;
+  control: CallControl & { abort(): void };
+  cancelRequested: boolean;
+  /** The result's JSON, or `"too_large"`. */
+  result?: string | "too_large";
+  bytes: number;
+  terminalAt?: number;
+}
+
+/** The answer of a `/tasks` operation (JSON body). */
+export type TaskAnswer = Record<string, unknown>;
+
+/** Why a taskId cannot start a call. */
+export type TaskRefusal = "invalid_task_id" | "task_id_in_use";
+
+/** UTF-8 length of a string, without an encoder. */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** The task records of one plugin runtime. */
+export class TaskBook {
+  readonly #clock: Clock;
+  /** In insertion order: the oldest first. */
+  readonly #records = new Map<string, TaskRecord>();
+  #bytes = 0;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** Aggregate counts for `/health` (no IDs). */
+  counts(): { taskResults: number; tasksRunning: number; taskResultBytes: number } {
+    this.#prune();
+    let running = 0;
+    for (const r of this.#records.values()) if (r.state === "running") running++;
+    return {
+      taskResults: this.#records.size - running,
+      tasksRunning: running,
+      taskResultBytes: this.#bytes,
+    };
+  }
+
+  /**
+   * Registers a call under `taskId`; its control goes to the gateway. A taskId that is not a UUID,
+   * or one still running or retained, is refused.
+   */
+  begin(taskId: unknown): { ok: true; control: CallControl } | { ok: false; reason: TaskRefusal } {
+    this.#prune();
+    if (typeof taskId !== "string" || !UUID.test(taskId))
+      return { ok: false, reason: "invalid_task_id" };
+    if (this.#records.has(taskId)) return { ok: false, reason: "task_id_in_use" };
+    const controller = new AbortController();
+    const control = {
+      barrier: { cancellation: new WriteCancellation() },
+      signal: controller.signal,
+      abort: () => controller.abort(),
+    };
+    this.#records.set(taskId, { state: "running", control, cancelRequested: false, bytes: 0 });
+    this.#evict();
+    return { ok: true, control };
+  }
+
+  /** Records how the call ended. An `input_required` round forgets the task (not terminal). */
+  finish(taskId: string, result: CallToolResult | Record<string, unknown>): void {
+    const record = this.#records.get(taskId);
+    if (record === undefined) return;
+    if ((result as { resultType?: unknown }).resultType === "input_required") {
+      this.#records.delete(taskId);
+      return;
+    }
+    const json = JSON.stringify(result);
+    const bytes = utf8Length(json);
+    const status = (result as { structuredContent?: { status?: unknown } }).structuredContent
+      ?.status;
+    record.state =
+      (result as { isError?: unknown }).isError === true
+        ? "failed"
+        : status === "cancelled"
+          ? "cancelled"
+          : "completed";
+    record.terminalAt = this.#clock.now();
+    if (bytes > TASK_MAX_RESULT_BYTES) {
+      record.result = "too_large";
+    } else {
+      record.result = json;
+      record.bytes = bytes;
+      this.#bytes += bytes;
+    }
+    this.#evict();
+  }
+
+  /** Forgets a task whose call failed before it could finish (a thrown error). */
+  abandon(taskId: string): void {
+    const record = this.#records.get(taskId);
+    if (record?.state === "running") this.#records.delete(taskId);
+  }
+
+  /** One `/tasks` operation. */
+  operate(taskId: unknown, operation: unknown): TaskAnswer {
+    this.#prune();
+    const record = typeof taskId === "string" ? this.#records.get(taskId) : undefined;
+    if (operation !== "status" && operation !== "result" && operation !== "cancel") {
+      return { error: "invalid_operation", operations: ["status", "result", "cancel"] };
+    }
+    if (record === undefined) return { found: false };
+    const cancellation = record.control.barrier.cancellation;
+    const base = {
+      found: true,
+      state: record.state,
+      cancelRequested: record.cancelRequested,
+      committing: cancellation.committing,
+    };
+    if (operation === "status") return base;
+    if (operation === "cancel") {
+      if (record.state !== "running") return { ...base, accepted: false };
+      record.cancelRequested = true;
+      const accepted = cancellation.cancel();
+      if (accepted) record.control.abort();
+      return { ...base, cancelRequested: true, committing: cancellation.committing, accepted };
+    }
+    if (record.state === "running") return base;
+    if (record.result === "too_large") {
+      return { ...base, error: "result_too_large", limitBytes: TASK_MAX_RESULT_BYTES };
+    }
+    return { ...base, result: JSON.parse(record.result as string) as unknown };
+  }
+
+  /** Drops terminal records past their retention. */
+  #prune(): void {
+    const now = this.#clock.now();
+    for (const [id, r] of this.#records) {
+      if (r.terminalAt !== undefined && now - r.terminalAt >= TASK_RETENTION_MS) this.#drop(id, r);
+    }
+  }
+
+  /** Keeps the record and byte caps, dropping the oldest terminal records first. */
+  #evict(): void {
+    for (const [id, r] of this.#records) {
+      if (this.#records.size <= TASK_MAX_RECORDS && this.#bytes <= TASK_MAX_TOTAL_BYTES) return;
+      if (r.state !== "running") this.#drop(id, r);
+    }
+  }
+
+  #drop(id: string, r: TaskRecord): void {
+    this.#records.delete(id);
+    this.#bytes -= r.bytes;
+  }
+}
