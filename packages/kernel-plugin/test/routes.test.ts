@@ -26,7 +26,14 @@ describe("the plugin's routes", () => {
     const health = await fetch(routeOf(sb, "/health"), { headers: auth });
     expect(health.status).toBe(200);
     const body = (await health.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ ok: true, authority: "kernel", strict: true, running: 0 });
+    expect(body).toMatchObject({
+      ok: true,
+      authority: "kernel",
+      strict: true,
+      running: 0,
+      taskResults: 0,
+      readBudget: { reads: 0, exceededCalls: 0, exceededBytes: 0 },
+    });
     expect(JSON.stringify(body)).not.toContain(sb.token);
     expect((await fetch(routeOf(sb, "/health"))).status).toBe(401);
     const get = await fetch(routeOf(sb, "/mcp"), {

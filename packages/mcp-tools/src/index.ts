@@ -39,6 +39,7 @@ export {
   type CallContext,
   createToolRuntime,
   errorResult,
+  type ReadBudgetCounts,
   type ToolResult,
   type ToolRuntime,
   type ToolRuntimeConfig,

@@ -114,6 +114,15 @@ export interface ToolRuntime {
    * asking the user to confirm a dangerous action.
    */
   precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined;
+  /** Aggregate read-budget counters for a shell's `/health` (no IDs, no content). */
+  readBudgetCounts(): ReadBudgetCounts;
+}
+
+/** How many read actions ran under a read budget, and how many exceeded it (by limit). */
+export interface ReadBudgetCounts {
+  readonly reads: number;
+  readonly exceededCalls: number;
+  readonly exceededBytes: number;
 }
 
 /** The lease-scope targets of a mutation: its handler's, without empty IDs. */
@@ -244,6 +253,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   const strict = config.strict ?? coordinator?.strict ?? true;
   const loadPermissions = config.loadPermissions ?? (() => FULL_ACCESS);
   const descriptors = describeTools(strict);
+  const readBudget = { reads: 0, exceededCalls: 0, exceededBytes: 0 };
 
   const info: SystemInfo = {
     strict,
@@ -278,6 +288,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    */
   async function runBudgetedRead(ctx: ToolContext, read: BoundRead) {
     const budget = new ReadBudget(config.readBudget);
+    readBudget.reads++;
     const reads = kernelFromClient(options.client.withBudget(budget)).reads;
     let result: unknown;
     try {
@@ -286,6 +297,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       if (budget.exceeded === undefined) throw e;
     }
     if (budget.exceeded !== undefined) {
+      if (budget.exceeded === "calls") readBudget.exceededCalls++;
+      else readBudget.exceededBytes++;
       const limits = config.readBudget ?? READ_BUDGET_LIMITS;
       throw new ToolError(
         "read_budget_exceeded",
@@ -485,7 +498,13 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
-  return { listTools: () => descriptors, classify, callTool, precheck };
+  return {
+    listTools: () => descriptors,
+    classify,
+    callTool,
+    precheck,
+    readBudgetCounts: () => ({ ...readBudget }),
+  };
 }
 
 export type { PermissionMap };

@@ -84,6 +84,8 @@ describe("read budgets at small limits", () => {
     expect(errorCode(r)).toBe("read_budget_exceeded");
     expect(error(r)).toMatchObject({ limit: "calls", calls: 1 });
     expect(h.sandbox.control.count(endpoint)).toBe(before + 1);
+    // What a shell's /health reports: reads under a budget, and which limit stopped them.
+    expect(runtime.readBudgetCounts()).toEqual({ reads: 1, exceededCalls: 1, exceededBytes: 0 });
     // With room for the retry the same read succeeds after the 503.
     h.sandbox.control.armFault({ endpoint, kind: "http5xx", status: 503 });
     const retried = await runtimeWith({

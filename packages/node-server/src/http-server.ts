@@ -23,6 +23,8 @@ export interface McpEndpoint {
   handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
   /** Number of open legacy sessions. */
   legacySessions(): number;
+  /** Read-budget counters of the tool runtime (reads, and those that exceeded a limit). */
+  readBudget?(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         ok: true,
         ...options.health(),
         legacySessions: loaded?.legacySessions() ?? 0,
+        readBudget: loaded?.readBudget?.() ?? { reads: 0, exceededCalls: 0, exceededBytes: 0 },
       });
       return;
     }

@@ -232,6 +232,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
       await modernNode(req as NodeIncomingMessageLike, res, body);
     },
     legacySessions: () => sessions.size,
+    readBudget: () => ({ ...runtime.readBudgetCounts() }),
     async close() {
       clearInterval(sweep);
       await sessions.closeAll();

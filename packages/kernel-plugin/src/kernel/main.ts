@@ -229,6 +229,7 @@ sy.server.private.http.handler = async (req) => {
       authority: "kernel",
       ...a.coordinator.health(),
       ...a.tasks.counts(),
+      readBudget: a.runtime.readBudgetCounts(),
     });
   }
   if (path === "/tasks") {
