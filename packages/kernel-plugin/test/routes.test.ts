@@ -32,9 +32,15 @@ describe("the plugin's routes", () => {
       strict: true,
       running: 0,
       taskResults: 0,
-      readBudget: { reads: 0, exceededCalls: 0, exceededBytes: 0 },
+      readBudgetReads: 0,
+      readBudgetExceededCalls: 0,
+      readBudgetExceededBytes: 0,
     });
     expect(JSON.stringify(body)).not.toContain(sb.token);
+    // Aggregates only: numbers and booleans, the authority's kind the one word.
+    for (const [k, v] of Object.entries(body)) {
+      if (k !== "authority") expect(["number", "boolean"], k).toContain(typeof v);
+    }
     expect((await fetch(routeOf(sb, "/health"))).status).toBe(401);
     const get = await fetch(routeOf(sb, "/mcp"), {
       headers: { ...auth, accept: "application/json" },

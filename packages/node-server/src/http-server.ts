@@ -104,6 +104,15 @@ function hostHeaderLines(req: IncomingMessage): number {
   return n;
 }
 
+/** The tool runtime's read-budget counters as flat `/health` numbers (zeros before it loaded). */
+function readBudgetCounters(c: Record<string, number> | undefined): Record<string, number> {
+  return {
+    readBudgetReads: c?.["reads"] ?? 0,
+    readBudgetExceededCalls: c?.["exceededCalls"] ?? 0,
+    readBudgetExceededBytes: c?.["exceededBytes"] ?? 0,
+  };
+}
+
 /**
  * Starts the HTTP shell and resolves once it listens.
  * Status codes, checked in this order on every path: 400 (`bad_host`) for an absent, repeated or
@@ -160,7 +169,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         ok: true,
         ...options.health(),
         legacySessions: loaded?.legacySessions() ?? 0,
-        readBudget: loaded?.readBudget?.() ?? { reads: 0, exceededCalls: 0, exceededBytes: 0 },
+        ...readBudgetCounters(loaded?.readBudget?.()),
       });
       return;
     }

@@ -138,6 +138,7 @@ describe("HTTP security", () => {
     expect(body).toHaveProperty("ledgerEntries");
     expect(body).toHaveProperty("leases");
     expect(body).toHaveProperty("inFlight");
+    expect(body).toHaveProperty("readBudgetExceededCalls");
     expect(text).not.toContain(AUTH_TOKEN);
     expect(text).not.toContain(shared.sandbox.token);
   });

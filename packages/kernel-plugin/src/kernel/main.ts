@@ -148,13 +148,52 @@ async function open(): Promise<Authority> {
   const sessions = new LegacySessionTable<WebStandardStreamableHTTPServerTransport>(systemClock);
   const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
 
-  async function legacy(request: Request): Promise<Response> {
-    const id = request.headers.get("mcp-session-id");
-    if (id !== null) {
-      const transport = sessions.touch(id);
-      if (transport === undefined) return rpcError(404, -32001, "Session not found");
+  /**
+   * Session requests a `notifications/cancelled` named, by session and JSON-RPC ID (type-sensitive:
+   * `JSON.stringify` of the ID). The SDK drops the answer of a cancelled request, and a JSON answer
+   * (this route cannot stream) waits for every answer of its POST, so without this the POST would
+   * never be answered and the plugin's route would hold it for ever.
+   */
+  const cancelWaiters = new Map<string, () => void>();
+
+  async function inSession(sid: string, request: Request): Promise<Response> {
+    const transport = sessions.touch(sid);
+    if (transport === undefined) return rpcError(404, -32001, "Session not found");
+    const body: unknown = await request
+      .clone()
+      .json()
+      .catch(() => undefined);
+    const message = (Array.isArray(body) ? undefined : body) as
+      | { id?: unknown; method?: unknown; params?: { requestId?: unknown } }
+      | undefined;
+    if (message?.method === "notifications/cancelled") {
+      cancelWaiters.get(`${sid}\n${JSON.stringify(message.params?.requestId)}`)?.();
+    }
+    if (message?.id === undefined || typeof message.method !== "string") {
       return transport.handleRequest(request);
     }
+    const key = `${sid}\n${JSON.stringify(message.id)}`;
+    const cancelled = new Promise<Response>((resolve) => {
+      cancelWaiters.set(key, () =>
+        resolve(
+          Response.json({
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: -32800, message: "Request cancelled" },
+          }),
+        ),
+      );
+    });
+    try {
+      return await Promise.race([transport.handleRequest(request), cancelled]);
+    } finally {
+      cancelWaiters.delete(key);
+    }
+  }
+
+  async function legacy(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) return inSession(id, request);
     const body: unknown = await request
       .clone()
       .json()
@@ -195,6 +234,19 @@ async function open(): Promise<Authority> {
   };
 }
 
+/** The runtime's read-budget counters as flat `/health` numbers (the Node server's names). */
+function readBudgetCounters(c: {
+  reads: number;
+  exceededCalls: number;
+  exceededBytes: number;
+}): Record<string, number> {
+  return {
+    readBudgetReads: c.reads,
+    readBudgetExceededCalls: c.exceededCalls,
+    readBudgetExceededBytes: c.exceededBytes,
+  };
+}
+
 /** A JSON-RPC error answer with no request ID. */
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
@@ -229,7 +281,7 @@ sy.server.private.http.handler = async (req) => {
       authority: "kernel",
       ...a.coordinator.health(),
       ...a.tasks.counts(),
-      readBudget: a.runtime.readBudgetCounts(),
+      ...readBudgetCounters(a.runtime.readBudgetCounts()),
     });
   }
   if (path === "/tasks") {
