@@ -59,6 +59,25 @@ describe("data directory lock", () => {
     await lock.release();
   });
 
+  it("lets exactly one of many simultaneous starters take the lock (never a half-written lock)", async () => {
+    for (let round = 0; round < 20; round++) {
+      const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 12 }, () => acquireDataDirLock(d)),
+      );
+      const won = attempts.filter((a) => a.status === "fulfilled");
+      expect(won.length, `round ${round}`).toBe(1);
+      for (const a of attempts) {
+        if (a.status === "rejected") {
+          expect(isNodeServerError(a.reason) && a.reason.code).toBe("data_dir_locked");
+        }
+      }
+      await (
+        won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireDataDirLock>>>
+      ).value.release();
+    }
+  });
+
   it("round-trips authority.json without any token field", async () => {
     const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
     await writeAuthorityRecord(d, {

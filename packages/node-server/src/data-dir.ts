@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { lstat, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, lstat, open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { DATA_FILES } from "./constants.js";
 import { NodeServerError } from "./errors.js";
@@ -17,7 +17,7 @@ export const DATA_DIR_MODE = 0o700;
 
 /** Names a Sisyphus data directory holds: its files, their temporaries, and the demo workspace. */
 const OWN_ENTRY =
-  /^(?:(?:authority\.(?:lock|json|credential|log)|ledger\.wal|reservations\.wal)(?:\.tmp|\.stale-\d+)?|demo-workspace)$/;
+  /^(?:(?:authority\.(?:lock|json|credential|log)|ledger\.wal|reservations\.wal)(?:\.tmp(?:-\d+)?|\.stale-\d+)?|demo-workspace)$/;
 
 /** What {@link secureDataDir} found and did. */
 export type DataDirPermissions =
@@ -156,17 +156,29 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
   mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   const file = join(dataDir, DATA_FILES.lock);
   const record: LockRecord = { pid: process.pid, startedAt: Date.now() };
+  // The lock file appears complete or not at all: its content is written to a private temporary
+  // file first and then hard-linked into place (`link` fails if the lock exists). A reader can
+  // therefore never see a half-written lock and mistake a starting holder for a dead one.
+  const writeComplete = async (path: string) => {
+    const h = await open(path, "w", DATA_FILE_MODE);
+    await h.chmod(DATA_FILE_MODE);
+    await h.writeFile(JSON.stringify(record));
+    await h.sync();
+    await h.close();
+  };
+  // Unique per call, so concurrent starters in one process never share it.
+  const tmp = `${file}.tmp-${process.pid}${Math.floor(Math.random() * 1e9)}`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const h = await open(file, "wx", DATA_FILE_MODE);
-      await h.writeFile(JSON.stringify(record));
-      await h.sync();
-      await h.close();
+      await writeComplete(tmp);
+      await link(tmp, file);
+      syncDirectory(dataDir);
       return {
         file,
         async announce(url: string) {
           record.url = url;
-          await writeFile(file, JSON.stringify(record), { mode: DATA_FILE_MODE });
+          await writeComplete(tmp);
+          await rename(tmp, file); // atomic replace: readers see the old or the new record
         },
         async release() {
           const current = await readLock(file);
@@ -175,6 +187,8 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    } finally {
+      await rm(tmp, { force: true });
     }
     const holder = await readLock(file);
     if (holder !== undefined && pidAlive(holder.pid)) {
@@ -184,7 +198,10 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
         { holderPid: holder.pid, ...(holder.url ? { holderUrl: holder.url } : {}) },
       );
     }
-    // Stale (dead holder, or a half-written lock): move it aside atomically, then retry.
+    // Stale (dead holder, or unreadable): move it aside, then retry — but only if it is still the
+    // lock judged stale, so a lock another starter took meanwhile is not moved away.
+    const again = await readLock(file);
+    if (again?.pid !== holder?.pid || again?.startedAt !== holder?.startedAt) continue;
     await rename(file, `${file}.stale-${process.pid}`).catch(() => undefined);
     await rm(`${file}.stale-${process.pid}`, { force: true });
   }
