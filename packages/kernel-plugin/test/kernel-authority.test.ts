@@ -92,4 +92,40 @@ describe("the kernel authority", () => {
     }
     await client.close();
   });
+
+  it("applies the permissions in its settings, read fresh for every call", async () => {
+    const client = await kernelClient(box.current);
+    const get = { action: "get_kramdown", id: DEMO_IDS.paragraphStatus };
+    try {
+      await writeSettings(box.current, {
+        kernelEndpointEnabled: true,
+        permissions: { default: "read" },
+      });
+      const pre = sc(
+        await client.callTool({
+          name: "block",
+          arguments: {
+            action: "update",
+            id: DEMO_IDS.paragraphStatus,
+            dataType: "markdown",
+            data: "x",
+            validateOnly: true,
+          },
+        }),
+      );
+      expect(pre["error"]).toMatchObject({ code: "permission_denied" });
+      expect((await client.callTool({ name: "block", arguments: get })).isError).not.toBe(true);
+      await writeSettings(box.current, {
+        kernelEndpointEnabled: true,
+        permissions: { default: "none" },
+      });
+      expect(sc(await client.callTool({ name: "block", arguments: get }))["error"]).toMatchObject({
+        code: "permission_denied",
+      });
+    } finally {
+      await writeSettings(box.current, { kernelEndpointEnabled: true });
+    }
+    expect((await client.callTool({ name: "block", arguments: get })).isError).not.toBe(true);
+    await client.close();
+  });
 });

@@ -79,6 +79,11 @@ export interface CallContext {
    * aborting cancels it either way.
    */
   readonly cancellation?: WriteCancellation | undefined;
+  /**
+   * The permission snapshot the shell already read for this call (with the rest of the settings,
+   * in one read); without it the runtime's `loadPermissions` runs.
+   */
+  readonly permissions?: PermissionMap | undefined;
 }
 
 /** The MCP tool result shape. */
@@ -433,7 +438,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         policy.kind === "read" ? "read" : p.surface.dangerous ? "delete" : "write";
       const ctx: ToolContext = {
         kernel,
-        permissions: await loadPermissions(),
+        permissions: context.permissions ?? (await loadPermissions()),
         needs,
         phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,

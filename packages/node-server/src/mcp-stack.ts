@@ -24,9 +24,11 @@ import {
 } from "@modelcontextprotocol/server";
 import {
   createToolRuntime,
+  errorResult,
   registerSkillResources,
   registerTools,
   SERVER_INSTRUCTIONS,
+  TOOL_ERROR_HINTS,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
 import {
@@ -36,6 +38,7 @@ import {
   type DrainGate,
   type GatewayConnection,
   LegacySessionTable,
+  type SettingsSnapshot,
   shellError,
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
@@ -152,7 +155,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
         ? { kind: "local", epoch: a.epoch }
         : { kind: "delegate", link: a.link },
     ...(options.drain === undefined ? {} : { drain: options.drain }),
-    authorityCheck: authorityCheck(options.siyuanUrl, options.siyuanToken, a.kind),
+    snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
   });
   const principal = principalOf(options.authToken);
   const factory = buildFactory(runtime, gateway, principal);
@@ -250,35 +253,58 @@ function lazyTransport(baseUrl: string, token: string | undefined) {
 }
 
 /**
- * The check before every strict call: the settings still select the authority this process
- * started with (`write_coordinator_changed` otherwise, until a restart), and they are readable
- * (`write_coordinator_unavailable`, `settings_invalid`, when not). A kernel that does not answer
- * is not this check's business: the call itself then answers that nothing could be done.
+ * The settings snapshot of every call (one `getFile` of the plugin's settings): for a strict call,
+ * the settings must still select the authority this process started with
+ * (`write_coordinator_changed` otherwise, until a restart); every call gets the permissions they
+ * hold (none configured: full access). A file that is not usable settings refuses the call (a
+ * strict one `write_coordinator_unavailable` `settings_invalid`, a read `permission_denied`), and a
+ * kernel that does not answer refuses it with `kernel_unavailable`: nothing can run without it.
  */
-function authorityCheck(
+function settingsSnapshot(
   siyuanUrl: string,
   siyuanToken: string | undefined,
   startedWith: AuthorityKind,
-): () => Promise<CallToolResult | undefined> {
-  return async () => {
+): (writeClass: boolean) => Promise<SettingsSnapshot> {
+  return async (writeClass) => {
     const read = await readSettings(siyuanUrl, siyuanToken, SETTINGS_READ_TIMEOUT_MS);
     if (!read.ok) {
-      return read.reason === "invalid"
-        ? shellError(
-            "write_coordinator_unavailable",
-            `The Sisyphus settings cannot be used (${read.message}); nothing was written.`,
-            { reason: "settings_invalid" },
-            { writeAttempted: false },
-          )
-        : undefined;
+      if (read.reason !== "invalid") {
+        return {
+          refusal: errorResult({
+            code: "kernel_unavailable",
+            message: `Cannot read the Sisyphus settings: ${read.message}; nothing ran.`,
+            hint: TOOL_ERROR_HINTS.kernel_unavailable,
+            writeAttempted: false,
+          }) as CallToolResult,
+        };
+      }
+      return {
+        refusal: writeClass
+          ? shellError(
+              "write_coordinator_unavailable",
+              `The Sisyphus settings cannot be used (${read.message}); nothing was written.`,
+              { reason: "settings_invalid" },
+              { writeAttempted: false },
+            )
+          : (errorResult({
+              code: "permission_denied",
+              message: `The Sisyphus settings cannot be used (${read.message}), so no permission applies; nothing ran.`,
+              hint: TOOL_ERROR_HINTS.permission_denied,
+              writeAttempted: false,
+            }) as CallToolResult),
+      };
     }
-    if (read.kind === startedWith) return undefined;
-    return shellError(
-      "write_coordinator_changed",
-      `The settings now select ${read.kind === "kernel" ? "the SiYuan kernel plugin" : "the Node server"} as the write authority; this process started with ${startedWith === "kernel" ? "the kernel plugin" : "the Node server"} and refuses strict calls until it is restarted. Nothing was written.`,
-      { reason: "other_kind" },
-      { writeAttempted: false },
-    );
+    if (writeClass && read.kind !== startedWith) {
+      return {
+        refusal: shellError(
+          "write_coordinator_changed",
+          `The settings now select ${read.kind === "kernel" ? "the SiYuan kernel plugin" : "the Node server"} as the write authority; this process started with ${startedWith === "kernel" ? "the kernel plugin" : "the Node server"} and refuses strict calls until it is restarted. Nothing was written.`,
+          { reason: "other_kind" },
+          { writeAttempted: false },
+        ),
+      };
+    }
+    return { permissions: read.settings.permissions };
   };
 }
 
@@ -336,7 +362,7 @@ export async function startStdio(
     admission: new Admission(),
     confirmations: new ConfirmationBook({ random: cryptoRandomSource }),
     role: { kind: "delegate", link },
-    authorityCheck: authorityCheck(siyuanUrl, config.siyuanToken, kind),
+    snapshot: settingsSnapshot(siyuanUrl, config.siyuanToken, kind),
   });
   // Loaded here, not at the top: an HTTP server never needs the stdio transport.
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");

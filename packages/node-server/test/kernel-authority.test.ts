@@ -206,4 +206,42 @@ describe("the kernel plugin as the write authority", () => {
     await client.close();
     await node.stop();
   });
+
+  it("the Node authority applies the permissions in the settings, read fresh for every call", async () => {
+    const write = (permissions: Record<string, unknown>) =>
+      putFile(
+        `/data/storage/petal/${PLUGIN}/settings.json`,
+        JSON.stringify({ kernelEndpointEnabled: false, permissions }),
+      );
+    await write({ default: "delete" });
+    const node = await authorityFor(sandbox, tempDataDir());
+    const client = await httpClient(node.url, { era: "modern" });
+    try {
+      await write({ default: "read" });
+      const denied = await updatePreflight(client, DEMO_IDS.paragraphStatus);
+      expect(sc(denied)["error"]).toMatchObject({ code: "permission_denied" });
+      const read = await client.callTool({
+        name: "block",
+        arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphStatus },
+      });
+      expect(read.isError).not.toBe(true);
+      await write({ default: "none" });
+      const none = await client.callTool({
+        name: "block",
+        arguments: { action: "get_kramdown", id: DEMO_IDS.paragraphStatus },
+      });
+      expect(errorCode(none)).toBe("permission_denied");
+      await write({ default: "read", notebooks: { "not-this-one": "write" } });
+      expect(errorCode(await updatePreflight(client, DEMO_IDS.paragraphStatus))).toBe(
+        "permission_denied",
+      );
+      await write({ default: "write" });
+      const { commit } = await strictUpdate(client, DEMO_IDS.paragraphStatus, "Status, permitted");
+      expect(sc(commit)["status"]).toBe("committed");
+    } finally {
+      await setKernelEndpoint(true);
+    }
+    await client.close();
+    await node.stop();
+  });
 });

@@ -35,7 +35,7 @@ import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js"
 import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { siyuanGlobal } from "./runtime-globals.js";
-import { kernelAuthorityCheck } from "./settings.js";
+import { kernelSettingsSnapshot } from "./settings.js";
 import {
   TASK_CONTROL_EXTENSION,
   TASK_CONTROL_VERSION,
@@ -98,7 +98,7 @@ async function open(): Promise<Authority> {
     admission: new Admission(),
     confirmations: new ConfirmationBook({ random: mathRandomSource }),
     role: { kind: "local", epoch },
-    authorityCheck: kernelAuthorityCheck(storage),
+    snapshot: kernelSettingsSnapshot(storage),
   });
   // Modern clients that declare form elicitation confirm through multi-round `input_required`
   // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot

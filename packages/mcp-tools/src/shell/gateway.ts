@@ -19,6 +19,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
+import type { PermissionMap } from "../permissions.js";
 import type { Admission } from "./admission.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
 import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
@@ -42,7 +43,12 @@ export interface ShellRuntime {
   callTool(
     tool: string,
     args: Record<string, unknown>,
-    context?: { signal?: AbortSignal; confirmed?: boolean; cancellation?: WriteCancellation },
+    context?: {
+      signal?: AbortSignal;
+      confirmed?: boolean;
+      cancellation?: WriteCancellation;
+      permissions?: PermissionMap;
+    },
   ): Promise<CallToolResult>;
   /**
    * The commit's checks that need no kernel read (request ID, ledger, credential, lease), run
@@ -89,11 +95,12 @@ export interface GatewayOptions {
   /** The process's shutdown drain (the HTTP authority); absent: calls are never cut off. */
   drain?: DrainGate;
   /**
-   * Runs before every mutation and external call (preflight or commit), before admission and
-   * confirmation: an answer stops the call (e.g. `write_coordinator_changed` when the configured
-   * authority is no longer the one this process started with). Reads never wait for it.
+   * The call's settings snapshot, read once per call before admission and confirmation (reads
+   * included): a refusal stops the call (e.g. `write_coordinator_changed` for a strict call when the
+   * settings select another authority than the one this process started with); otherwise the
+   * permissions the runtime applies to this call. Absent: the runtime's own `loadPermissions`.
    */
-  authorityCheck?: () => Promise<CallToolResult | undefined>;
+  snapshot?: (writeClass: boolean) => Promise<SettingsSnapshot>;
 }
 
 /**
@@ -106,6 +113,11 @@ export interface CallControl {
   readonly barrier: { cancellation: WriteCancellation };
   readonly signal: AbortSignal;
 }
+
+/** What a call's settings read gave: a refusal, or the permissions to apply. */
+export type SettingsSnapshot =
+  | { readonly refusal: CallToolResult }
+  | { readonly permissions: PermissionMap };
 
 /** Per-connection facts the gateway needs besides the request context. */
 export interface GatewayConnection {
@@ -240,7 +252,7 @@ function fromElicitation(action: unknown, content: unknown): Verdict {
  * seam) when a modern form-capable client must confirm.
  */
 export function createGateway(options: GatewayOptions) {
-  const { runtime, admission, confirmations, role, drain, authorityCheck } = options;
+  const { runtime, admission, confirmations, role, drain, snapshot } = options;
 
   /** The commit's checks, where the ledger and leases live: here, or at the authority. */
   function precheck(
@@ -423,12 +435,24 @@ export function createGateway(options: GatewayOptions) {
       }
       return precheckOnly(tool, args);
     }
-    if (writeClass && authorityCheck !== undefined) {
-      const refusal = await authorityCheck();
-      if (refusal !== undefined) return refusal;
+    let permissions: PermissionMap | undefined;
+    if (snapshot !== undefined) {
+      const snap = await snapshot(writeClass);
+      if ("refusal" in snap) return snap.refusal;
+      permissions = snap.permissions;
     }
     if (!writeClass || drain === undefined) {
-      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control?.barrier);
+      return admitted(
+        tool,
+        args,
+        confirmArg,
+        cls,
+        ctx,
+        conn,
+        signal,
+        control?.barrier,
+        permissions,
+      );
     }
     if (drain.draining) {
       return shellError(
@@ -453,6 +477,7 @@ export function createGateway(options: GatewayOptions) {
           conn,
           AbortSignal.any([signal, ticket.signal]),
           barrier,
+          permissions,
         ),
       () =>
         cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
@@ -468,6 +493,7 @@ export function createGateway(options: GatewayOptions) {
     conn: GatewayConnection,
     signal: AbortSignal,
     barrier?: { cancellation: WriteCancellation },
+    permissions?: PermissionMap,
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
@@ -505,6 +531,7 @@ export function createGateway(options: GatewayOptions) {
             signal,
             confirmed: withConfirmation,
             ...(barrier === undefined ? {} : { cancellation: barrier.cancellation }),
+            ...(permissions === undefined ? {} : { permissions }),
           });
         };
         const result = await run(confirmed);

@@ -36,6 +36,7 @@ export {
   declaresForm,
   type GatewayConnection,
   type GatewayOptions,
+  type SettingsSnapshot,
   type ShellRuntime,
 } from "./gateway.js";
 export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
