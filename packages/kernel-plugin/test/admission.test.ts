@@ -4,22 +4,16 @@
  * plugin's handler sees one call at a time there; on a host that does not (the sandbox's option),
  * calls pile up behind a held commit in the one write lane and the 129th is refused.
  */
-import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kernelClient, sandboxWithPlugin, sc } from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { kernelClient, sc, useSandboxWithPlugin } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await sandboxWithPlugin({ serialisePaths: false });
-});
-afterAll(async () => {
-  await sb?.stop();
-});
+const box = useSandboxWithPlugin({ serialisePaths: false });
 
 describe("admission at the kernel authority", () => {
   it("refuses the call beyond 128 in flight with queue_full, running none of the refused", async () => {
-    const client = await kernelClient(sb);
+    const client = await kernelClient(box.current);
     const args = {
       action: "update",
       id: DEMO_IDS.paragraphGoals,
@@ -30,13 +24,14 @@ describe("admission at the kernel authority", () => {
       await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
     );
     const field = pre["preconditionField"] as string;
-    const before = sb.control.count(UPDATE);
-    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 10_000 });
+    const before = box.current.control.count(UPDATE);
+    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 10_000 });
     const held = client.callTool({
       name: "block",
       arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
     });
-    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    while (box.current.control.count(UPDATE) === before)
+      await new Promise((r) => setTimeout(r, 10));
     // 130 preflights wait in the write lane behind the held commit (held 10 s, ample time for all
     // of them to arrive on a loaded machine): 127 fit beside it.
     const waiting = Array.from({ length: 130 }, (_, i) =>
@@ -59,7 +54,7 @@ describe("admission at the kernel authority", () => {
     expect(refused.length).toBe(3);
     expect(answers.filter((a) => typeof a["requestId"] === "string").length).toBe(127);
     expect(sc(await held)["status"]).toBe("committed");
-    expect(sb.control.count(UPDATE)).toBe(before + 1);
+    expect(box.current.control.count(UPDATE)).toBe(before + 1);
     await client.close();
   });
 });

@@ -5,59 +5,46 @@
  * notification waits behind the call it names; on a host that does not (the sandbox's option) it
  * arrives while the call waits.
  */
-import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc } from "./harness.js";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
+import { commitArgs, kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await sandboxWithPlugin({ serialisePaths: false });
-});
-afterAll(async () => {
-  await sb?.stop();
-});
-
-type Client = Awaited<ReturnType<typeof kernelClient>>;
-async function commitArgs(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const pre = sc(
-    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-  );
-  const field = pre["preconditionField"] as string;
-  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
-}
+const box = useSandboxWithPlugin({ serialisePaths: false });
 
 describe("legacy notifications/cancelled at the kernel authority", () => {
   it("stops a commit queued behind a held one; it never writes, and the same request can run later", async () => {
-    const holder = await kernelClient(sb, "legacy");
-    const client = await kernelClient(sb, "legacy");
+    const holder = await kernelClient(box.current, "legacy");
+    const client = await kernelClient(box.current, "legacy");
     const a = await commitArgs(holder, DEMO_IDS.paragraphGoals, "Goals, held");
     const b = await commitArgs(
       client,
       DEMO_IDS.paragraphJournal,
       "Journal, cancelled while queued",
     );
-    const before = sb.control.count(UPDATE);
-    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
+    const before = box.current.control.count(UPDATE);
+    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
     const held = holder.callTool({ name: "block", arguments: a });
-    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    while (box.current.control.count(UPDATE) === before)
+      await new Promise((r) => setTimeout(r, 10));
     const ctl = new AbortController();
     const queued = client.callTool({ name: "block", arguments: b }, { signal: ctl.signal });
     await new Promise((r) => setTimeout(r, 300));
     ctl.abort("the user stopped it"); // the client sends notifications/cancelled in its session
     await expect(queued).rejects.toBeDefined();
     expect(sc(await held)["status"]).toBe("committed");
-    expect(sb.control.count(UPDATE)).toBe(before + 1);
-    expect(sb.control.kramdown(DEMO_IDS.paragraphJournal)).not.toContain("cancelled while queued");
+    expect(box.current.control.count(UPDATE)).toBe(before + 1);
+    expect(box.current.control.kramdown(DEMO_IDS.paragraphJournal)).not.toContain(
+      "cancelled while queued",
+    );
     // It never started, so the same request can still execute, once.
     const later = sc(await client.callTool({ name: "block", arguments: b }));
     expect(later["status"], JSON.stringify(later)).toBe("committed");
-    expect(sb.control.count(UPDATE)).toBe(before + 2);
+    expect(box.current.control.count(UPDATE)).toBe(before + 2);
     await Promise.all([holder.close(), client.close()]);
     // The cancelled request's POST was answered too (the SDK drops a cancelled request's answer):
     // nothing is left being answered, so a reload, which waits for every answer, completes.
-    await sb.plugins.reload(PLUGIN_NAME);
-    expect(sb.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running" });
+    await box.current.plugins.reload(PLUGIN_NAME);
+    expect(box.current.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running" });
   });
 });

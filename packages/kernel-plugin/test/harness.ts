@@ -47,10 +47,12 @@ export async function sandboxWithPlugin(
  * The fixture most files share: one sandbox with the plugin, started before the file's tests and
  * stopped after them. Read `.current` inside tests and hooks.
  */
-export function useSandboxWithPlugin(): { readonly current: Sandbox } {
+export function useSandboxWithPlugin(options: { serialisePaths?: boolean } = {}): {
+  readonly current: Sandbox;
+} {
   const box = {} as { current: Sandbox };
   beforeAll(async () => {
-    box.current = await sandboxWithPlugin();
+    box.current = await sandboxWithPlugin(options);
   });
   afterAll(async () => {
     await box.current?.stop();
@@ -87,4 +89,15 @@ export async function kernelClient(
 /** The structured content of a tool result. */
 export function sc(result: unknown): Record<string, unknown> {
   return (result as { structuredContent?: Record<string, unknown> }).structuredContent ?? {};
+}
+
+/** A strict `block.update` of `id` preflighted through `client`: the arguments of its commit. */
+export async function commitArgs(client: Client, id: string, data: string) {
+  const args = { action: "update", id, dataType: "markdown", data };
+  const pre = sc(
+    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
+  );
+  if (pre["error"] !== undefined) throw new Error(`preflight failed: ${JSON.stringify(pre)}`);
+  const field = pre["preconditionField"] as string;
+  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
 }

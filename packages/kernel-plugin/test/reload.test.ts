@@ -6,32 +6,20 @@
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
+import { commitArgs, kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
 const box = useSandboxWithPlugin();
 
-type Client = Awaited<ReturnType<typeof kernelClient>>;
-
-async function preflight(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const pre = sc(
-    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-  );
-  expect(pre["error"], JSON.stringify(pre)).toBeUndefined();
-  const field = pre["preconditionField"] as string;
-  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
-}
-
 describe("plugin reload", () => {
   it("lets a running commit finish, then forgets leases but keeps the ledger", async () => {
     let client = await kernelClient(box.current);
-    const committed = await preflight(client, DEMO_IDS.paragraphGoals, "Goals before the reload");
+    const committed = await commitArgs(client, DEMO_IDS.paragraphGoals, "Goals before the reload");
     expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
       "committed",
     );
-    const leased = await preflight(client, DEMO_IDS.paragraphJournal, "Journal leased before");
-    const held = await preflight(client, DEMO_IDS.paragraphDecision, "Decision during reload");
+    const leased = await commitArgs(client, DEMO_IDS.paragraphJournal, "Journal leased before");
+    const held = await commitArgs(client, DEMO_IDS.paragraphDecision, "Decision during reload");
     const before = box.current.control.count(UPDATE);
     box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
     const running = client.callTool({ name: "block", arguments: held });
@@ -67,7 +55,7 @@ describe("plugin reload", () => {
 
   it("survives a kernel restart the same way: connections refused meanwhile, the ledger kept", async () => {
     const client = await kernelClient(box.current);
-    const committed = await preflight(client, DEMO_IDS.paragraphStatus, "Status before restart");
+    const committed = await commitArgs(client, DEMO_IDS.paragraphStatus, "Status before restart");
     expect(sc(await client.callTool({ name: "block", arguments: committed }))["status"]).toBe(
       "committed",
     );

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { kernelClient, routeOf, sandboxWithPlugin, sc } from "./harness.js";
+import { commitArgs, kernelClient, routeOf, sandboxWithPlugin, sc } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
 const TASK = "io.siyuan.sisyphus/taskId";
@@ -29,16 +29,6 @@ async function tasks(sb: Sandbox, taskId: string, operation: string) {
     body: JSON.stringify({ taskId, operation }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-type Client = Awaited<ReturnType<typeof kernelClient>>;
-async function commitArgs(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const pre = sc(
-    await client.callTool({ name: "block", arguments: { ...args, validateOnly: true } }),
-  );
-  const field = pre["preconditionField"] as string;
-  return { ...args, requestId: pre["requestId"], [field]: pre[field] };
 }
 
 describe("/tasks", () => {

@@ -8,6 +8,7 @@
  * `TASK_MAX_RESULT_BYTES` kept only as "too large". An `input_required` round is not terminal.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { utf8Encode } from "@sisyphus/core-hash";
 import type { CallControl } from "@sisyphus/mcp-tools/shell";
 import { type Clock, WriteCancellation } from "@sisyphus/write-safety";
 
@@ -44,21 +45,6 @@ export type TaskAnswer = Record<string, unknown>;
 
 /** Why a taskId cannot start a call. */
 export type TaskRefusal = "invalid_task_id" | "task_id_in_use";
-
-/** UTF-8 length of a string, without an encoder. */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** The task records of one plugin runtime. */
 export class TaskBook {
@@ -116,7 +102,7 @@ export class TaskBook {
       return;
     }
     const json = JSON.stringify(result);
-    const bytes = utf8Length(json);
+    const bytes = utf8Encode(json).length;
     const status = (result as { structuredContent?: { status?: unknown } }).structuredContent
       ?.status;
     record.state =
