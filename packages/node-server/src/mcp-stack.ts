@@ -40,6 +40,7 @@ import {
   LegacySessionTable,
   type SettingsSnapshot,
   shellError,
+  unusableSettingsRefusal,
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
@@ -278,21 +279,7 @@ function settingsSnapshot(
           }) as CallToolResult,
         };
       }
-      return {
-        refusal: writeClass
-          ? shellError(
-              "write_coordinator_unavailable",
-              `The Sisyphus settings cannot be used (${read.message}); nothing was written.`,
-              { reason: "settings_invalid" },
-              { writeAttempted: false },
-            )
-          : (errorResult({
-              code: "permission_denied",
-              message: `The Sisyphus settings cannot be used (${read.message}), so no permission applies; nothing ran.`,
-              hint: TOOL_ERROR_HINTS.permission_denied,
-              writeAttempted: false,
-            }) as CallToolResult),
-      };
+      return { refusal: unusableSettingsRefusal(read.message, writeClass) };
     }
     if (writeClass && read.kind !== startedWith) {
       return {

@@ -5,10 +5,12 @@
  * refused, reads still run. Every call gets the permissions the file holds (none: full access).
  */
 
-import type { CallToolResult } from "@modelcontextprotocol/server";
-import { errorResult, TOOL_ERROR_HINTS } from "@sisyphus/mcp-tools";
 import { parseSettings, SETTINGS_FILE, type SisyphusSettings } from "@sisyphus/mcp-tools/settings";
-import { type SettingsSnapshot, shellError } from "@sisyphus/mcp-tools/shell";
+import {
+  type SettingsSnapshot,
+  shellError,
+  unusableSettingsRefusal,
+} from "@sisyphus/mcp-tools/shell";
 import type { PluginStorage } from "../stores/index.js";
 
 /** The gateway's per-call settings snapshot at the kernel authority. */
@@ -24,21 +26,8 @@ export function kernelSettingsSnapshot(storage: PluginStorage) {
     try {
       settings = parseSettings(text);
     } catch (e) {
-      const message = `The Sisyphus settings cannot be used (${e instanceof Error ? e.message : String(e)})`;
       return {
-        refusal: writeClass
-          ? shellError(
-              "write_coordinator_unavailable",
-              `${message}; nothing was written.`,
-              { reason: "settings_invalid" },
-              { writeAttempted: false },
-            )
-          : (errorResult({
-              code: "permission_denied",
-              message: `${message}, so no permission applies; nothing ran.`,
-              hint: TOOL_ERROR_HINTS.permission_denied,
-              writeAttempted: false,
-            }) as CallToolResult),
+        refusal: unusableSettingsRefusal(e instanceof Error ? e.message : String(e), writeClass),
       };
     }
     if (writeClass && !settings.kernelEndpointEnabled) {

@@ -40,4 +40,9 @@ export {
   type ShellRuntime,
 } from "./gateway.js";
 export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
-export { SHELL_HINTS, type ShellErrorCode, shellError } from "./results.js";
+export {
+  SHELL_HINTS,
+  type ShellErrorCode,
+  shellError,
+  unusableSettingsRefusal,
+} from "./results.js";

@@ -1,5 +1,7 @@
 /** Tool-level error results the shell produces itself (same shape as `@sisyphus/mcp-tools` errors). */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { TOOL_ERROR_HINTS } from "../errors.js";
+import { errorResult } from "../runtime.js";
 
 /** Error codes the shell answers on its own. */
 export type ShellErrorCode =
@@ -49,4 +51,27 @@ export function shellError(
     content: [{ type: "text", text: JSON.stringify(structuredContent) }],
     structuredContent,
   };
+}
+
+/**
+ * The refusal of a call whose settings file cannot be used (both authorities answer it alike): a
+ * strict call `write_coordinator_unavailable` (`settings_invalid`), a read `permission_denied` — no
+ * call runs under permissions nobody configured. `why` names the problem.
+ */
+export function unusableSettingsRefusal(why: string, writeClass: boolean): CallToolResult {
+  const message = `The Sisyphus settings cannot be used (${why})`;
+  if (writeClass) {
+    return shellError(
+      "write_coordinator_unavailable",
+      `${message}; nothing was written.`,
+      { reason: "settings_invalid" },
+      { writeAttempted: false },
+    );
+  }
+  return errorResult({
+    code: "permission_denied",
+    message: `${message}, so no permission applies; nothing ran.`,
+    hint: TOOL_ERROR_HINTS.permission_denied,
+    writeAttempted: false,
+  }) as CallToolResult;
 }
