@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, parseSettings, SettingsError } from "./settings.js";
+import { accessFingerprint, DEFAULT_SETTINGS, parseSettings, SettingsError } from "./settings.js";
 
 describe("parseSettings", () => {
   it("gives the defaults without a file, and reads the authority switch", () => {
-    expect(parseSettings(undefined)).toEqual({
+    const defaults = {
       kernelEndpointEnabled: false,
       permissions: { default: "delete" },
-    });
+      strictSafeWrites: true,
+      disabled: [],
+      options: { readRetries: 3, pageSize: 16, allowedOrigins: [] },
+    };
+    expect(parseSettings(undefined)).toEqual(defaults);
     expect(DEFAULT_SETTINGS.kernelEndpointEnabled).toBe(false);
     expect(parseSettings('{"kernelEndpointEnabled":true}')).toEqual({
+      ...defaults,
       kernelEndpointEnabled: true,
-      permissions: { default: "delete" },
     });
     expect(parseSettings("{}")).toEqual(DEFAULT_SETTINGS);
     expect(
@@ -18,6 +22,52 @@ describe("parseSettings", () => {
         '{"permissions":{"default":"read","notebooks":{"20260101120000-nbwrite":"write"}}}',
       ).permissions,
     ).toEqual({ default: "read", notebooks: { "20260101120000-nbwrite": "write" } });
+  });
+
+  it("reads the turned-off tools, strict mode and the kernel options", () => {
+    const s = parseSettings(
+      JSON.stringify({
+        strictSafeWrites: false,
+        disabled: ["fs", "block.delete", "fs"],
+        options: { readRetries: 1, pageSize: 64, allowedOrigins: ["http://localhost:3000/"] },
+      }),
+    );
+    expect(s.strictSafeWrites).toBe(false);
+    expect(s.disabled).toEqual(["block.delete", "fs"]);
+    expect(s.options).toEqual({
+      readRetries: 1,
+      pageSize: 64,
+      allowedOrigins: ["http://localhost:3000"],
+    });
+    expect(parseSettings('{"options":{}}').options).toEqual(DEFAULT_SETTINGS.options);
+  });
+
+  it("fingerprints what decides access, and nothing else", () => {
+    const base = accessFingerprint(parseSettings("{}"));
+    expect(accessFingerprint(parseSettings('{"options":{"pageSize":8}}'))).toBe(base);
+    expect(accessFingerprint(parseSettings('{"strictSafeWrites":false}'))).toBe(base);
+    for (const changed of [
+      '{"kernelEndpointEnabled":true}',
+      '{"permissions":{"default":"read"}}',
+      '{"permissions":{"notebooks":{"20260101120000-nbwrite":"write"}}}',
+      '{"disabled":["fs"]}',
+    ]) {
+      expect(accessFingerprint(parseSettings(changed))).not.toBe(base);
+    }
+    // Key order in the file does not matter.
+    expect(
+      accessFingerprint(
+        parseSettings(
+          '{"permissions":{"notebooks":{"20260101120000-aaaaaaa":"read","20260101120000-bbbbbbb":"write"}}}',
+        ),
+      ),
+    ).toBe(
+      accessFingerprint(
+        parseSettings(
+          '{"permissions":{"notebooks":{"20260101120000-bbbbbbb":"write","20260101120000-aaaaaaa":"read"}}}',
+        ),
+      ),
+    );
   });
 
   it("fails closed on a file it cannot read as settings", () => {
@@ -28,5 +78,18 @@ describe("parseSettings", () => {
       /permissions.default/,
     );
     expect(() => parseSettings('{"permissions":{"notebooks":{"x":1}}}')).toThrow(/notebooks.x/);
+    expect(() => parseSettings('{"strictSafeWrites":1}')).toThrow(/strictSafeWrites/);
+    expect(() => parseSettings('{"disabled":"fs"}')).toThrow(/disabled/);
+    expect(() => parseSettings('{"disabled":[""]}')).toThrow(/disabled/);
+    expect(() => parseSettings('{"options":[]}')).toThrow(/options/);
+    expect(() => parseSettings('{"options":{"readRetries":0}}')).toThrow(/readRetries/);
+    expect(() => parseSettings('{"options":{"pageSize":65}}')).toThrow(/pageSize/);
+    expect(() => parseSettings('{"options":{"pageSize":1.5}}')).toThrow(/pageSize/);
+    expect(() => parseSettings('{"options":{"allowedOrigins":["localhost"]}}')).toThrow(
+      /allowedOrigins/,
+    );
+    expect(() => parseSettings('{"options":{"allowedOrigins":["http://a.example/path"]}}')).toThrow(
+      /allowedOrigins/,
+    );
   });
 });

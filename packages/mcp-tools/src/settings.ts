@@ -29,12 +29,52 @@ export interface SisyphusSettings {
    * notebook ID. Default: full access (dangerous actions still need the user's confirmation).
    */
   readonly permissions: PermissionMap;
+  /**
+   * Strict Safe Writes (default on). Read when an authority starts, like the authority switch: a
+   * change applies after the plugin reloads or the Node server restarts, never to leases already
+   * issued.
+   */
+  readonly strictSafeWrites: boolean;
+  /**
+   * Tools and actions turned off, as `"tool"` or `"tool.action"` (e.g. `"fs"`, `"block.delete"`).
+   * Not listed, and a call answers `action_disabled`. Default: none. Names are checked against the
+   * catalog by the runtime (an unknown name makes the settings unusable).
+   */
+  readonly disabled: readonly string[];
+  /** The kernel options. */
+  readonly options: SisyphusOptions;
 }
+
+/** The kernel options of the settings. */
+export interface SisyphusOptions {
+  /** Attempts of an idempotent kernel read, the first included (1..10, default 3). */
+  readonly readRetries: number;
+  /** The default `pageSize` of paged reads when the call gives none (1..64, default 16). */
+  readonly pageSize: number;
+  /**
+   * Browser origins (`scheme://host[:port]`) allowed to call the endpoints besides loopback ones;
+   * a request with any other `Origin` header is refused (403). Default: none.
+   */
+  readonly allowedOrigins: readonly string[];
+}
+
+/** Bounds of the kernel options. */
+export const OPTION_LIMITS = Object.freeze({
+  readRetries: { min: 1, max: 10, default: 3 },
+  pageSize: { min: 1, max: 64, default: 16 },
+});
 
 /** The settings when the file does not exist. */
 export const DEFAULT_SETTINGS: SisyphusSettings = Object.freeze({
   kernelEndpointEnabled: false,
   permissions: Object.freeze({ default: "delete" as const }),
+  strictSafeWrites: true,
+  disabled: Object.freeze([]),
+  options: Object.freeze({
+    readRetries: OPTION_LIMITS.readRetries.default,
+    pageSize: OPTION_LIMITS.pageSize.default,
+    allowedOrigins: Object.freeze([]),
+  }),
 });
 
 const PERMISSIONS: readonly Permission[] = ["none", "read", "write", "delete"];
@@ -71,6 +111,81 @@ function permissionsOf(raw: unknown): PermissionMap {
   };
 }
 
+function bool(raw: Record<string, unknown>, key: string, fallback: boolean): boolean {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== "boolean")
+    throw new SettingsError(`${SETTINGS_FILE}: ${key} must be true or false`);
+  return v;
+}
+
+function stringList(v: unknown, where: string): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string" || x === "")) {
+    throw new SettingsError(`${SETTINGS_FILE}: ${where} must be a list of names`);
+  }
+  return [...new Set(v as string[])].sort();
+}
+
+function integer(v: unknown, where: string, limits: { min: number; max: number; default: number }) {
+  if (v === undefined) return limits.default;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < limits.min || v > limits.max) {
+    throw new SettingsError(
+      `${SETTINGS_FILE}: ${where} must be a whole number from ${limits.min} to ${limits.max}`,
+    );
+  }
+  return v;
+}
+
+/** `scheme://host[:port]` exactly, as `URL` gives its origin; anything else is refused. */
+function origin(v: string, where: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(v);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || parsed.origin === "null" || parsed.origin !== v.replace(/\/$/, "")) {
+    throw new SettingsError(
+      `${SETTINGS_FILE}: ${where} "${v}" is not an origin like http://localhost:3000`,
+    );
+  }
+  return parsed.origin;
+}
+
+function optionsOf(raw: unknown): SisyphusOptions {
+  if (raw === undefined) return DEFAULT_SETTINGS.options;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new SettingsError(`${SETTINGS_FILE}: options must be an object`);
+  }
+  const r = raw as Record<string, unknown>;
+  return {
+    readRetries: integer(r["readRetries"], "options.readRetries", OPTION_LIMITS.readRetries),
+    pageSize: integer(r["pageSize"], "options.pageSize", OPTION_LIMITS.pageSize),
+    allowedOrigins: stringList(r["allowedOrigins"], "options.allowedOrigins").map((o) =>
+      origin(o, "options.allowedOrigins"),
+    ),
+  };
+}
+
+/**
+ * What decides who may do what through the tools: the authority switch, the permissions and the
+ * turned-off tools and actions, as one string (keys sorted). Two calls with the same fingerprint
+ * see the same tools and the same access: `/tasks` answers `access_changed` for a result recorded
+ * under another fingerprint, and the legacy `tools/list_changed` stream coalesces on it.
+ */
+export function accessFingerprint(settings: SisyphusSettings): string {
+  const notebooks = settings.permissions.notebooks ?? {};
+  return JSON.stringify([
+    settings.kernelEndpointEnabled,
+    settings.permissions.default,
+    Object.keys(notebooks)
+      .sort()
+      .map((id) => [id, notebooks[id]]),
+    settings.disabled,
+  ]);
+}
+
 /** Why a settings file could not be used. */
 export class SettingsError extends Error {
   constructor(message: string) {
@@ -95,12 +210,12 @@ export function parseSettings(text: string | undefined): SisyphusSettings {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new SettingsError(`${SETTINGS_FILE} is not a JSON object`);
   }
-  const enabled = (raw as Record<string, unknown>)["kernelEndpointEnabled"];
-  if (enabled !== undefined && typeof enabled !== "boolean") {
-    throw new SettingsError(`${SETTINGS_FILE}: kernelEndpointEnabled must be true or false`);
-  }
+  const r = raw as Record<string, unknown>;
   return {
-    kernelEndpointEnabled: enabled ?? DEFAULT_SETTINGS.kernelEndpointEnabled,
-    permissions: permissionsOf((raw as Record<string, unknown>)["permissions"]),
+    kernelEndpointEnabled: bool(r, "kernelEndpointEnabled", DEFAULT_SETTINGS.kernelEndpointEnabled),
+    permissions: permissionsOf(r["permissions"]),
+    strictSafeWrites: bool(r, "strictSafeWrites", DEFAULT_SETTINGS.strictSafeWrites),
+    disabled: stringList(r["disabled"], "disabled"),
+    options: optionsOf(r["options"]),
   };
 }
