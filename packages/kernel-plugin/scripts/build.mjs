@@ -3,6 +3,11 @@
  * icon.png, preview.png, README.md, i18n/) and `dist/package.zip` with those files at its root, as
  * SiYuan's marketplace and manual install expect.
  *
+ * `index.js` (the settings panel) is bundled from `plugin/index.js` as CommonJS with `siyuan`
+ * left to SiYuan's loader. It imports `@sisyphus/mcp-tools/settings` (the same parser both
+ * runtimes use, so the panel validates exactly as they do) and `sisyphus:catalog`, the tool and
+ * action names taken from the catalog at build time, so the list is never maintained by hand.
+ *
  * `kernel.js` is one classic script at goja's language level (contract §6): esbuild `iife`,
  * es2022 with async iteration lowered and the regex features goja lacks turned into run-time
  * `RegExp` calls, then checked with the sandbox host's own language check; a bundle that fails it
@@ -13,6 +18,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -23,8 +29,12 @@ import { checkLanguageLevel, writeZip } from "@sisyphus/siyuan-sandbox";
 import { build } from "esbuild";
 
 const pkg = resolve(import.meta.dirname, "..");
-const out = join(pkg, "dist", "plugin");
-rmSync(join(pkg, "dist"), { recursive: true, force: true });
+// Built in a staging folder and moved into `dist/` file by file (each a rename), so tests reading
+// `dist/` while another build runs see every file whole, old or new, never missing.
+const dist = join(pkg, "dist");
+const staging = join(dist, `.staging-${process.pid}`);
+const out = join(staging, "plugin");
+rmSync(staging, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const result = await build({
@@ -56,10 +66,24 @@ if (violation !== null) {
   throw new Error(`kernel.js is not at goja's language level: ${JSON.stringify(violation)}`);
 }
 
+await build({
+  entryPoints: [join(pkg, "plugin", "index.js")],
+  outfile: join(out, "index.js"),
+  bundle: true,
+  format: "cjs",
+  platform: "browser",
+  target: "es2020",
+  external: ["siyuan"],
+  conditions: ["source", "import", "default"],
+  plugins: [virtualModule("sisyphus:catalog", await catalogNames())],
+  legalComments: "none",
+  logLevel: "warning",
+});
+
 const assets = join(pkg, "plugin");
 for (const name of readdirSync(assets, { recursive: true })) {
   const from = join(assets, String(name));
-  if (statSync(from).isDirectory()) continue;
+  if (statSync(from).isDirectory() || String(name) === "index.js") continue;
   mkdirSync(join(out, String(name), ".."), { recursive: true });
   copyFileSync(from, join(out, String(name)));
 }
@@ -74,10 +98,67 @@ for (const name of readdirSync(out, { recursive: true })) {
   if (!statSync(path).isDirectory())
     files.set(relative(out, path).replaceAll("\\", "/"), readFileSync(path));
 }
-writeFileSync(join(pkg, "dist", "package.zip"), writeZip(files));
+writeFileSync(join(staging, "package.zip"), writeZip(files));
+publish();
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 console.log(`kernel.js ${kib(kernel.length)}; package.zip ${files.size} files`);
 void result;
+
+/** Moves the staged files into `dist/` (replacing each by rename) and drops files no longer built. */
+function publish() {
+  const target = join(dist, "plugin");
+  for (const name of files.keys()) {
+    mkdirSync(join(target, name, ".."), { recursive: true });
+    renameSync(join(out, name), join(target, name));
+  }
+  for (const name of readdirSync(target, { recursive: true })) {
+    const path = join(target, String(name));
+    const key = relative(target, path).replaceAll("\\", "/");
+    if (!statSync(path).isDirectory() && !files.has(key)) rmSync(path);
+  }
+  renameSync(join(staging, "package.zip"), join(dist, "package.zip"));
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/**
+ * The catalog's tools and actions, in catalog order: the catalog module bundled for Node (it
+ * imports zod and write-safety) and evaluated here, so the panel lists what the runtimes serve.
+ */
+async function catalogNames() {
+  const bundled = await build({
+    entryPoints: [join(pkg, "..", "mcp-tools", "src", "catalog.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    conditions: ["source", "import", "default"],
+    logLevel: "warning",
+  });
+  const code = Buffer.from(bundled.outputFiles[0].contents).toString("base64");
+  const { ACTIONS, TOOL_NAMES } = await import(`data:text/javascript;base64,${code}`);
+  return TOOL_NAMES.map((tool) => ({
+    tool,
+    actions: ACTIONS.filter((a) => a.tool === tool).map((a) => ({
+      name: a.action,
+      signature: a.signature,
+      dangerous: a.dangerous !== false,
+    })),
+  }));
+}
+
+/** An esbuild plugin that serves `value` as the JSON module `name`. */
+function virtualModule(name, value) {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter: new RegExp(`^${name}$`) }, () => ({ path: name, namespace: name }));
+      b.onLoad({ filter: /.*/, namespace: name }, () => ({
+        contents: JSON.stringify(value),
+        loader: "json",
+      }));
+    },
+  };
+}
 
 /** A PNG of the Sisyphus mark: a slope and a stone on a dark ground (RGB, no alpha). */
 function png(width, height) {

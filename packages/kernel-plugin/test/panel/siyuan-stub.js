@@ -1,6 +1,6 @@
 // A small stub of SiYuan's frontend plugin API (the `siyuan` module as its public typings
-// describe it: Plugin, Setting, showMessage) and the loader around it, for the settings panel
-// test. Storage goes through the kernel's file API on `data/storage/petal/<name>/`, as SiYuan's
+// describe it: Plugin, Setting, showMessage, fetchSyncPost) and the loader around it, for the
+// settings panel test. Storage goes through the kernel's file API on `data/storage/petal/<name>/`, as SiYuan's
 // own frontend does; the page is on the kernel's origin, so those calls are same-origin.
 (() => {
   window.siyuan = window.siyuan ?? { config: { api: {} } };
@@ -17,6 +17,11 @@
     });
     const type = res.headers.get("content-type") ?? "";
     return type.includes("application/json") ? res.json() : res.text();
+  }
+
+  /** SiYuan's `fetchSyncPost`: the kernel's JSON answer (`{code, msg, data}`). */
+  async function fetchSyncPost(url, data) {
+    return fetchPost(url, data ?? {});
   }
 
   class Plugin {
@@ -64,7 +69,11 @@
     }
   }
 
-  /** Items rendered into a dialog with Cancel and Save; Save calls `confirmCallback`. */
+  /**
+   * Items rendered into a dialog with Cancel and Save; Save calls `confirmCallback`, then closes
+   * the dialog whatever it did, as SiYuan's does. As there, an item is a `<label>` only when its
+   * action element is a `b3-switch`.
+   */
   class Setting {
     constructor(options) {
       this.items = [];
@@ -84,7 +93,9 @@
       const content = dialog.querySelector(".b3-dialog__content");
       for (const item of this.items) {
         const action = item.actionElement ?? item.createActionElement?.();
-        const label = document.createElement("label");
+        const label = document.createElement(
+          action?.classList.contains("b3-switch") ? "label" : "div",
+        );
         label.className = `fn__flex b3-label config__item${item.direction === "column" ? " b3-label--column" : ""}`;
         label.innerHTML = `<div class="fn__flex-1"><span class="b3-label__title"></span>${
           item.description ? `<div class="b3-label__text">${item.description}</div>` : ""
@@ -115,7 +126,7 @@
     document.getElementById("messages").append(message);
   }
 
-  const modules = { siyuan: { Plugin, Setting, showMessage } };
+  const modules = { siyuan: { Plugin, Setting, showMessage, fetchSyncPost } };
   window.require = (id) => {
     if (!(id in modules)) throw new Error(`the stub has no module ${id}`);
     return modules[id];
