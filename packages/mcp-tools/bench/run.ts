@@ -27,7 +27,9 @@ console.log(
   `\nServer instructions: ${tokens(SERVER_INSTRUCTIONS)} tokens. Legacy (strict off) surface: ${tokens(describeTools(false))} tokens.\n`,
 );
 
-const h = await startHarness();
+// upload_asset reads one in-memory file: its kernel calls are the upload and the readback.
+const asset = { bytes: new TextEncoder().encode("bench asset\n"), fileName: "bench.txt" };
+const h = await startHarness({ sources: { read: async () => asset } });
 const id = h.sandbox.control.external.createDoc(h.notebook, "/Bench", "alpha\n\nbeta\n\ngamma");
 await h.client.flush();
 const blocks = (await h.client.block.getChildBlocks({ id })).map((b) => b.id);
@@ -51,6 +53,7 @@ const rows: Array<[string, Record<string, unknown>, boolean?]> = [
   ["block", { action: "delete", id: blocks[2] }, true],
   ["document", { action: "rename", id, title: "Bench renamed" }],
   ["notebook", { action: "set_conf", notebook: h.notebook, conf: { sortMode: 6 } }],
+  ["file", { action: "upload_asset", uploadSource: "bench" }],
 ];
 console.log("## Kernel calls per strict action (preflight + commit, readback included)\n");
 console.log("| action | preflight | commit | total | result |\n| --- | ---: | ---: | ---: | --- |");

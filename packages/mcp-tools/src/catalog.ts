@@ -20,6 +20,7 @@ export const TOOL_NAMES = [
   "block",
   "document",
   "fs",
+  "file",
   "notebook",
   "search",
   "tag",
@@ -83,11 +84,39 @@ const mutation = <P extends PreconditionKind>(precondition: P) =>
 const state = mutation("state");
 const structure = mutation("structure");
 const manifest = mutation("manifest");
+const source = mutation("source");
 const additive = mutation("none");
 
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
 const id = z.strictObject({ id: nodeId });
 const notebookOnly = z.strictObject({ notebook: notebookId });
+
+/** A segment of an assets folder: not empty, `.` or `..`; no separator, quote or control character. */
+const assetsSegmentOk = (segment: string) =>
+  segment !== "" &&
+  segment !== "." &&
+  segment !== ".." &&
+  [...segment].every((ch) => ch >= " " && !'\\:*?"<>|'.includes(ch));
+
+/**
+ * Where an uploaded asset goes, relative to the workspace's `data/`: `/assets/` or a folder under
+ * it, so the stored path is an `assets/…` link SiYuan serves (the kernel itself would write anywhere
+ * in the workspace).
+ */
+const assetsDirPath = z
+  .string()
+  .max(512)
+  .refine(
+    (p) =>
+      /^\/assets(\/|$)/.test(p) &&
+      p
+        .slice(1)
+        .split("/")
+        .filter((s, i, all) => s !== "" || i !== all.length - 1)
+        .every(assetsSegmentOk),
+    "must be /assets/ or a folder under it, like /assets/pictures/",
+  )
+  .default("/assets/");
 
 /**
  * Every action of every tool, by tool then canonical action name (in the order they are
@@ -254,6 +283,23 @@ export const CATALOG = {
       policy: structure,
       args: z.strictObject({ path: fsPath, order: z.array(z.string().min(1)).min(1).max(512) }),
       signature: "reorder(path,order[titles])",
+    },
+  },
+  file: {
+    upload_asset: {
+      policy: source,
+      args: z
+        .strictObject({
+          localFilePath: z.string().min(1).max(4096).optional(),
+          uploadSource: z.string().min(1).max(256).optional(),
+          assetsDirPath,
+        })
+        .refine(
+          (a) => (a.localFilePath === undefined) !== (a.uploadSource === undefined),
+          "give exactly one of localFilePath or uploadSource",
+        ),
+      signature:
+        "upload_asset(localFilePath=absolute path on the server|uploadSource=staged handle,assetsDirPath?=/assets/)",
     },
   },
   notebook: {

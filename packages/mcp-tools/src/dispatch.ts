@@ -19,6 +19,7 @@ import type {
 } from "./handler.js";
 import { blockHandlers } from "./tools/block/index.js";
 import { documentHandlers } from "./tools/document/index.js";
+import { fileHandlers } from "./tools/file.js";
 import { fsHandlers } from "./tools/fs/index.js";
 import { notebookHandlers } from "./tools/notebook.js";
 import { searchHandlers } from "./tools/search.js";
@@ -30,6 +31,7 @@ export const HANDLERS: { readonly [T in ToolName]: ToolHandlers<T> } = {
   block: blockHandlers,
   document: documentHandlers,
   fs: fsHandlers,
+  file: fileHandlers,
   notebook: notebookHandlers,
   search: searchHandlers,
   tag: tagHandlers,
@@ -138,6 +140,7 @@ const BINDERS: { readonly [T in ToolName]: ReadonlyMap<string, Binder> } = {
   block: bindTable(CATALOG.block, HANDLERS.block),
   document: bindTable(CATALOG.document, HANDLERS.document),
   fs: bindTable(CATALOG.fs, HANDLERS.fs),
+  file: bindTable(CATALOG.file, HANDLERS.file),
   notebook: bindTable(CATALOG.notebook, HANDLERS.notebook),
   search: bindTable(CATALOG.search, HANDLERS.search),
   tag: bindTable(CATALOG.tag, HANDLERS.tag),

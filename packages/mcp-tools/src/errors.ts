@@ -18,6 +18,8 @@
  * - `notebook_closed`: nothing; `permission_denied`: `notebook`, `granted`, `needed`;
  * - `confirmation_required`: `writeAttempted: false`;
  * - `kernel_unavailable` / `kernel_error`: `kernelCode` (the siyuan-api error code);
+ * - `source_unavailable`: `source` (`localFilePath` or `uploadSource`, the kind this authority
+ *   cannot read or failed to read); `source_too_large`: `limit` and, when known, `size` (bytes);
  * - `internal_error`: nothing.
  */
 export type ToolErrorCode =
@@ -33,6 +35,8 @@ export type ToolErrorCode =
   | "kernel_unavailable"
   | "kernel_error"
   | "read_budget_exceeded"
+  | "source_unavailable"
+  | "source_too_large"
   | "internal_error";
 
 /** The caller's next step, one per code: every layer of this package answers a code with this hint. */
@@ -57,6 +61,10 @@ export const TOOL_ERROR_HINTS: Readonly<Record<ToolErrorCode, string>> = Object.
   kernel_error: "The kernel refused the request: check the arguments against a fresh read.",
   read_budget_exceeded:
     "The read needed more kernel calls or data than one read may use: narrow it (a smaller page or pageSize, a more specific query or path) and read again.",
+  source_unavailable:
+    "This authority cannot read that source: give localFilePath only where the Sisyphus Node server runs (an absolute path it can read); with the kernel authority stage the file first and pass the returned uploadSource.",
+  source_too_large:
+    "The file is larger than one upload may be (details.limit bytes); nothing was written. Upload a smaller file.",
   internal_error: "This is a Sisyphus bug; report it with the arguments you sent.",
 });
 

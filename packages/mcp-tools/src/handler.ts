@@ -11,10 +11,12 @@
  * outputs them. A missing handler, a handler for an action the catalog does not have, a handler of
  * the wrong kind, or one whose arguments disagree with the schema does not compile.
  */
+import type { StateDigest } from "@sisyphus/core-hash";
 import type { z } from "zod";
 import type { ActionSpec, Catalog, ToolName } from "./catalog.js";
 import type { KernelReads, KernelWrites } from "./kernel.js";
 import type { Permission, PermissionMap } from "./permissions.js";
+import type { SourceBytes, SourceRef } from "./source.js";
 
 /** What the runtime tells the system tool. */
 export interface SystemInfo {
@@ -39,6 +41,11 @@ export interface ToolContext {
   readonly phase: "preflight" | "commit" | "read";
   /** What the system tool reports about this runtime. */
   readonly system: SystemInfo;
+  /**
+   * The bytes of an upload source, through the shell's reader (a typed error when this runtime
+   * cannot read that kind of source, or the source is missing, invalid or too large).
+   */
+  readonly readSource: (ref: SourceRef) => Promise<SourceBytes>;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -65,8 +72,13 @@ export interface ExternalHandler<A> {
 
 /** What a probe saw. */
 export interface Probed<S> {
-  /** Canonical JSON-able state; its `stateHash` is the precondition. */
+  /** Canonical JSON-able state; its `stateHash` is the precondition unless `digest` is given. */
   readonly state: unknown;
+  /**
+   * The precondition digest when it is not `stateHash(state)`: a source's is the SHA-256 of its
+   * bytes (`sha256:v1:` + 64 hex digits), so `expectedSourceHash` names the file's own digest.
+   */
+  readonly digest?: StateDigest;
   /** Notebooks the write touches (permission is checked on each before any lease). */
   readonly notebooks: readonly string[];
   /** Small data the executor needs (e.g. attributes to keep). Never hashed, never stored. */

@@ -1,10 +1,11 @@
 /**
- * @sisyphus/mcp-tools: the SiYuan note tools (block, document, fs, notebook, search, tag, system)
- * under Strict Safe Writes. A runtime validates and classifies each call by one policy table, runs
- * reads against the kernel and sends every mutation through the write coordinator. No transport,
- * no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
+ * @sisyphus/mcp-tools: the SiYuan note tools (block, document, fs, file, notebook, search, tag,
+ * system) under Strict Safe Writes. A runtime validates and classifies each call by one policy
+ * table, runs reads against the kernel and sends every mutation through the write coordinator. No
+ * transport, no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
  */
 export { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
+export { safetyFields } from "./args.js";
 export {
   ACTIONS,
   type ActionPolicy,
@@ -12,6 +13,7 @@ export {
   findAction,
   type PreconditionKind,
   policyOf,
+  preconditionFieldName,
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
@@ -29,9 +31,11 @@ export {
 export {
   type CallRoute,
   registerSkillResources,
+  registerToolListing,
   registerTools,
   SKILL_MANIFEST_URI,
   skillResourceUri,
+  type ToolListing,
 } from "./register.js";
 export {
   type AuthorityInfo,
@@ -64,7 +68,17 @@ export {
   skillFiles,
   skillManifest,
 } from "./skill.js";
+export {
+  readSource,
+  type SourceBytes,
+  type SourceFailure,
+  type SourceReader,
+  type SourceRef,
+  sourceKind,
+  UPLOAD_ASSET_MAX_BYTES,
+} from "./source.js";
 export { describeTools, type ToolDescriptor } from "./surface.js";
+export { type TurnedOff, turnedOff } from "./tool-access.js";
 export {
   bootstrapText,
   CREDENTIAL_NOTE,

@@ -6,7 +6,14 @@
  * can tell "not dispatched" from "outcome unknown".
  */
 import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api/kernel";
-import type { BlockInfo, DocList, KernelReads, KernelWrites, NotebookRow } from "./kernel.js";
+import type {
+  BlockInfo,
+  DocList,
+  KernelReads,
+  KernelWrites,
+  NotebookRow,
+  UploadAnswer,
+} from "./kernel.js";
 
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
@@ -105,6 +112,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
       c.search.fullTextSearchBlock({ query, page, pageSize }),
     version: () => c.system.version(),
     flush: () => c.flush(),
+    getFile: async (path) => (await c.file.getFile({ path }))?.bytes ?? null,
   };
 }
 
@@ -153,6 +161,13 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
     pushMsg: async (msg, timeout) => {
       await c.notification.pushMsg({ msg, ...(timeout === undefined ? {} : { timeout }) });
+    },
+    uploadAsset: async (file, assetsDirPath): Promise<UploadAnswer> => {
+      const r = await c.asset.upload({
+        files: [{ filename: file.fileName, bytes: file.bytes }],
+        assetsDirPath,
+      });
+      return { succMap: r.succMap, errFiles: r.errFiles };
     },
   };
 }

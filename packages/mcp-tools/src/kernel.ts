@@ -78,6 +78,14 @@ export interface KernelReads {
   version(): Promise<string>;
   /** Waits until the kernel applied every queued write (`/api/sqlite/flushTransaction`). */
   flush(): Promise<void>;
+  /** A workspace file's bytes (`/api/file/getFile`, path from the workspace root), `null` if absent. */
+  getFile(path: string): Promise<Uint8Array | null>;
+}
+
+/** What `/api/asset/upload` answered: original file name → stored path (`assets/…`, under `data/`). */
+export interface UploadAnswer {
+  readonly succMap: Readonly<Record<string, string>>;
+  readonly errFiles: readonly string[] | null;
 }
 
 /**
@@ -108,4 +116,9 @@ export interface KernelWrites {
   moveDocsByID(ids: readonly string[], toID: string): Promise<void>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
+  /** Uploads one file as an asset into `assetsDirPath` (relative to `data/`). */
+  uploadAsset(
+    file: { readonly fileName: string; readonly bytes: Uint8Array },
+    assetsDirPath: string,
+  ): Promise<UploadAnswer>;
 }

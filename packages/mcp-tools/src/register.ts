@@ -14,6 +14,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import type { ToolResult, ToolRuntime } from "./runtime.js";
 import { SKILL_DESCRIPTION, SKILL_NAME, skillFiles, skillManifest } from "./skill.js";
+import type { ToolDescriptor } from "./surface.js";
 
 /** A shell's own call path: delegation, confirmation, admission. */
 export type CallRoute = (
@@ -39,6 +40,12 @@ function objectSchema(
 }
 
 /**
+ * A shell's `tools/list`: the tools the settings of this list leave on (one settings read per list),
+ * e.g. `runtime.listTools(settings.disabled)`.
+ */
+export type ToolListing = () => Promise<readonly ToolDescriptor[]>;
+
+/**
  * Registers every tool of `runtime` on `server`. Without `route`, calls go straight to
  * `runtime.callTool` with the request's abort signal (no confirmation: dangerous actions are refused
  * with `confirmation_required`).
@@ -60,6 +67,22 @@ export function registerTools(server: McpServer, runtime: ToolRuntime, route?: C
             })) as Promise<CallToolResult>,
     );
   }
+}
+
+/**
+ * Makes `tools/list` answer `listing` (read for each list) instead of every registered tool. The
+ * tools stay registered and enabled, so a call of one it leaves out still reaches the shell's route,
+ * which answers it (`action_disabled`) instead of the SDK's protocol error for a disabled tool.
+ */
+export function registerToolListing(server: McpServer, listing: ToolListing): void {
+  server.server.setRequestHandler("tools/list", async () => ({
+    tools: (await listing()).map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: "object"; [key: string]: unknown },
+      annotations: t.annotations,
+    })),
+  }));
 }
 
 /** The URI of one file of the skill served as a resource (`sisyphus://skills/<name>/<path>`). */

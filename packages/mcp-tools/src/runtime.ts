@@ -29,6 +29,7 @@ import {
 } from "./dispatch.js";
 import { isToolError, TOOL_ERROR_HINTS, ToolError } from "./errors.js";
 import type { Probed, SystemInfo, ToolContext } from "./handler.js";
+import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
 import {
   FULL_ACCESS,
@@ -38,7 +39,10 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-budget.js";
+import type { SisyphusOptions } from "./settings.js";
+import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
+import { turnedOff } from "./tool-access.js";
 import { CREDENTIAL_NOTE } from "./tools/system.js";
 
 /** Which process coordinates strict writes. */
@@ -66,6 +70,11 @@ export interface ToolRuntimeOptions {
   /** Absent in a delegating process: strict calls then fail with `write_coordinator_unavailable`. */
   readonly coordinator?: WriteCoordinator | undefined;
   readonly config?: ToolRuntimeConfig;
+  /**
+   * Reads upload sources (`file.upload_asset`): the Node server's reads absolute local paths, the
+   * kernel plugin's resolves staging handles. Absent: every source is `source_unavailable`.
+   */
+  readonly sources?: SourceReader | undefined;
 }
 
 /** Per-call context from the shell. */
@@ -84,6 +93,12 @@ export interface CallContext {
    * in one read); without it the runtime's `loadPermissions` runs.
    */
   readonly permissions?: PermissionMap | undefined;
+  /**
+   * The kernel options of this call's settings snapshot: the attempts of each idempotent kernel
+   * read (`readRetries`) and the default `pageSize` of paged reads. Absent: the client's retry
+   * policy and the catalog's default.
+   */
+  readonly options?: Pick<SisyphusOptions, "readRetries" | "pageSize"> | undefined;
 }
 
 /** The MCP tool result shape. */
@@ -104,11 +119,18 @@ export interface CallClass {
    */
   readonly dangerous: boolean;
   readonly validateOnly: boolean;
+  /** The canonical action, when the call names a known one (its arguments may still be invalid). */
+  readonly action?: string;
 }
 
 /** The runtime's surface. */
 export interface ToolRuntime {
-  listTools(): ToolDescriptor[];
+  /**
+   * The advertised tools, without those `disabled` turns off (settings' `"tool"`/`"tool.action"`
+   * entries); a list naming something the catalog lacks is unusable and lists every tool (each
+   * call then answers the settings refusal).
+   */
+  listTools(disabled?: readonly string[]): ToolDescriptor[];
   classify(tool: string, args: Record<string, unknown>): CallClass;
   callTool(tool: string, args: Record<string, unknown>, context?: CallContext): Promise<ToolResult>;
   /**
@@ -217,7 +239,7 @@ function isToolName(tool: string): boolean {
  * canonical action here, so everything after, the lease scope included, sees one name), the
  * business arguments against the action's schema, and the safety fields.
  */
-function parseCall(tool: string, args: Record<string, unknown>): Parsed {
+function parseCall(tool: string, args: Record<string, unknown>, pageSize?: number): Parsed {
   if (!isToolName(tool)) {
     throw new ToolError(
       "unknown_tool",
@@ -230,6 +252,14 @@ function parseCall(tool: string, args: Record<string, unknown>): Parsed {
     throw new ToolError("unknown_action", `${tool} has no action ${JSON.stringify(action)}`, {
       actions: ACTIONS.filter((a) => a.tool === tool).map((a) => a.action),
     });
+  }
+  // A paged read the call gives no page size takes the configured one (settings' options).
+  if (
+    pageSize !== undefined &&
+    business["pageSize"] === undefined &&
+    "pageSize" in surface.args.shape
+  ) {
+    business["pageSize"] = pageSize;
   }
   const bound = bindCall(surface, business);
   if (!bound.ok)
@@ -258,6 +288,39 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   const strict = config.strict ?? coordinator?.strict ?? true;
   const loadPermissions = config.loadPermissions ?? (() => FULL_ACCESS);
   const descriptors = describeTools(strict);
+  /** The last list with turned-off entries, by its `disabled` key: settings rarely change. */
+  let lastListed: { key: string; tools: ToolDescriptor[] } | undefined;
+  /** The kernel ports, per number of read attempts a call's settings ask for. */
+  const portsByRetries = new Map<
+    number,
+    { client: SiyuanClient } & ReturnType<typeof kernelFromClient>
+  >();
+
+  function listTools(disabled: readonly string[] = []): ToolDescriptor[] {
+    if (disabled.length === 0) return descriptors;
+    const key = disabled.join("\n");
+    if (lastListed?.key !== key) {
+      const off = turnedOff(disabled);
+      lastListed = {
+        key,
+        tools: off.unknown.length > 0 ? descriptors : describeTools(strict, off),
+      };
+    }
+    return lastListed.tools;
+  }
+
+  /** The client and kernel ports of a call: the runtime's own, or a view with its read attempts. */
+  function portsFor(readRetries: number | undefined) {
+    if (readRetries === undefined)
+      return { client: options.client, reads: kernel, writes: kernelWrites };
+    let ports = portsByRetries.get(readRetries);
+    if (ports === undefined) {
+      const client = options.client.withReadRetry({ maxAttempts: readRetries });
+      ports = { client, ...kernelFromClient(client) };
+      portsByRetries.set(readRetries, ports);
+    }
+    return ports;
+  }
   const readBudget = { reads: 0, exceededCalls: 0, exceededBytes: 0 };
 
   const info: SystemInfo = {
@@ -280,9 +343,16 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         kind: policy.kind,
         dangerous: p.surface.dangerous === true,
         validateOnly: p.safety.validateOnly === true,
+        action: p.surface.action,
       };
     } catch {
-      return { kind: "invalid", dangerous: false, validateOnly: false };
+      const action = findAction(tool, args["action"])?.action;
+      return {
+        kind: "invalid",
+        dangerous: false,
+        validateOnly: false,
+        ...(action === undefined ? {} : { action }),
+      };
     }
   }
 
@@ -291,10 +361,10 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    * the budget, and an exceeded budget answers `read_budget_exceeded` whatever the handler did
    * with the client's error.
    */
-  async function runBudgetedRead(ctx: ToolContext, read: BoundRead) {
+  async function runBudgetedRead(ctx: ToolContext, read: BoundRead, client: SiyuanClient) {
     const budget = new ReadBudget(config.readBudget);
     readBudget.reads++;
-    const reads = kernelFromClient(options.client.withBudget(budget)).reads;
+    const reads = kernelFromClient(client.withBudget(budget)).reads;
     let result: unknown;
     try {
       result = await runRead({ ...ctx, kernel: reads }, read);
@@ -328,6 +398,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     external: BoundExternal,
     call: WriteCall,
     validateOnly: boolean,
+    kernelWrites: KernelWrites,
   ) {
     const c = coordinator as WriteCoordinator;
     if (validateOnly) return c.preflight(call);
@@ -349,6 +420,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     m: AppliedMutation<S, E>,
     call: WriteCall,
     confirmed: boolean,
+    kernelWrites: KernelWrites,
   ): Promise<PreflightAnswer | CommitAnswer | { status: "cancelled" }> {
     const c = coordinator as WriteCoordinator;
     let probed: Probed<S> | undefined;
@@ -368,7 +440,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         );
       }
       probed = seen;
-      return { digest: stateHash(seen.state) };
+      return { digest: seen.digest ?? stateHash(seen.state) };
     };
     if (p.safety.validateOnly === true) {
       // The preflight answer also says what the commit will report without readback (`summary`,
@@ -409,7 +481,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         // decides from the request and the before-state (`unchanged`). A handler whose request
         // changes something must show a state that differs from before: the same state after a
         // write that said yes is a silently dropped write, never "nothing to do".
-        const priorDigest = before?.digest ?? stateHash(executed.before.state);
+        const priorDigest =
+          before?.digest ?? executed.before.digest ?? stateHash(executed.before.state);
         if (r.verdict === "applied" && digest === priorDigest)
           return {
             outcome: "mismatch",
@@ -430,18 +503,20 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     context: CallContext = {},
   ): Promise<ToolResult> {
     try {
-      const p = parseCall(tool, args);
+      const p = parseCall(tool, args, context.options?.pageSize);
       const policy = policyOf(p.surface, p.call.args);
       const { handler } = p.call;
       const validateOnly = p.safety.validateOnly === true;
       const needs: Permission =
         policy.kind === "read" ? "read" : p.surface.dangerous ? "delete" : "write";
+      const ports = portsFor(context.options?.readRetries);
       const ctx: ToolContext = {
-        kernel,
+        kernel: ports.reads,
         permissions: context.permissions ?? (await loadPermissions()),
         needs,
         phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,
+        readSource: (ref) => readSource(options.sources, ref),
         ...(context.signal ? { signal: context.signal } : {}),
       };
       if (handler.kind !== policy.kind)
@@ -449,7 +524,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           "internal_error",
           `${tool}.${p.surface.action} is a ${policy.kind} action with a ${handler.kind} handler`,
         );
-      if (handler.kind === "read") return ok(await runBudgetedRead(ctx, handler));
+      if (handler.kind === "read") return ok(await runBudgetedRead(ctx, handler, ports.client));
       if (p.surface.dangerous === true && !validateOnly && context.confirmed !== true) {
         throw new ToolError(
           "confirmation_required",
@@ -472,10 +547,17 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         cancellation,
       };
       if (handler.kind === "external")
-        return ok(await runExternal(ctx, handler, call, validateOnly));
+        return ok(await runExternal(ctx, handler, call, validateOnly, ports.writes));
       return ok(
         await handler.open((m) =>
-          runMutation(ctx, p, m, { ...call, targetIds: targetsOf(m) }, context.confirmed === true),
+          runMutation(
+            ctx,
+            p,
+            m,
+            { ...call, targetIds: targetsOf(m) },
+            context.confirmed === true,
+            ports.writes,
+          ),
         ),
       );
     } catch (e) {
@@ -504,7 +586,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   }
 
   return {
-    listTools: () => descriptors,
+    listTools,
     classify,
     callTool,
     precheck,

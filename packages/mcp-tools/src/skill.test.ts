@@ -43,6 +43,7 @@ describe("skill siyuan-strict-writes", () => {
       "expectedStateHash",
       "expectedStructureHash",
       "expectedManifestHash",
+      "expectedSourceHash",
       "additive, no hash",
     ]);
   });

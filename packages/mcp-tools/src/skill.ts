@@ -14,7 +14,7 @@ export const SKILL_NAME = "siyuan-strict-writes";
 
 /** The front-matter `description`: what the skill does and when to use it. */
 export const SKILL_DESCRIPTION =
-  "Write to SiYuan notes through the Sisyphus MCP server (tools block, document, fs, notebook, tag, " +
+  "Write to SiYuan notes through the Sisyphus MCP server (tools block, document, fs, file, notebook, tag, " +
   "search, system) under Strict Safe Writes: each write is a validateOnly preflight, then a commit " +
   "with the returned requestId and precondition hash. Use before any SiYuan write.";
 
@@ -57,6 +57,14 @@ const EXAMPLES: readonly SkillExample[] = [
     note: "Change a set the server hashes as a whole (tag.rename, tag.remove).",
     credential: "e81c",
     requestId: "07b3",
+  },
+  {
+    kind: "source",
+    tool: "file",
+    args: { action: "upload_asset", localFilePath: "/home/me/diagram.png" },
+    note: "Upload a file as an asset (localFilePath: absolute, on the server's host; or a staged uploadSource). The hash is the file's own SHA-256: a file changed after preflight answers state_changed. The receipt names assetPath.",
+    credential: "b5d1",
+    requestId: "e2c7",
   },
   {
     kind: "none",

@@ -15,6 +15,7 @@ import {
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
+import type { TurnedOff } from "./tool-access.js";
 
 /** One advertised tool. */
 export interface ToolDescriptor {
@@ -28,6 +29,7 @@ const PURPOSE: Record<ToolName, string> = {
   block: "SiYuan blocks by ID; data is Markdown unless dataType:dom",
   document: "SiYuan documents by ID; notebook = notebook ID from notebook.list",
   fs: "SiYuan documents by path /<notebook name>/<title>/…",
+  file: "Files in the SiYuan workspace; assets go to data/assets/",
   notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
@@ -109,11 +111,15 @@ function strictKinds(actions: readonly ActionSurface[]): Map<PreconditionKind, s
 }
 
 /**
- * The descriptor of one tool. With `strict` false the legacy surface is returned: no preflight
- * fields, and a description that says writes carry no safety guarantee.
+ * The descriptor of one tool, offering `actions` (default: all of the tool's; the settings may turn
+ * some off). With `strict` false the legacy surface is returned: no preflight fields, and a
+ * description that says writes carry no safety guarantee.
  */
-export function describeTool(tool: ToolName, strict: boolean): ToolDescriptor {
-  const actions = ACTIONS.filter((a) => a.tool === tool);
+export function describeTool(
+  tool: ToolName,
+  strict: boolean,
+  actions: readonly ActionSurface[] = ACTIONS.filter((a) => a.tool === tool),
+): ToolDescriptor {
   const properties: Record<string, JsonSchema> = {
     action: { enum: actions.map((a) => a.action) },
   };
@@ -165,7 +171,16 @@ export function describeTool(tool: ToolName, strict: boolean): ToolDescriptor {
   };
 }
 
-/** Every tool's descriptor, in catalog order. */
-export function describeTools(strict: boolean): ToolDescriptor[] {
-  return TOOL_NAMES.map((t) => describeTool(t, strict));
+/**
+ * Every listed tool's descriptor, in catalog order: with `off`, a tool whose actions are all turned
+ * off is left out and the others offer only their enabled actions.
+ */
+export function describeTools(strict: boolean, off?: TurnedOff): ToolDescriptor[] {
+  if (off === undefined) return TOOL_NAMES.map((t) => describeTool(t, strict));
+  const out: ToolDescriptor[] = [];
+  for (const tool of TOOL_NAMES) {
+    const actions = off.enabledActions(tool);
+    if (actions.length > 0) out.push(describeTool(tool, strict, actions));
+  }
+  return out;
 }

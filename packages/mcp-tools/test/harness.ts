@@ -15,6 +15,7 @@ import { afterAll, beforeAll } from "vitest";
 import {
   createToolRuntime,
   type PermissionMap,
+  type SourceReader,
   type ToolResult,
   type ToolRuntime,
 } from "../src/index.js";
@@ -44,7 +45,13 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: { strict?: boolean } = {}): Promise<Harness> {
+/** Options of a harness: strict mode, and the upload-source reader its runtime gets. */
+export interface HarnessOptions {
+  readonly strict?: boolean;
+  readonly sources?: SourceReader;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sandbox = await startSandbox({ seed: "demo", flushIntervalMs: 5 });
   const client = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
@@ -93,6 +100,7 @@ export async function startHarness(options: { strict?: boolean } = {}): Promise<
     client,
     coordinator,
     config: { loadPermissions: () => h.permissions },
+    ...(options.sources ? { sources: options.sources } : {}),
   });
   return h;
 }
@@ -102,7 +110,7 @@ export async function startHarness(options: { strict?: boolean } = {}): Promise<
  * `describe`'s) tests and stopped after them. The answer stands for that harness; use it inside
  * tests and hooks, not while the file is being collected.
  */
-export function useHarness(options: { strict?: boolean } = {}): Harness {
+export function useHarness(options: HarnessOptions = {}): Harness {
   let started: Harness | undefined;
   beforeAll(async () => {
     started = await startHarness(options);

@@ -33,7 +33,7 @@ export interface ServerConfig {
   readonly allowedOrigins: readonly string[];
   /** Directory of the ledger, reservations, lock and `authority.json`. */
   readonly dataDir: string;
-  /** Strict Safe Writes (default on; `--no-strict` turns it off). */
+  /** `--no-strict` not given: Strict Safe Writes on unless the settings turn it off at start. */
   readonly strict: boolean;
   /** Optional explicit authority URL for a delegating stdio process (`--authority-url`, `SISYPHUS_AUTHORITY_URL`). */
   readonly authorityUrl?: string;
@@ -75,13 +75,15 @@ Options (environment variable in brackets):
   --auth-token TOKEN        bearer token of the HTTP endpoint, >= 16 characters [SISYPHUS_AUTH_TOKEN]
   --host HOST               HTTP bind address (default 127.0.0.1)
   --port PORT               HTTP port, 0 = any free one (default 36806) [SISYPHUS_HTTP_PORT]
-  --allowed-origins LIST    extra browser origins, comma-separated [SISYPHUS_ALLOWED_ORIGINS]
+  --allowed-origins LIST    extra browser origins of this server, comma-separated (the kernel
+                            plugin's routes use the settings' options.allowedOrigins) [SISYPHUS_ALLOWED_ORIGINS]
   --data-dir DIR            ledger, reservations, lock (default ~/.sisyphus) [SISYPHUS_DATA_DIR]
   --authority-url URL       stdio: delegate to this authority, start none [SISYPHUS_AUTHORITY_URL]
   --no-autostart            stdio: never start a background authority
   --idle-stop-ms MS         HTTP: stop after MS idle (0 = never); stdio: the background one's [SISYPHUS_IDLE_STOP_MS]
   --background              HTTP: run as a stdio process's background authority (loopback only)
-  --no-strict               turn Strict Safe Writes off
+  --no-strict               turn Strict Safe Writes off (otherwise the settings' strictSafeWrites,
+                            read at start, decides)
   --shutdown-grace-ms MS    SIGTERM/SIGINT grace for running writes (default 30000) [SISYPHUS_SHUTDOWN_GRACE_MS]
   -h, --help                print this and exit
 `;

@@ -29,7 +29,7 @@ import { type HttpServerHandle, startHttpServer } from "./http-server.js";
 import { IdleStop } from "./idle-stop.js";
 import { importEsm } from "./import-esm.js";
 import { cryptoRandomSource } from "./random.js";
-import { type AuthorityKind, startupAuthorityKind } from "./settings-reader.js";
+import { type StartupSettings, startupSettings } from "./settings-reader.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
 
@@ -128,11 +128,13 @@ async function startHttp(
     let siyuanToken = config.siyuanToken;
     let authToken = config.authToken;
     const demo = siyuanUrl === undefined;
-    // The settings choose the authority (the embedded demo kernel has no plugin: Node).
-    const kind: AuthorityKind = demo
-      ? "node-http"
-      : await startupAuthorityKind(siyuanUrl as string, siyuanToken, SETTINGS_READ_TIMEOUT_MS, log);
-    if (kind === "kernel") {
+    // The settings choose the authority (the embedded demo kernel has no plugin: Node) and, with
+    // `--no-strict`, whether Strict Safe Writes is on, for the life of this process.
+    const startup: StartupSettings = demo
+      ? { kind: "node-http", strictSafeWrites: true }
+      : await startupSettings(siyuanUrl as string, siyuanToken, SETTINGS_READ_TIMEOUT_MS, log);
+    const strict = config.strict && startup.strictSafeWrites;
+    if (startup.kind === "kernel") {
       if (config.background) {
         throw new NodeServerError(
           "config_invalid",
@@ -140,7 +142,7 @@ async function startHttp(
           { setting: "--background" },
         );
       }
-      return await startKernelFront(config, log, cleanups, cleanup);
+      return await startKernelFront(config, strict, log, cleanups, cleanup);
     }
     const permissions = describeDataDirPermissions(config.dataDir, secureDataDir(config.dataDir));
     if (permissions !== undefined) log(permissions);
@@ -173,7 +175,7 @@ async function startHttp(
       epoch,
       ledgerStore,
       reservationStore,
-      strict: config.strict,
+      strict,
     });
     const admission = new Admission();
     const drain = new DrainGate();
@@ -208,7 +210,7 @@ async function startHttp(
         (await import("./mcp-stack.js")).createHttpEndpoint({
           siyuanUrl: siyuanUrl as string,
           ...(siyuanToken === undefined ? {} : { siyuanToken }),
-          strict: config.strict,
+          strict,
           authority: { kind: "node-http", epoch, coordinator },
           admission,
           drain,
@@ -315,6 +317,7 @@ async function startHttp(
  */
 async function startKernelFront(
   config: ServerConfig,
+  strict: boolean,
   log: Log,
   cleanups: Array<() => Promise<void>>,
   cleanup: () => Promise<void>,
@@ -338,7 +341,7 @@ async function startKernelFront(
       (await import("./mcp-stack.js")).createHttpEndpoint({
         siyuanUrl,
         ...(siyuanToken === undefined ? {} : { siyuanToken }),
-        strict: config.strict,
+        strict,
         authority: { kind: "kernel", link },
         admission,
         drain,

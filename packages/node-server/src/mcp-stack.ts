@@ -26,9 +26,11 @@ import {
   createToolRuntime,
   errorResult,
   registerSkillResources,
+  registerToolListing,
   registerTools,
   SERVER_INSTRUCTIONS,
   TOOL_ERROR_HINTS,
+  type ToolListing,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
 import {
@@ -56,9 +58,10 @@ import {
 } from "./constants.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
+import { localFileSourceReader } from "./local-source.js";
 import { cryptoRandomSource } from "./random.js";
 import { principalOf } from "./security.js";
-import { type AuthorityKind, readSettings, startupAuthorityKind } from "./settings-reader.js";
+import { type AuthorityKind, readSettings, startupSettings } from "./settings-reader.js";
 
 /** Builds one MCP server instance for an era; `authInfo.clientId` carries the principal. */
 export type ServerFactory = (ctx: { era: "modern" | "legacy"; authInfo?: AuthInfo }) => McpServer;
@@ -70,12 +73,18 @@ function buildFactory(
   runtime: ToolRuntime,
   gateway: ReturnType<typeof createGateway>,
   principal: string,
+  listing: ToolListing,
 ): ServerFactory {
   return () => {
     const server = new McpServer(
       { name: SERVER_INFO.name, version: SERVER_INFO.version },
       // The instructions go out in both eras: `server/discover` (2026-07-28) and `initialize` (2025).
-      { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+      // `listChanged` stated: the SDK would advertise it for registered tools, and this server sends
+      // no list notifications (a client lists again; each list reads the settings).
+      {
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+        instructions: SERVER_INSTRUCTIONS,
+      },
     );
     const conn: GatewayConnection = {
       principal,
@@ -87,6 +96,7 @@ function buildFactory(
       (tool: string, args: Record<string, unknown>, ctx: ServerContext) =>
         gateway(tool, args, ctx, conn),
     );
+    registerToolListing(server, listing);
     // The skill siyuan-strict-writes (SKILL.md and its manifest), rendered in memory from the
     // same source as system.bootstrap: bundled, never read from disk.
     registerSkillResources(server);
@@ -137,7 +147,10 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const a = options.authority;
   const runtime = createToolRuntime({
     client,
-    ...(a.kind === "node-http" ? { coordinator: a.coordinator } : {}),
+    // The authority reads upload sources from this host's files; a front delegates strict calls.
+    ...(a.kind === "node-http"
+      ? { coordinator: a.coordinator, sources: localFileSourceReader() }
+      : {}),
     config: {
       strict: options.strict,
       authority:
@@ -159,7 +172,12 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
   });
   const principal = principalOf(options.authToken);
-  const factory = buildFactory(runtime, gateway, principal);
+  const factory = buildFactory(
+    runtime,
+    gateway,
+    principal,
+    toolListing(runtime, options.siyuanUrl, options.siyuanToken),
+  );
   const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [] };
   const modern = createMcpHandler(() => factory({ era: "modern", authInfo }), {
     legacy: "reject",
@@ -291,7 +309,22 @@ function settingsSnapshot(
         ),
       };
     }
-    return { permissions: read.settings.permissions };
+    return { settings: read.settings };
+  };
+}
+
+/**
+ * `tools/list` from the settings, read once per list: the tools they leave on. Settings that cannot
+ * be read or used list every tool: each call then answers why it cannot run.
+ */
+function toolListing(
+  runtime: ToolRuntime,
+  siyuanUrl: string,
+  siyuanToken: string | undefined,
+): ToolListing {
+  return async () => {
+    const read = await readSettings(siyuanUrl, siyuanToken, SETTINGS_READ_TIMEOUT_MS);
+    return runtime.listTools(read.ok ? read.settings.disabled : []);
   };
 }
 
@@ -305,7 +338,7 @@ export async function startStdio(
   launcher?: string,
 ): Promise<{ close(): Promise<void> }> {
   const siyuanUrl = config.siyuanUrl as string;
-  const kind = await startupAuthorityKind(
+  const { kind, strictSafeWrites } = await startupSettings(
     siyuanUrl,
     config.siyuanToken,
     SETTINGS_READ_TIMEOUT_MS,
@@ -316,7 +349,10 @@ export async function startStdio(
   });
   const runtime = createToolRuntime({
     client,
-    config: { strict: config.strict, authority: { kind: "delegating", epoch: "" } },
+    config: {
+      strict: config.strict && strictSafeWrites,
+      authority: { kind: "delegating", epoch: "" },
+    },
   });
   const link = new AuthorityLink({
     dataDir: config.dataDir,
@@ -353,9 +389,17 @@ export async function startStdio(
   });
   // Loaded here, not at the top: an HTTP server never needs the stdio transport.
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
-  const handle = serveStdio(buildFactory(runtime, gateway, `stdio:${process.pid}`), {
-    onerror: (e) => log(`sisyphus-server: ${e.message}`),
-  });
+  const handle = serveStdio(
+    buildFactory(
+      runtime,
+      gateway,
+      `stdio:${process.pid}`,
+      toolListing(runtime, siyuanUrl, config.siyuanToken),
+    ),
+    {
+      onerror: (e) => log(`sisyphus-server: ${e.message}`),
+    },
+  );
   log(
     kind === "kernel"
       ? `sisyphus-server: serving MCP on stdio; writes are delegated to the kernel authority at ${siyuanUrl}`

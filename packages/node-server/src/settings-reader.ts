@@ -85,21 +85,32 @@ export async function readSettings(
   }
 }
 
+/** What the settings say when the process starts. */
+export interface StartupSettings {
+  /** The write authority they select. */
+  readonly kind: AuthorityKind;
+  /**
+   * Their Strict Safe Writes switch (true when they cannot be read): a process keeps the value it
+   * started with, so leases already issued never change meaning; a change applies after a restart.
+   */
+  readonly strictSafeWrites: boolean;
+}
+
 /**
- * The authority the settings select at start. A kernel that cannot be asked leaves the Node
- * authority in place (said through `log`): if the settings select the kernel after all, the first
- * strict call finds out and answers `write_coordinator_changed` — never two authorities.
+ * The settings at start. A kernel that cannot be asked leaves the Node authority in place (said
+ * through `log`): if the settings select the kernel after all, the first strict call finds out and
+ * answers `write_coordinator_changed` — never two authorities. Strict Safe Writes then stays on.
  */
-export async function startupAuthorityKind(
+export async function startupSettings(
   siyuanUrl: string,
   siyuanToken: string | undefined,
   timeoutMs: number,
   log: (line: string) => void,
-): Promise<AuthorityKind> {
+): Promise<StartupSettings> {
   const read = await readSettings(siyuanUrl, siyuanToken, timeoutMs);
-  if (read.ok) return read.kind;
+  if (read.ok) return { kind: read.kind, strictSafeWrites: read.settings.strictSafeWrites };
   log(
     `sisyphus-server: cannot read the Sisyphus settings (${read.message}); the Node server is the write authority until a restart.`,
   );
-  return "node-http";
+  return { kind: "node-http", strictSafeWrites: true };
 }

@@ -14,7 +14,16 @@ import { afterAll, beforeAll } from "vitest";
 export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 export const AUTH_TOKEN = "test-token-0123456789abcdef";
 /** The tools every server lists, sorted. */
-export const TOOL_NAMES = ["block", "document", "fs", "notebook", "search", "system", "tag"];
+export const TOOL_NAMES = [
+  "block",
+  "document",
+  "file",
+  "fs",
+  "notebook",
+  "search",
+  "system",
+  "tag",
+];
 const START_TIMEOUT_MS = 20_000;
 
 /** Data directories made by {@link tempDataDir}: `killAll` stops background authorities left in them. */

@@ -153,7 +153,7 @@ describe("kernel down", () => {
     });
     const client = await httpClient(down.url, { era: "modern" });
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(7);
+    expect(tools.tools).toHaveLength(TOOL_NAMES.length);
     const read = await client.callTool({
       name: "block",
       arguments: { action: "get_kramdown", id: "20260101120102-pgoals1" },

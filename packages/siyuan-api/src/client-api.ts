@@ -178,6 +178,11 @@ export interface SiyuanClient {
    * per tool call is fine. `close()` on the view closes the shared transport.
    */
   withBudget(budget: CallBudget): SiyuanClient;
+  /**
+   * A view of this client — same transport, budget and counters — whose reads follow `readRetry`
+   * over this client's own policy (e.g. one call's configured number of attempts). Cheap.
+   */
+  withReadRetry(readRetry: Partial<ReadRetryPolicy>): SiyuanClient;
   /** Counters by endpoint since creation or the last `resetStats()`. */
   stats(): ClientStats;
   resetStats(): void;

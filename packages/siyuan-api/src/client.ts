@@ -236,6 +236,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
         },
         counter,
       ),
+    withReadRetry: (readRetry) =>
+      buildClient({ ...options, readRetry: { ...options.readRetry, ...readRetry } }, counter),
     stats: () => counter.snapshot(),
     resetStats: () => counter.reset(),
     close: () => transport.close(),

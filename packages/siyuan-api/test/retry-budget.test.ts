@@ -172,6 +172,24 @@ describe("call budget and counters", () => {
     await client.close();
   });
 
+  it("withReadRetry: a view whose reads make the given number of attempts, sharing the counters", async () => {
+    const client = createSiyuanClient({
+      transport: undiciTransport({ baseUrl: server.url }),
+      sleep: async () => {},
+    });
+    server.handle((_r, i) =>
+      i < 2 ? { kind: "raw", status: 503, body: "" } : ok(1_700_000_000_000),
+    );
+    const once = client.withReadRetry({ maxAttempts: 1 });
+    expect((await failure(once.system.currentTime())).details.attempts).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    // The parent keeps its own policy (3 attempts): its 503 is retried.
+    expect(await client.system.currentTime()).toBe(1_700_000_000_000);
+    expect(server.requests).toHaveLength(3);
+    expect(client.stats().attempts).toEqual({ "/api/system/currentTime": 3 });
+    await client.close();
+  });
+
   it("counts calls and attempts per endpoint, and bytes; resetStats clears them", async () => {
     const client = createSiyuanClient({
       transport: undiciTransport({ baseUrl: server.url }),

@@ -20,11 +20,13 @@ import {
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
 import type { PermissionMap } from "../permissions.js";
+import type { SisyphusOptions, SisyphusSettings } from "../settings.js";
+import { turnedOff } from "../tool-access.js";
 import type { Admission } from "./admission.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
 import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
-import { shellError } from "./results.js";
+import { shellError, unusableSettingsRefusal } from "./results.js";
 
 /** The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. */
 export interface ShellRuntime {
@@ -35,6 +37,8 @@ export interface ShellRuntime {
     kind: "read" | "mutation" | "external" | "invalid";
     dangerous: boolean;
     validateOnly: boolean;
+    /** The canonical action, when the call names a known one. */
+    action?: string;
   };
   /**
    * `context.cancellation`, when given, is the call's handle at the coordinator's cancellation
@@ -48,6 +52,7 @@ export interface ShellRuntime {
       confirmed?: boolean;
       cancellation?: WriteCancellation;
       permissions?: PermissionMap;
+      options?: Pick<SisyphusOptions, "readRetries" | "pageSize">;
     },
   ): Promise<CallToolResult>;
   /**
@@ -98,7 +103,9 @@ export interface GatewayOptions {
    * The call's settings snapshot, read once per call before admission and confirmation (reads
    * included): a refusal stops the call (e.g. `write_coordinator_changed` for a strict call when the
    * settings select another authority than the one this process started with); otherwise the
-   * permissions the runtime applies to this call. Absent: the runtime's own `loadPermissions`.
+   * settings of this call: a turned-off tool or action answers `action_disabled` here, and the
+   * runtime applies their permissions and kernel options. Absent: the runtime's own
+   * `loadPermissions`, every tool on.
    */
   snapshot?: (writeClass: boolean) => Promise<SettingsSnapshot>;
 }
@@ -112,12 +119,14 @@ export interface GatewayOptions {
 export interface CallControl {
   readonly barrier: { cancellation: WriteCancellation };
   readonly signal: AbortSignal;
+  /** Told the settings the call runs under (its snapshot), before anything else happens. */
+  readonly settingsSeen?: (settings: SisyphusSettings) => void;
 }
 
-/** What a call's settings read gave: a refusal, or the permissions to apply. */
+/** What a call's settings read gave: a refusal, or the settings to apply. */
 export type SettingsSnapshot =
   | { readonly refusal: CallToolResult }
-  | { readonly permissions: PermissionMap };
+  | { readonly settings: SisyphusSettings };
 
 /** Per-connection facts the gateway needs besides the request context. */
 export interface GatewayConnection {
@@ -156,6 +165,40 @@ export function declaresForm(elicitation: unknown): boolean {
 }
 
 type Verdict = { ok: true } | { ok: false; result: CallToolResult };
+
+/** What a call's settings give its run: the permissions and the kernel options. */
+interface Applied {
+  readonly permissions: PermissionMap;
+  readonly options: Pick<SisyphusOptions, "readRetries" | "pageSize">;
+}
+
+/**
+ * The call's refusal by its settings, if any: a `disabled` entry naming nothing in the catalog
+ * makes them unusable; a turned-off tool or action answers `action_disabled` (nothing ran).
+ */
+function refusedBySettings(
+  settings: SisyphusSettings,
+  tool: string,
+  action: string | undefined,
+  writeClass: boolean,
+): CallToolResult | undefined {
+  if (settings.disabled.length === 0) return undefined;
+  const off = turnedOff(settings.disabled);
+  if (off.unknown.length > 0) {
+    return unusableSettingsRefusal(
+      `disabled names ${off.unknown.map((n) => JSON.stringify(n)).join(", ")}, which no tool or action has`,
+      writeClass,
+    );
+  }
+  if (!off.has(tool, action)) return undefined;
+  const name = off.has(tool) || action === undefined ? tool : `${tool}.${action}`;
+  return shellError(
+    "action_disabled",
+    `${name} is turned off in the Sisyphus settings; nothing ran.`,
+    { tool, ...(action === undefined ? {} : { action }) },
+    { writeAttempted: false },
+  );
+}
 
 /** How this request's client will be asked to confirm: modern or legacy form elicitation, or not. */
 function clientDeclaration(
@@ -435,24 +478,17 @@ export function createGateway(options: GatewayOptions) {
       }
       return precheckOnly(tool, args);
     }
-    let permissions: PermissionMap | undefined;
+    let applied: Applied | undefined;
     if (snapshot !== undefined) {
       const snap = await snapshot(writeClass);
       if ("refusal" in snap) return snap.refusal;
-      permissions = snap.permissions;
+      control?.settingsSeen?.(snap.settings);
+      const refused = refusedBySettings(snap.settings, tool, cls.action, writeClass);
+      if (refused !== undefined) return refused;
+      applied = { permissions: snap.settings.permissions, options: snap.settings.options };
     }
     if (!writeClass || drain === undefined) {
-      return admitted(
-        tool,
-        args,
-        confirmArg,
-        cls,
-        ctx,
-        conn,
-        signal,
-        control?.barrier,
-        permissions,
-      );
+      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control?.barrier, applied);
     }
     if (drain.draining) {
       return shellError(
@@ -477,7 +513,7 @@ export function createGateway(options: GatewayOptions) {
           conn,
           AbortSignal.any([signal, ticket.signal]),
           barrier,
-          permissions,
+          applied,
         ),
       () =>
         cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
@@ -493,7 +529,7 @@ export function createGateway(options: GatewayOptions) {
     conn: GatewayConnection,
     signal: AbortSignal,
     barrier?: { cancellation: WriteCancellation },
-    permissions?: PermissionMap,
+    applied?: Applied,
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
@@ -531,7 +567,7 @@ export function createGateway(options: GatewayOptions) {
             signal,
             confirmed: withConfirmation,
             ...(barrier === undefined ? {} : { cancellation: barrier.cancellation }),
-            ...(permissions === undefined ? {} : { permissions }),
+            ...(applied === undefined ? {} : applied),
           });
         };
         const result = await run(confirmed);

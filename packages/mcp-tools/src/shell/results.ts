@@ -14,7 +14,8 @@ export type ShellErrorCode =
   | "confirmation_declined"
   | "confirmation_cancelled"
   | "confirmation_invalid"
-  | "task_rejected";
+  | "task_rejected"
+  | "action_disabled";
 
 /** One-line next step per shell error code. */
 export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
@@ -33,6 +34,8 @@ export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
     "The user dismissed the confirmation: nothing ran; ask again only if they want to.",
   task_rejected:
     "Give every tools/call its own new UUID as the taskId (a live or retained one is refused); to reconcile a write, use its requestId, not a taskId. Nothing ran.",
+  action_disabled:
+    "This tool or action is turned off in the Sisyphus settings and nothing ran: use another one, or ask the user to turn it on.",
   confirmation_invalid:
     "The confirmation was malformed, missing, expired or reused: repeat the call to get a fresh confirmation (check the client's form elicitation support).",
 };

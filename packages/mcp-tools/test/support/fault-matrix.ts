@@ -25,7 +25,13 @@ import {
   MemoryLedgerStore,
   MemoryReservationStore,
 } from "@sisyphus/write-safety";
-import { ACTIONS, createToolRuntime, findAction, type ToolResult } from "../../src/index.js";
+import {
+  ACTIONS,
+  createToolRuntime,
+  findAction,
+  type SourceBytes,
+  type ToolResult,
+} from "../../src/index.js";
 
 // ---------------------------------------------------------------- kernel endpoints
 
@@ -149,6 +155,8 @@ export interface Env {
   readonly transport: MatrixTransport;
   /** A client outside the fault path, for setup and for reading the live state. */
   readonly verify: SiyuanClient;
+  /** Holds bytes as an upload source (as a staging area would) and returns its handle. */
+  stage(fileName: string, bytes: Uint8Array): string;
   call(tool: string, args: Record<string, unknown>, confirmed: boolean): Promise<ToolResult>;
   stop(): Promise<void>;
 }
@@ -172,15 +180,28 @@ export async function startEnv(): Promise<Env> {
     reservationStore: new MemoryReservationStore(),
     strict: true,
   });
+  const staged = new Map<string, SourceBytes>();
   const runtime = createToolRuntime({
     client,
     coordinator,
     config: { loadPermissions: () => ({ default: "delete" }) },
+    sources: {
+      read: async (ref) =>
+        ("uploadSource" in ref ? staged.get(ref.uploadSource) : undefined) ?? {
+          error: "not_found",
+          message: "no such source",
+        },
+    },
   });
   return {
     sandbox,
     transport,
     verify,
+    stage(fileName, bytes) {
+      const handle = `stage-${staged.size + 1}`;
+      staged.set(handle, { fileName, bytes });
+      return handle;
+    },
     call: (tool, args, confirmed) => runtime.callTool(tool, args, { confirmed }),
     async stop() {
       await sandbox.control.refuseConnections(false);

@@ -70,6 +70,17 @@ async function docAtShows(
   return sameBodies(env, ids[0] as string, expected);
 }
 
+/** Exactly one file under data/assets/ holds `bytes` (read with a client outside the fault path). */
+async function assetsHolding(env: Env, bytes: Uint8Array): Promise<string | undefined> {
+  const entries = (await env.verify.file.readDir({ path: "/data/assets" })) ?? [];
+  let holding = 0;
+  for (const e of entries.filter((x) => !x.isDir)) {
+    const file = await env.verify.file.getFile({ path: `/data/assets/${e.name}` });
+    if (file && Buffer.from(file.bytes).equals(Buffer.from(bytes))) holding++;
+  }
+  return holding === 1 ? undefined : `${holding} assets hold the uploaded bytes`;
+}
+
 async function notebookRow(env: Env, id: string) {
   return (await env.verify.notebook.lsNotebooks()).notebooks.find((n) => n.id === id);
 }
@@ -350,6 +361,19 @@ export const SCENARIOS: readonly Scenario[] = [
       return {
         args: { action: "reorder", path: `/${NOTEBOOK}/Parent`, order: ["C", "B", "A"] },
         shows: () => orderShows(env, t.nb, t.parent, [...t.children].reverse()),
+      };
+    },
+  },
+  // ------------------------------------------------------------------ file
+  {
+    key: "file.upload_asset",
+    name: "file.upload_asset a staged file",
+    async setup(env) {
+      const bytes = new TextEncoder().encode("asset bytes\n");
+      const uploadSource = env.stage("notes.txt", bytes);
+      return {
+        args: { action: "upload_asset", uploadSource },
+        shows: () => assetsHolding(env, bytes),
       };
     },
   },
