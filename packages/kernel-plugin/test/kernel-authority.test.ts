@@ -19,7 +19,16 @@ describe("the kernel authority", () => {
     for (const era of ["modern", "legacy"] as const) {
       const client = await kernelClient(box.current, era);
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(["block", "document", "fs", "notebook", "search", "system", "tag"]);
+      expect(tools).toEqual([
+        "block",
+        "document",
+        "file",
+        "fs",
+        "notebook",
+        "search",
+        "system",
+        "tag",
+      ]);
       await client.close();
     }
   });

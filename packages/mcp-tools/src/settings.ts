@@ -16,6 +16,15 @@ export const SETTINGS_FILE = "settings.json";
 export const SETTINGS_WORKSPACE_PATH = `/data/storage/petal/${PLUGIN_NAME}/${SETTINGS_FILE}`;
 /** The kernel authority's MCP endpoint, a path on the SiYuan port. */
 export const KERNEL_MCP_PATH = `/plugin/private/${PLUGIN_NAME}/mcp`;
+/** The kernel plugin's upload staging endpoints (spec "Kernel file transfer"), paths on the SiYuan port. */
+export const KERNEL_TRANSFER_UPLOAD_PATH = `/plugin/private/${PLUGIN_NAME}/transfer/upload`;
+export const KERNEL_TRANSFER_LOOKUP_PATH = `/plugin/private/${PLUGIN_NAME}/transfer/lookup`;
+/**
+ * The largest file the kernel plugin stages, in bytes (10 MiB): its staging area refuses more, and
+ * a Node front or the CLI refuses a larger `localFilePath` before sending anything (it needs the
+ * Node coordinator).
+ */
+export const KERNEL_STAGING_FILE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** The settings, defaults filled in. */
 export interface SisyphusSettings {

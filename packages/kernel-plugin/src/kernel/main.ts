@@ -16,6 +16,7 @@ import {
 import {
   createToolRuntime,
   registerSkillResources,
+  registerToolListing,
   registerTools,
   SERVER_INSTRUCTIONS,
   SISYPHUS_VERSION,
@@ -32,16 +33,25 @@ import {
 import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/kernel";
 import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js";
+import { HostProbe, PROBE_PATH } from "./host-probe.js";
 import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
 import { mathRandomSource, randomHex } from "./random.js";
-import { siyuanGlobal } from "./runtime-globals.js";
-import { kernelSettingsSnapshot } from "./settings.js";
+import { runtimeTimers, siyuanGlobal } from "./runtime-globals.js";
+import {
+  currentAccess,
+  kernelSettingsSnapshot,
+  kernelToolListing,
+  originRefused,
+  readKernelSettings,
+} from "./settings.js";
+import { kernelInspection, ListChangedStreams, serveStream } from "./sse.js";
 import {
   TASK_CONTROL_EXTENSION,
   TASK_CONTROL_VERSION,
   TASK_ID_META_KEY,
   TaskBook,
 } from "./tasks.js";
+import { serveTransfer, staging, stagingCounts } from "./transfer-routes.js";
 
 /** Directories of the durable stores inside the plugin's storage folder. */
 const LEDGER_DIR = "ledger";
@@ -65,6 +75,10 @@ interface Authority {
   handle(request: Request): Promise<Response>;
   /** The call records of `/tasks`. */
   readonly tasks: TaskBook;
+  /** Legacy `tools/list_changed` streams (hosts that do not serialise paths only). */
+  readonly streams: ListChangedStreams;
+  /** Whether `id` names a live legacy session (marking it active). */
+  hasSession(id: string): boolean;
   close(): Promise<void>;
 }
 
@@ -77,19 +91,42 @@ async function open(): Promise<Authority> {
   const epoch = `${Date.now().toString(36)}-${randomHex(12)}`;
   // `siyuan.storage`, rooted at data/storage/petal/<plugin>/ (contract §10).
   const storage = sy.storage;
+  // Strict Safe Writes is read once, here: leases this runtime issues keep their meaning until it
+  // reloads. Unusable settings keep it on.
+  const atLoad = await readKernelSettings(storage);
+  const strict = !atLoad.ok || atLoad.settings.strictSafeWrites;
   const coordinator = await createWriteCoordinator({
     clock: systemClock,
     random: mathRandomSource,
     epoch,
     ledgerStore: await SegmentLedgerStore.open(storage, { dir: LEDGER_DIR }),
     reservationStore: await SegmentReservationStore.open(storage, { dir: RESERVATIONS_DIR }),
-    strict: true,
+    strict,
   });
   const client = createSiyuanClient({ transport: kernelFetchTransport(sy.client) });
   const runtime = createToolRuntime({
     client,
     coordinator,
-    config: { strict: true, authority: { kind: "kernel", epoch } },
+    config: { strict, authority: { kind: "kernel", epoch } },
+    // file.upload_asset reads staged handles only: the kernel cannot see the caller's files.
+    sources: {
+      read: async (ref) => {
+        if (!("uploadSource" in ref)) {
+          return {
+            error: "source_unavailable",
+            message:
+              "the kernel cannot read localFilePath: stage the file (the Sisyphus Node server or CLI does it, or POST it to transfer/upload) and pass uploadSource",
+          };
+        }
+        const staged = staging.get(ref.uploadSource);
+        return staged === undefined
+          ? {
+              error: "not_found",
+              message: `no staged file ${ref.uploadSource}: handles last 10 minutes and a plugin reload clears them; stage the file again`,
+            }
+          : { bytes: staged.bytes, fileName: staged.fileName, sha256: staged.sha256 };
+      },
+    },
   });
   // The Node server's gateway: admission (128 in flight, reads 4 at a time), the commit's checks
   // before anybody is asked, confirmation, then the runtime.
@@ -100,6 +137,7 @@ async function open(): Promise<Authority> {
     role: { kind: "local", epoch },
     snapshot: kernelSettingsSnapshot(storage),
   });
+  const listing = kernelToolListing(storage, runtime);
   // Modern clients that declare form elicitation confirm through multi-round `input_required`
   // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot
   // carry a server-to-client request, so legacy callers use `confirm: true` (the spec's legacy
@@ -109,13 +147,15 @@ async function open(): Promise<Authority> {
     legacyCapabilities: () => undefined,
   };
   const tasks = new TaskBook(systemClock);
-  const factory = () => {
+  /** `listChanged`: legacy sessions on a host where the probe found parallel paths (`sse.ts`). */
+  const factory = (listChanged = false) => {
     const server = new McpServer(
       { name: "sisyphus", version: SISYPHUS_VERSION },
       {
         capabilities: {
-          tools: {},
-          resources: {},
+          // Explicit: the SDK advertises `listChanged: true` when the capability leaves it out.
+          tools: { listChanged },
+          resources: { listChanged: false },
           experimental: { [TASK_CONTROL_EXTENSION]: { version: TASK_CONTROL_VERSION } },
         },
         instructions: SERVER_INSTRUCTIONS,
@@ -139,14 +179,20 @@ async function open(): Promise<Authority> {
         throw e;
       }
     });
+    registerToolListing(server, listing);
     registerSkillResources(server);
     return server;
   };
   // 2026-07-28: stateless, one JSON answer per request (the route cannot stream, contract §8.3).
-  const modern = createMcpHandler(factory, { legacy: "reject", responseMode: "json" });
+  const modern = createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json" });
   // 2025 era: sessions (`Mcp-Session-Id`, 30 minutes idle), JSON answers.
   const sessions = new LegacySessionTable<WebStandardStreamableHTTPServerTransport>(systemClock);
   const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
+  const streams = new ListChangedStreams({
+    inspect: kernelInspection(storage),
+    timers: runtimeTimers,
+    beforeCheck: () => sessions.sweep(),
+  });
 
   /**
    * Session requests a `notifications/cancelled` named, by session and JSON-RPC ID (type-sensitive:
@@ -208,9 +254,11 @@ async function open(): Promise<Authority> {
         onsessioninitialized: (sid) => sessions.add(sid, transport),
       });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
+      if (transport.sessionId === undefined) return;
+      sessions.remove(transport.sessionId);
+      streams.closeSession(transport.sessionId);
     };
-    await factory().connect(transport);
+    await factory(probe.parallel).connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   }
 
@@ -219,6 +267,8 @@ async function open(): Promise<Authority> {
     coordinator,
     runtime,
     tasks,
+    streams,
+    hasSession: (id) => sessions.touch(id) !== undefined,
     async handle(request) {
       const isLegacy =
         request.method !== "POST" ||
@@ -228,6 +278,7 @@ async function open(): Promise<Authority> {
     },
     async close() {
       clearInterval(sweep);
+      streams.closeAll();
       await sessions.closeAll();
       await modern.close();
     },
@@ -253,10 +304,25 @@ function rpcError(status: number, code: number, message: string): Response {
 }
 
 const sy = siyuanGlobal();
+/** Whether this host serialises requests per plugin path (`host-probe.ts`); run once running. */
+const probe = new HostProbe({
+  client: sy.client,
+  route: `/plugin/private/${sy.plugin.name}`,
+  nonce: randomHex(32),
+  timers: runtimeTimers,
+});
 
 sy.plugin.lifecycle.onload = async () => {
   authority = await open();
   sy.logger.info(`Sisyphus kernel authority ${authority.epoch} serving`);
+};
+
+// The probe needs the route, which answers only once the plugin is running; not awaited.
+sy.plugin.lifecycle.onrunning = () => {
+  void probe.run().then(
+    (kind) => sy.logger.info(`host paths: ${kind}`),
+    (e: unknown) => sy.logger.error(`host probe failed, paths counted serialising: ${String(e)}`),
+  );
 };
 
 sy.plugin.lifecycle.onunload = async () => {
@@ -268,11 +334,16 @@ sy.plugin.lifecycle.onunload = async () => {
   await a.coordinator.drain();
   await Promise.allSettled([...answering]);
   await a.close();
+  staging.clear();
 };
 
 sy.server.private.http.handler = async (req) => {
+  if (req.context.path === PROBE_PATH) return probe.answer(req);
   const a = authority;
   if (a === undefined) return jsonResponse(503, { error: "not_ready" });
+  if (await originRefused(req.request.headers, sy.storage)) {
+    return jsonResponse(403, { error: "origin_not_allowed" });
+  }
   const path = req.context.path;
   if (path === "/health") {
     if (req.request.method !== "GET") return jsonResponse(405, { error: "method_not_allowed" });
@@ -282,6 +353,9 @@ sy.server.private.http.handler = async (req) => {
       ...a.coordinator.health(),
       ...a.tasks.counts(),
       ...readBudgetCounters(a.runtime.readBudgetCounts()),
+      ...stagingCounts(),
+      ...a.streams.counts(),
+      ...probe.counts(),
     });
   }
   if (path === "/tasks") {
@@ -292,15 +366,20 @@ sy.server.private.http.handler = async (req) => {
     } catch {
       return jsonResponse(400, { error: "invalid_json" });
     }
-    const answer = a.tasks.operate(body.taskId, body.operation);
+    const answer = a.tasks.operate(
+      body.taskId,
+      body.operation,
+      body.operation === "result" ? await currentAccess(sy.storage) : undefined,
+    );
     return jsonResponse(
       "error" in answer && answer["error"] === "invalid_operation" ? 400 : 200,
       answer,
     );
   }
+  if (path.startsWith("/transfer/")) return serveTransfer(req, path);
   if (path === "/mcp") {
-    // The kernel processes one request per plugin path at a time (contract §8.6): an open GET
-    // stream would block every POST, so there is none (405, as SiYuan's own /mcp answers).
+    // A GET streams only through the `es` slot (`Accept` exactly `text/event-stream`, sse.ts),
+    // and only where the host does not serialise the path; here 405, as SiYuan's own /mcp answers.
     if (req.request.method === "GET") return jsonResponse(405, { error: "method_not_allowed" });
     const answer = toWebRequest(req)
       .then((r) => a.handle(r))
@@ -314,3 +393,13 @@ sy.server.private.http.handler = async (req) => {
   }
   return jsonResponse(404, { error: "not_found" });
 };
+
+// `Accept` exactly `text/event-stream` (contract §8.1): the legacy tool notification stream.
+sy.server.private.es.handler = (req) =>
+  serveStream(req, {
+    parallel: probe.parallel,
+    streams: authority?.streams,
+    context: KERNEL_PRINCIPAL,
+    session: (id) => authority?.hasSession(id) ?? false,
+    originRefused: () => originRefused(req.request.headers, sy.storage),
+  });

@@ -8,6 +8,8 @@ import type { PluginStorage } from "../stores/index.js";
 /** A data object over a buffered body or stored file (contract §8.2, §10). */
 export interface DataObject {
   text(): Promise<string>;
+  /** The bytes, copied into a new `ArrayBuffer`. */
+  arrayBuffer(): Promise<ArrayBuffer>;
 }
 
 /** The request object of a private HTTP handler (contract §8.2), the fields used here. */
@@ -17,9 +19,34 @@ export interface PluginRequest {
     readonly method: string;
     readonly headers: Readonly<Record<string, readonly string[]>>;
     readonly contentType: string;
+    /** The `Content-Length` header, −1 when unknown. */
+    readonly contentLength: number;
     readonly body: { readonly data: DataObject | null };
   };
   readonly context: { readonly path: string };
+  /** The stream of an `es` (SSE) request (contract §8.4); absent for `http` requests. */
+  readonly port?: SsePort;
+}
+
+/** One server-sent event (contract §8.4): `data` is required, the rest optional. */
+export interface SseEvent {
+  data: string;
+  event?: string;
+  id?: string;
+  retry?: number;
+}
+
+/**
+ * `request.port` of an SSE request (contract §8.4), a sealed object: `send` is synchronous and
+ * throws without `data`; after the handler returns the kernel calls `onopen`, and `onclose` once
+ * the stream ends (`close()`, the client leaving, or the plugin stopping). The handler cannot set
+ * a status or headers; a throw or rejection makes the kernel answer 500 with its message.
+ */
+export interface SsePort {
+  onopen: (() => void) | null;
+  onclose: (() => void) | null;
+  send(event: SseEvent): void;
+  close(): void;
 }
 
 /** The response object a private HTTP handler returns (contract §8.3), the kinds used here. */
@@ -47,11 +74,29 @@ export interface SiyuanGlobal {
   readonly server: {
     readonly private: {
       readonly http: { handler: ((req: PluginRequest) => Promise<PluginResponse>) | null };
+      /** Requests whose `Accept` is exactly `text/event-stream`, whatever the method (§8.1). */
+      readonly es: { handler: ((req: PluginRequest) => Promise<void>) | null };
     };
   };
 }
 
 declare const siyuan: SiyuanGlobal;
+
+/** The event loop's timer functions (goja_nodejs, contract §6), as plain handles. */
+export interface RuntimeTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** The runtime's timers. */
+export const runtimeTimers: RuntimeTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+};
 
 /** The runtime's `siyuan` global. */
 export function siyuanGlobal(): SiyuanGlobal {

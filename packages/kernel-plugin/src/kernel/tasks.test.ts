@@ -1,3 +1,4 @@
+import { accessFingerprint, DEFAULT_SETTINGS } from "@sisyphus/mcp-tools/settings";
 import { describe, expect, it } from "vitest";
 import { TASK_MAX_RECORDS, TASK_MAX_RESULT_BYTES, TASK_RETENTION_MS, TaskBook } from "./tasks.js";
 
@@ -6,13 +7,23 @@ const done = {
   content: [{ type: "text", text: "ok" }],
   structuredContent: { status: "committed" },
 };
+/** The access fingerprint of the default settings, which the calls below run under. */
+const ACCESS = accessFingerprint(DEFAULT_SETTINGS);
+
+/** Begins `taskId` as a call that read the default settings. */
+function begun(book: TaskBook, taskId: string) {
+  const b = book.begin(taskId);
+  if (!b.ok) throw new Error(`begin failed: ${b.reason}`);
+  b.control.settingsSeen?.(DEFAULT_SETTINGS);
+  return b;
+}
 
 describe("TaskBook", () => {
   it("answers status and result, refuses a taskId in use or retained, and one that is not a UUID", () => {
     let now = 0;
     const book = new TaskBook({ now: () => now });
     expect(book.begin("not-a-uuid")).toEqual({ ok: false, reason: "invalid_task_id" });
-    expect(book.begin(uuid(1)).ok).toBe(true);
+    begun(book, uuid(1));
     expect(book.begin(uuid(1))).toEqual({ ok: false, reason: "task_id_in_use" });
     expect(book.operate(uuid(1), "status")).toMatchObject({ found: true, state: "running" });
     expect(book.operate(uuid(1), "result")).not.toHaveProperty("result");
@@ -23,7 +34,7 @@ describe("TaskBook", () => {
       cancelRequested: false,
       committing: false,
     });
-    expect(book.operate(uuid(1), "result")).toMatchObject({ result: done });
+    expect(book.operate(uuid(1), "result", ACCESS)).toMatchObject({ result: done });
     expect(book.begin(uuid(1))).toEqual({ ok: false, reason: "task_id_in_use" });
     expect(book.operate(uuid(2), "status")).toEqual({ found: false });
     expect(book.operate(uuid(1), "bogus")).toMatchObject({ error: "invalid_operation" });
@@ -41,11 +52,13 @@ describe("TaskBook", () => {
     expect(book.size).toBe(TASK_MAX_RECORDS);
     expect(book.operate(uuid(0), "status")).toEqual({ found: false });
     expect(book.operate(uuid(TASK_MAX_RECORDS + 4), "status")).toMatchObject({ found: true });
-    book.begin(uuid(999));
+    begun(book, uuid(999));
     book.finish(uuid(999), {
       content: [{ type: "text", text: "x".repeat(TASK_MAX_RESULT_BYTES) }],
     });
-    expect(book.operate(uuid(999), "result")).toMatchObject({ error: "result_too_large" });
+    expect(book.operate(uuid(999), "result", ACCESS)).toMatchObject({
+      error: "result_too_large",
+    });
   });
 
   it("forgets an input_required round (not terminal) and cancels only before the barrier", () => {
@@ -65,5 +78,43 @@ describe("TaskBook", () => {
     c.control.barrier.cancellation.enterCommit();
     expect(book.operate(uuid(3), "cancel")).toMatchObject({ accepted: false, committing: true });
     expect(c.control.signal.aborted).toBe(false);
+  });
+
+  it("discloses a result only under the access its call ran with", () => {
+    let now = 0;
+    const book = new TaskBook({ now: () => now });
+    begun(book, uuid(1));
+    book.finish(uuid(1), done);
+    expect(book.operate(uuid(1), "result", ACCESS)).toMatchObject({ result: done });
+    const readOnly = accessFingerprint({
+      ...DEFAULT_SETTINGS,
+      permissions: { default: "read" },
+    });
+    const changed = book.operate(uuid(1), "result", readOnly);
+    expect(changed).toEqual({
+      found: true,
+      state: "completed",
+      cancelRequested: false,
+      committing: false,
+      error: "access_changed",
+    });
+    const toolsOff = accessFingerprint({ ...DEFAULT_SETTINGS, disabled: ["fs"] });
+    expect(book.operate(uuid(1), "result", toolsOff)).toMatchObject({ error: "access_changed" });
+    // Settings that cannot be used now (no fingerprint) disclose nothing.
+    expect(book.operate(uuid(1), "result")).toMatchObject({ error: "access_changed" });
+    // status carries no body and answers whatever the access.
+    expect(book.operate(uuid(1), "status", readOnly)).toMatchObject({ state: "completed" });
+    // A call that never read usable settings has no access to compare: nothing is disclosed.
+    expect(book.begin(uuid(2)).ok).toBe(true);
+    book.finish(uuid(2), done);
+    expect(book.operate(uuid(2), "result", ACCESS)).toMatchObject({ error: "access_changed" });
+    // The kernel options are not access: the same fingerprint discloses.
+    const options = accessFingerprint({
+      ...DEFAULT_SETTINGS,
+      options: { ...DEFAULT_SETTINGS.options, pageSize: 4 },
+    });
+    expect(book.operate(uuid(1), "result", options)).toMatchObject({ result: done });
+    now = TASK_RETENTION_MS;
+    expect(book.operate(uuid(1), "result", ACCESS)).toEqual({ found: false });
   });
 });

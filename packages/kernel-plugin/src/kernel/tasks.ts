@@ -6,9 +6,13 @@
  * them): running ones until they settle, terminal ones `TASK_RETENTION_MS`, at most
  * `TASK_MAX_RECORDS` and `TASK_MAX_TOTAL_BYTES` (oldest terminal first), a result above
  * `TASK_MAX_RESULT_BYTES` kept only as "too large". An `input_required` round is not terminal.
+ * A result is disclosed only under the access it was produced under: each record keeps the access
+ * fingerprint of the settings its call ran with, and `result` answers `access_changed` (no body)
+ * when today's settings give another one or cannot be used.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { utf8Encode } from "@sisyphus/core-hash";
+import { accessFingerprint } from "@sisyphus/mcp-tools/settings";
 import type { CallControl } from "@sisyphus/mcp-tools/shell";
 import { type Clock, WriteCancellation } from "@sisyphus/write-safety";
 
@@ -36,6 +40,8 @@ interface TaskRecord {
   cancelRequested: boolean;
   /** The result's JSON, or `"too_large"`. */
   result?: string | "too_large";
+  /** The access fingerprint of the settings the call ran with (none: it never got usable ones). */
+  access?: string;
   bytes: number;
   terminalAt?: number;
 }
@@ -83,12 +89,21 @@ export class TaskBook {
       return { ok: false, reason: "invalid_task_id" };
     if (this.#records.has(taskId)) return { ok: false, reason: "task_id_in_use" };
     const controller = new AbortController();
-    const control = {
-      barrier: { cancellation: new WriteCancellation() },
-      signal: controller.signal,
-      abort: () => controller.abort(),
+    const record: TaskRecord = {
+      state: "running",
+      control: {
+        barrier: { cancellation: new WriteCancellation() },
+        signal: controller.signal,
+        abort: () => controller.abort(),
+        settingsSeen: (settings) => {
+          record.access = accessFingerprint(settings);
+        },
+      },
+      cancelRequested: false,
+      bytes: 0,
     };
-    this.#records.set(taskId, { state: "running", control, cancelRequested: false, bytes: 0 });
+    const control = record.control;
+    this.#records.set(taskId, record);
     this.#evict();
     return { ok: true, control };
   }
@@ -128,8 +143,12 @@ export class TaskBook {
     if (record?.state === "running") this.#records.delete(taskId);
   }
 
-  /** One `/tasks` operation. */
-  operate(taskId: unknown, operation: unknown): TaskAnswer {
+  /**
+   * One `/tasks` operation. `access`: the access fingerprint of the settings now, for `result`
+   * (absent: they cannot be used, so no result is disclosed). `status` and `cancel` carry no body
+   * and answer whatever the access.
+   */
+  operate(taskId: unknown, operation: unknown, access?: string): TaskAnswer {
     this.#prune();
     const record = typeof taskId === "string" ? this.#records.get(taskId) : undefined;
     if (operation !== "status" && operation !== "result" && operation !== "cancel") {
@@ -152,6 +171,9 @@ export class TaskBook {
       return { ...base, cancelRequested: true, committing: cancellation.committing, accepted };
     }
     if (record.state === "running") return base;
+    if (record.access === undefined || record.access !== access) {
+      return { ...base, error: "access_changed" };
+    }
     if (record.result === "too_large") {
       return { ...base, error: "result_too_large", limitBytes: TASK_MAX_RESULT_BYTES };
     }
