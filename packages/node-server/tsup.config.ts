@@ -59,11 +59,11 @@ const importEsmApart = {
 
 export default defineConfig([
   {
-    entry: ["src/index.ts"],
+    entry: ["src/index.ts", "src/delegation.ts"],
     format: ["esm"],
     target: "es2022",
     platform: "node",
-    dts: { entry: "src/index.ts" },
+    dts: { entry: ["src/index.ts", "src/delegation.ts"] },
     sourcemap: true,
     noExternal: [notExternal],
     external: EXTERNAL,

@@ -39,6 +39,7 @@ import {
   readLocalCredential,
 } from "./data-dir.js";
 import { importEsm } from "./import-esm.js";
+import { isLocalUpload, stagedUploadCall } from "./kernel-staging.js";
 
 export { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "@sisyphus/mcp-tools/shell";
 
@@ -164,14 +165,31 @@ export class AuthorityLink implements DelegateLink {
   /**
    * Forwards one tool call. `mayExecute`: the call can execute a write (a real mutation or external
    * effect), so a response lost after sending is `outcome_unknown` rather than `write_coordinator_unavailable`.
+   * At the kernel authority an upload of a local file is staged first (`kernel-staging.ts`).
    * Never throws.
    */
-  async call(
+  call(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     mayExecute: boolean,
     extraMeta: Record<string, unknown> = {},
+  ): Promise<CallToolResult> {
+    const kernel = this.#options.kernel;
+    if (kernel !== undefined && isLocalUpload(tool, args)) {
+      return stagedUploadCall(kernel, args, signal, (staged) =>
+        this.#forward(tool, staged, signal, mayExecute, extraMeta),
+      );
+    }
+    return this.#forward(tool, args, signal, mayExecute, extraMeta);
+  }
+
+  async #forward(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    mayExecute: boolean,
+    extraMeta: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const target = await this.#target();
     if ("refusal" in target) return target.refusal;
@@ -184,9 +202,10 @@ export class AuthorityLink implements DelegateLink {
         reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable",
       });
     }
+    // A caller's own taskId (the CLI's, which it needs to relay Ctrl-C) replaces the fresh one.
     const meta: Record<string, unknown> = {
-      ...extraMeta,
       ...target.meta,
+      ...extraMeta,
       ...(this.#seen === undefined ? {} : { [AUTHORITY_EPOCH_META_KEY]: this.#seen.epoch }),
     };
     const taskId = typeof meta[TASK_ID_META_KEY] === "string" ? meta[TASK_ID_META_KEY] : undefined;
@@ -267,6 +286,14 @@ export class AuthorityLink implements DelegateLink {
       }
     }
     return undefined;
+  }
+
+  /**
+   * One `/tasks` operation (`status`, `result`, `cancel`) at the kernel authority: its JSON answer,
+   * or `undefined` when it cannot be asked (no kernel authority, unreachable, not 2xx). Never throws.
+   */
+  task(taskId: string, operation: string): Promise<Record<string, unknown> | undefined> {
+    return this.#task(taskId, operation);
   }
 
   /** One `/tasks` operation at the kernel authority; `undefined` when it cannot be asked. */

@@ -1,0 +1,242 @@
+/**
+ * `sisyphus <tool> <action> [flags]`: one tool call at the selected authority.
+ *
+ * Destructive actions: with `--yes` the call carries `confirm: true`; otherwise it is sent without,
+ * and when the authority answers `confirmation_required` (its checks passed, so nobody approves a
+ * commit that would be refused) a person on a terminal is asked and the call is sent again with
+ * `confirm: true`; without a terminal it ends with exit 4.
+ *
+ * Ctrl-C: at the kernel authority the call's taskId is cancelled through `/tasks` and the answer
+ * says whether that was accepted (it stops before writing) or the call is already committing; the
+ * command keeps waiting for the call's own answer. At the Node authority MCP's cancellation is
+ * sent; a write that was sent then answers `outcome_unknown` with its requestId. A second Ctrl-C
+ * stops waiting at once.
+ */
+import { randomUUID } from "node:crypto";
+import { type ActionSurface, findAction, policyOf, TOOL_NAMES } from "@sisyphus/mcp-tools";
+import { TASK_ID_META_KEY } from "@sisyphus/node-server/delegation";
+import { openAuthority } from "../authority.js";
+import type { Resolved } from "../config.js";
+import { CliError } from "../errors.js";
+import { classify, EXIT } from "../exit-codes.js";
+import { commandLine, parseActionArgs } from "../flags.js";
+import { err, type Io, paint } from "../io.js";
+import { renderResult } from "../render.js";
+
+export interface CallOptions {
+  readonly yes: boolean;
+  readonly autostart: boolean;
+  readonly json: Record<string, unknown> | undefined;
+}
+
+/** The action named on the command line, or a usage error that lists what exists. */
+export function actionOf(tool: string, action: string | undefined): ActionSurface {
+  if (!(TOOL_NAMES as readonly string[]).includes(tool)) {
+    throw new CliError(
+      EXIT.usage,
+      "unknown_command",
+      `unknown command or tool "${tool}" (sisyphus list)`,
+    );
+  }
+  if (action === undefined) {
+    throw new CliError(EXIT.usage, "usage", `${tool}: name an action (sisyphus help ${tool})`);
+  }
+  const surface = findAction(tool, action.replace(/-/g, "_"));
+  if (surface === undefined) {
+    throw new CliError(
+      EXIT.usage,
+      "unknown_action",
+      `${tool} has no action "${action}" (sisyphus help ${tool})`,
+    );
+  }
+  return surface;
+}
+
+type Structured = Record<string, unknown>;
+
+function errorCode(structured: Structured): string | undefined {
+  const e = structured["error"] as { code?: unknown } | undefined;
+  return typeof e?.code === "string" ? e.code : undefined;
+}
+
+async function askConfirmation(
+  io: Io,
+  surface: ActionSurface,
+  args: Record<string, unknown>,
+): Promise<boolean> {
+  const { confirm, isCancel } = await import("@clack/prompts");
+  const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
+  const answer = await confirm({
+    message: `Run the destructive action ${surface.tool} ${surface.action}${target === undefined ? "" : ` on ${JSON.stringify(target)}`}?`,
+    initialValue: false,
+    input: io.stdin as NodeJS.ReadStream,
+    output: io.stderr as NodeJS.WriteStream,
+  });
+  return !isCancel(answer) && answer === true;
+}
+
+export async function runCall(
+  io: Io,
+  config: Resolved,
+  surface: ActionSurface,
+  argv: readonly string[],
+  options: CallOptions,
+): Promise<number> {
+  const args = parseActionArgs(surface, argv, options.json);
+  const authority = await openAuthority(config, options.autostart);
+  const validateOnly = args["validateOnly"] === true;
+  const kind = policyOf(surface, args).kind;
+  const mayExecute = kind !== "read" && !validateOnly;
+  try {
+    let sent = {
+      action: surface.action,
+      ...args,
+      ...(options.yes && mayExecute && surface.dangerous !== false ? { confirm: true } : {}),
+    };
+    let result = await callOnce(io, authority, surface.tool, sent, mayExecute);
+    let structured = (result.structuredContent ?? {}) as Structured;
+    if (result.isError === true && errorCode(structured) === "confirmation_required") {
+      if (!io.interactive) {
+        renderResult(io, structured, true, EXIT.confirmation);
+        err(io, "Pass --yes to confirm without a terminal.");
+        return EXIT.confirmation;
+      }
+      if (!(await askConfirmation(io, surface, args))) {
+        err(io, "Declined: nothing was run.");
+        return EXIT.confirmation;
+      }
+      sent = { ...sent, confirm: true };
+      result = await callOnce(io, authority, surface.tool, sent, mayExecute);
+      structured = (result.structuredContent ?? {}) as Structured;
+    }
+    // A call cancelled before it ran is an answer, not an error: nothing was written (exit 130).
+    const exit =
+      result.isError === true
+        ? classify(errorCode(structured) ?? "internal_error")
+        : structured["status"] === "cancelled"
+          ? EXIT.interrupted
+          : EXIT.ok;
+    renderResult(
+      io,
+      structured,
+      result.isError === true,
+      exit,
+      nextCommand(surface, args, structured, result.isError === true),
+      result.taskId === undefined ? {} : { taskId: result.taskId },
+    );
+    return exit;
+  } finally {
+    await authority.link.close();
+  }
+}
+
+/** After a passing preflight: the commit's command line, with the issued requestId and credential. */
+function nextCommand(
+  surface: ActionSurface,
+  args: Record<string, unknown>,
+  structured: Structured,
+  isError: boolean,
+): string | undefined {
+  if (isError || args["validateOnly"] !== true || typeof structured["requestId"] !== "string")
+    return undefined;
+  const { validateOnly: _, ...rest } = args;
+  const next: Record<string, unknown> = { ...rest, requestId: structured["requestId"] };
+  const field = structured["preconditionField"];
+  if (typeof field === "string" && typeof structured[field] === "string")
+    next[field] = structured[field];
+  const line = commandLine(surface, next);
+  return structured["confirmationRequired"] === true ? `${line} --yes` : line;
+}
+
+async function callOnce(
+  io: Io,
+  authority: Awaited<ReturnType<typeof openAuthority>>,
+  tool: string,
+  args: Record<string, unknown>,
+  mayExecute: boolean,
+): Promise<{ isError?: boolean | undefined; structuredContent?: unknown; taskId?: string }> {
+  const controller = new AbortController();
+  const taskId = authority.kind === "kernel" ? randomUUID() : undefined;
+  let interrupts = 0;
+  let giveUp: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    giveUp = () =>
+      reject(
+        new CliError(
+          EXIT.interrupted,
+          "interrupted",
+          `Stopped waiting.${mayExecute ? ` The call may still complete: inspect the target and reconcile with requestId ${String(args["requestId"] ?? "")}${taskId ? ` (taskId ${taskId}: sisyphus task result ${taskId})` : ""}.` : ""}`,
+        ),
+      );
+  });
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts > 1) {
+      giveUp?.();
+      return;
+    }
+    if (taskId === undefined) {
+      err(io, paint(io, "yellow", "Cancelling (MCP cancellation sent)…"));
+      controller.abort();
+      return;
+    }
+    void authority.link.task(taskId, "cancel").then((answer) => {
+      if (answer === undefined) {
+        err(
+          io,
+          paint(
+            io,
+            "yellow",
+            "Could not reach /tasks to cancel; still waiting for the answer (Ctrl-C again to stop waiting).",
+          ),
+        );
+      } else if (answer["accepted"] === true) {
+        err(
+          io,
+          paint(
+            io,
+            "yellow",
+            "Cancel accepted: the call stops before writing. Waiting for its answer…",
+          ),
+        );
+      } else if (answer["committing"] === true) {
+        err(
+          io,
+          paint(
+            io,
+            "yellow",
+            "Too late to cancel: the call is already committing. Waiting for its result…",
+          ),
+        );
+      } else {
+        err(
+          io,
+          paint(
+            io,
+            "yellow",
+            `Cancel not accepted (state ${String(answer["state"])}). Waiting for the answer…`,
+          ),
+        );
+      }
+    });
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    const result = await Promise.race([
+      authority.link.call(
+        tool,
+        args,
+        controller.signal,
+        mayExecute,
+        taskId === undefined ? {} : { [TASK_ID_META_KEY]: taskId },
+      ),
+      stopped,
+    ]);
+    if (controller.signal.aborted && !mayExecute) {
+      throw new CliError(EXIT.interrupted, "interrupted", "Interrupted; nothing was written.");
+    }
+    return taskId === undefined ? result : { ...result, taskId };
+  } finally {
+    process.off("SIGINT", onInterrupt);
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * `sisyphus`: parses the global flags, resolves the configuration (flags > profile > environment >
+ * defaults) and runs one command. Every outcome ends in one exit code (`exit-codes.ts`); with
+ * `--json` stdout carries exactly one JSON document and diagnostics go to stderr.
+ */
+import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
+import { actionOf, runCall } from "./commands/call.js";
+import { runHelp, runList, USAGE } from "./commands/catalog-views.js";
+import { runComplete, runCompletion } from "./commands/completion.js";
+import { runConfig } from "./commands/config-cmd.js";
+import { runDoctor } from "./commands/doctor.js";
+import { runTask } from "./commands/task.js";
+import { resolveConfig } from "./config.js";
+import { CliError } from "./errors.js";
+import { EXIT } from "./exit-codes.js";
+import type { Io } from "./io.js";
+import { renderFailure } from "./render.js";
+
+const VALUE_FLAGS = new Set([
+  "siyuan-url",
+  "token-env",
+  "data-dir",
+  "authority-url",
+  "auth-token-env",
+  "profile",
+  "output",
+]);
+const BOOLEAN_FLAGS: Record<string, string> = {
+  "--yes": "yes",
+  "-y": "yes",
+  "--no-autostart": "no-autostart",
+  "--no-color": "no-color",
+  "--help": "help",
+  "-h": "help",
+  "--version": "version",
+  "-v": "version",
+};
+
+interface Parsed {
+  readonly values: Record<string, string | undefined>;
+  readonly switches: Set<string>;
+  readonly json: boolean;
+  readonly jsonArgs: Record<string, unknown> | undefined;
+  /** The command words and the action's own flags, in order. */
+  readonly rest: string[];
+}
+
+function usage(message: string): CliError {
+  return new CliError(EXIT.usage, "usage", message);
+}
+
+/** Takes the global flags out of `argv`, wherever they stand. */
+export function parseGlobal(argv: readonly string[]): Parsed {
+  const values: Record<string, string | undefined> = {};
+  const switches = new Set<string>();
+  const rest: string[] = [];
+  let json = false;
+  let jsonArgs: Record<string, unknown> | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    const eq = token.indexOf("=");
+    const name = token.startsWith("--") ? token.slice(2, eq > 0 ? eq : undefined) : undefined;
+    if (name !== undefined && VALUE_FLAGS.has(name)) {
+      const value = eq > 0 ? token.slice(eq + 1) : argv[++i];
+      if (value === undefined) throw usage(`--${name} needs a value`);
+      values[name] = value;
+    } else if (token === "--json") {
+      json = true;
+      const next = argv[i + 1];
+      if (next?.trimStart().startsWith("{") === true) {
+        i++;
+        try {
+          const parsed: unknown = JSON.parse(next);
+          if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+            throw new Error();
+          jsonArgs = parsed as Record<string, unknown>;
+        } catch {
+          throw usage("--json: the arguments must be one JSON object");
+        }
+      }
+    } else if (BOOLEAN_FLAGS[token] !== undefined) {
+      switches.add(BOOLEAN_FLAGS[token] as string);
+    } else {
+      rest.push(token);
+    }
+  }
+  return { values, switches, json, jsonArgs, rest };
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Runs one invocation; returns its exit code. */
+export async function run(
+  argv: readonly string[],
+  env: Env,
+  streams: Pick<Io, "stdout" | "stderr" | "stdin">,
+): Promise<number> {
+  const stdoutTty = (streams.stdout as { isTTY?: boolean }).isTTY === true;
+  let io: Io = {
+    ...streams,
+    interactive:
+      streams.stdin.isTTY === true && (streams.stderr as { isTTY?: boolean }).isTTY === true,
+    json: argv.includes("--json") || argv.includes("--output=json"),
+    color: false,
+  };
+  try {
+    if (argv[0] === "__complete") return runComplete(io, argv.slice(1));
+    const p = parseGlobal(argv);
+    const config =
+      p.rest[0] === "config" ||
+      p.rest[0] === "completion" ||
+      p.rest[0] === "list" ||
+      p.rest[0] === "help" ||
+      p.switches.has("help") ||
+      p.switches.has("version")
+        ? undefined
+        : resolveConfig(p.values, env);
+    const output = p.values["output"] ?? config?.output;
+    if (output !== undefined && output !== "human" && output !== "json")
+      throw usage(`--output: "${output}" must be human or json`);
+    io = {
+      ...io,
+      json: p.json || output === "json",
+      color:
+        stdoutTty &&
+        !p.switches.has("no-color") &&
+        (env["NO_COLOR"] ?? "") === "" &&
+        env["TERM"] !== "dumb",
+    };
+    const [command, second, third] = p.rest;
+    if (p.switches.has("version")) {
+      io.stdout.write(`${SISYPHUS_VERSION}\n`);
+      return EXIT.ok;
+    }
+    if (p.switches.has("help") || command === undefined) {
+      if (command !== undefined && command !== "help") return runHelp(io, command, second);
+      if (command === undefined && !p.switches.has("help")) {
+        io.stderr.write(`${USAGE}\n`);
+        return EXIT.usage;
+      }
+      return runHelp(io, second, third);
+    }
+    switch (command) {
+      case "list":
+        return runList(io);
+      case "help":
+        return runHelp(io, second, third);
+      case "completion":
+        return runCompletion(io, second);
+      case "config":
+        return runConfig(io, env, p.values, p.rest.slice(1));
+      case "doctor":
+        return await runDoctor(io, resolveConfig(p.values, env));
+      case "task":
+        return await runTask(io, resolveConfig(p.values, env), second, third);
+      default: {
+        const surface = actionOf(command, second);
+        return await runCall(io, resolveConfig(p.values, env), surface, p.rest.slice(2), {
+          yes: p.switches.has("yes"),
+          autostart: !p.switches.has("no-autostart"),
+          json: p.jsonArgs,
+        });
+      }
+    }
+  } catch (e) {
+    if (e instanceof CliError) {
+      renderFailure(io, e.code, e.message, e.exit);
+      return e.exit;
+    }
+    renderFailure(io, "internal_error", e instanceof Error ? e.message : String(e), EXIT.error);
+    return EXIT.error;
+  }
+}
+
+// The executable: run, then exit with the code once output is flushed (a timer that does not keep
+// the process alive ends it if a leftover connection would).
+const isMain = process.argv[1] !== undefined && import.meta.url.endsWith("/dist/cli.js");
+if (isMain) {
+  // A reader that stops early (`sisyphus list | head`) is not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
+  run(process.argv.slice(2), process.env, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+  }).then((code) => {
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 2_000).unref();
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * The real `sisyphus` executable (`bin/sisyphus.mjs` running `dist/cli.js`, built by
+ * `pnpm --filter @sisyphus/cli build`)
+ * spawned against a sandbox kernel over loopback, each run with its own data directory, config
+ * file and home; background authorities it starts are killed after the file's tests.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+
+/** What users run: the installed command's launcher, which loads the built `dist/cli.js`. */
+export const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
+const PROGRAM = resolve(import.meta.dirname, "..", "dist", "cli.js");
+
+const dirs = new Set<string>();
+
+/** A private temporary directory, removed with its background authority by {@link killAuthorities}. */
+export function tempDir(prefix = "sisyphus-cli-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+}
+
+/** Everything one run needs: the kernel, a data directory, a config file and a home of its own. */
+export interface Scene {
+  readonly env: Record<string, string>;
+  readonly dataDir: string;
+  readonly configFile: string;
+}
+
+export function scene(
+  sb: Sandbox | { url: string; token: string },
+  extra: Record<string, string> = {},
+): Scene {
+  const home = tempDir("sisyphus-home-");
+  const dataDir = join(home, "data");
+  const configFile = join(home, "config", "sisyphus.json");
+  return {
+    dataDir,
+    configFile,
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      HOME: home,
+      SIYUAN_URL: sb.url,
+      SIYUAN_TOKEN: sb.token,
+      SISYPHUS_DATA_DIR: dataDir,
+      SISYPHUS_CONFIG: configFile,
+      ...extra,
+    },
+  };
+}
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to completion. */
+export function cli(
+  s: Scene,
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
+  return new Promise((done, fail) => {
+    if (!existsSync(PROGRAM))
+      fail(new Error(`${PROGRAM} is missing: pnpm --filter @sisyphus/cli build`));
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...s.env, ...options.env },
+      stdio: "pipe",
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Starts the CLI and hands the running child back (for signals). */
+export function start(
+  s: Scene,
+  args: readonly string[],
+): { child: ChildProcess; done: Promise<Run>; stderr: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { env: s.env, stdio: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<Run>((r) => child.on("close", (code) => r({ code, stdout, stderr })));
+  return { child, done, stderr: () => stderr };
+}
+
+/** The JSON document a `--json` run printed. */
+export function doc(run: Run): {
+  exitCode: number;
+  result: Record<string, unknown>;
+  next?: string;
+  taskId?: string;
+  error?: { code: string };
+} {
+  try {
+    return JSON.parse(run.stdout) as ReturnType<typeof doc>;
+  } catch {
+    throw new Error(
+      `not one JSON document on stdout (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`,
+    );
+  }
+}
+
+/** The error code of a `--json` run's tool answer. */
+export function errorCode(run: Run): string | undefined {
+  const d = doc(run);
+  return d.error?.code ?? (d.result?.["error"] as { code?: string } | undefined)?.code;
+}
+
+/** Splits the `next` command line the CLI printed (POSIX single-quote rules, as `shellQuote` writes). */
+export function words(line: string): string[] {
+  const out: string[] = [];
+  const re = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (const m of line.matchAll(re))
+    out.push(m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : (m[2] as string));
+  return out;
+}
+
+/** Kills every background authority the runs started. */
+export function killAuthorities(): void {
+  for (const dir of dirs) {
+    try {
+      const { pid } = JSON.parse(readFileSync(join(dir, "data", "authority.json"), "utf8")) as {
+        pid: number;
+      };
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // none started, or gone already
+    }
+  }
+}

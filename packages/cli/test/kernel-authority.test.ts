@@ -1,0 +1,124 @@
+/**
+ * The `sisyphus` command when the settings select the kernel plugin (built `package.zip` in the
+ * sandbox's plugin host): every call goes to the plugin's `/mcp` with a fresh taskId, the task can
+ * be queried with `sisyphus task`, Ctrl-C relays a cancel to `/tasks` and says whether it was
+ * accepted (before the barrier) or the call was already committing, and no Node authority is
+ * started.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
+import { cli, doc, killAuthorities, scene, start, words } from "./harness.js";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await sandboxWithPlugin({ serialisePaths: false });
+});
+afterAll(async () => {
+  killAuthorities();
+  await sb.stop();
+});
+
+const UPDATE = "/api/block/updateBlock";
+const KRAMDOWN = "/api/block/getBlockKramdown";
+
+describe("with the kernel plugin as the authority", () => {
+  it("writes in two steps through the plugin, starts no Node authority, and `task result` returns the call's answer", async () => {
+    const s = scene(sb);
+    const p = await cli(s, [
+      "block",
+      "update",
+      "--id",
+      DEMO_IDS.paragraphGoals,
+      "--data",
+      "Goals (kernel)",
+      "--validate-only",
+      "--json",
+    ]);
+    expect(p.code, p.stderr).toBe(0);
+    const preflight = doc(p);
+    expect(preflight.taskId).toMatch(/^[0-9a-f-]{36}$/);
+    const writes = sb.control.count(UPDATE);
+    const commit = await cli(s, [...words(preflight.next as string).slice(1), "--json"]);
+    expect(commit.code, commit.stderr).toBe(0);
+    expect(doc(commit).result["status"]).toBe("committed");
+    expect(sb.control.count(UPDATE)).toBe(writes + 1);
+    expect(existsSync(join(s.dataDir, "authority.json"))).toBe(false);
+
+    const taskId = doc(commit).taskId as string;
+    const status = await cli(s, ["task", "status", taskId, "--json"]);
+    expect(status.code).toBe(0);
+    expect(doc(status).result).toMatchObject({ found: true, state: "completed" });
+    expect(doc(status).result["result"]).toBeUndefined();
+    const result = await cli(s, ["task", "result", taskId, "--json"]);
+    expect(
+      (doc(result).result["result"] as { structuredContent: { status: string } }).structuredContent
+        .status,
+    ).toBe("committed");
+    const unknown = await cli(s, [
+      "task",
+      "status",
+      "00000000-0000-4000-8000-000000000000",
+      "--json",
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(doc(unknown).result["found"]).toBe(false);
+  });
+
+  it("Ctrl-C before the barrier: the cancel is accepted and nothing is written", async () => {
+    const s = scene(sb);
+    const p = doc(
+      await cli(s, [
+        "block",
+        "update",
+        "--id",
+        DEMO_IDS.paragraphStatus,
+        "--data",
+        "Status: cancelled",
+        "--validate-only",
+        "--json",
+      ]),
+    );
+    const writes = sb.control.count(UPDATE);
+    // The commit's first kernel call (the probe) is held, so the call waits before its barrier.
+    const reads = sb.control.count(KRAMDOWN);
+    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
+    const run = start(s, [...words(p.next as string).slice(1), "--json"]);
+    await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the commit's probe" });
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    expect(done.stderr).toMatch(/Cancel accepted/);
+    expect(done.code).toBe(130);
+    expect(doc(done).result).toMatchObject({ status: "cancelled", writeAttempted: false });
+    expect(sb.control.count(UPDATE)).toBe(writes);
+  });
+
+  it("Ctrl-C after the barrier: the call is already committing and its result is reported", async () => {
+    const s = scene(sb);
+    const p = doc(
+      await cli(s, [
+        "block",
+        "update",
+        "--id",
+        DEMO_IDS.paragraphDecision,
+        "--data",
+        "Decision: kept",
+        "--validate-only",
+        "--json",
+      ]),
+    );
+    const writes = sb.control.count(UPDATE);
+    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
+    const run = start(s, [...words(p.next as string).slice(1), "--json"]);
+    await waitFor(() => sb.control.count(UPDATE) > writes, { what: "the commit's write" });
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    expect(done.stderr).toMatch(/already committing/);
+    expect(done.code, done.stderr).toBe(0);
+    expect(doc(done).result["status"]).toBe("committed");
+    expect(sb.control.count(UPDATE)).toBe(writes + 1);
+  });
+});

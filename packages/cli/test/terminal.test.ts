@@ -1,0 +1,101 @@
+/**
+ * The command as a person sees it, in a real pseudo-terminal (util-linux `script` allocates one):
+ * a destructive commit asks and runs only after "y", a refusal writes nothing, colour appears only
+ * on a terminal and never with NO_COLOR.
+ */
+import { spawn } from "node:child_process";
+import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellQuote } from "../src/flags.js";
+import { CLI, cli, doc, killAuthorities, type Scene, scene, words } from "./harness.js";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await startSandbox({ seed: "demo" });
+});
+afterAll(async () => {
+  killAuthorities();
+  await sb.stop();
+});
+
+/** Runs the CLI inside a pseudo-terminal; `answer` is typed once `prompt` shows. */
+function inTerminal(
+  s: Scene,
+  args: readonly string[],
+  dialogue?: { prompt: RegExp; answer: string },
+  env: Record<string, string> = {},
+) {
+  // A terminal window of 100 columns (the pseudo-terminal starts with none).
+  const command = `stty cols 100 rows 40; ${[process.execPath, CLI, ...args].map(shellQuote).join(" ")}`;
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    env: { ...s.env, TERM: "xterm-256color", ...env },
+    stdio: "pipe",
+  });
+  let screen = "";
+  child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+  const done = new Promise<{ code: number | null; screen: string }>((r) =>
+    child.on("close", (code) => r({ code, screen })),
+  );
+  if (dialogue) {
+    void waitFor(() => dialogue.prompt.test(screen), {
+      what: "the prompt",
+      timeoutMs: 30_000,
+    }).then(
+      () => child.stdin.write(dialogue.answer),
+      () => child.kill("SIGKILL"), // the test then fails on the exit code, with the screen
+    );
+  }
+  return done;
+}
+
+const UPDATE = "/api/block/updateBlock";
+const esc = "\u001b[";
+
+describe("in a terminal", () => {
+  it("asks before a destructive commit: 'n' writes nothing (exit 4), 'y' commits", async () => {
+    const s = scene(sb);
+    const id = DEMO_IDS.paragraphMilestones;
+    const preflight = doc(
+      await cli(s, ["block", "delete", "--id", id, "--validate-only", "--json"]),
+    );
+    const commit = words(preflight.next as string).slice(1, -1); // without --yes
+    const declined = await inTerminal(s, commit, {
+      prompt: /destructive action block delete/,
+      answer: "n\r",
+    });
+    expect(declined.code).toBe(4);
+    expect(declined.screen).toMatch(/Declined: nothing was run/);
+    expect(sb.control.kramdown(id)).not.toBeNull();
+    const accepted = await inTerminal(s, commit, {
+      prompt: /destructive action block delete/,
+      answer: "y\r",
+    });
+    expect(accepted.code, accepted.screen).toBe(0);
+    expect(accepted.screen).toMatch(/status: committed/);
+    await waitFor(() => sb.control.kramdown(id) === null, { what: "the block to be gone" });
+  });
+
+  it("colours only on a terminal, and not with NO_COLOR", async () => {
+    const s = scene(sb);
+    const args = [
+      "block",
+      "update",
+      "--id",
+      DEMO_IDS.paragraphJournal,
+      "--data",
+      "Journal (tty)",
+      "--validate-only",
+    ];
+    const tty = await inTerminal(s, args);
+    expect(tty.code, tty.screen).toBe(0);
+    expect(tty.screen).toContain(`${esc}1mNext:`);
+    const plain = await inTerminal(s, args, undefined, { NO_COLOR: "1" });
+    expect(plain.screen).toMatch(/Next: sisyphus block update/);
+    expect(plain.screen).not.toContain(esc);
+    const piped = await cli(s, args);
+    expect(piped.stdout).toMatch(/Next: sisyphus block update/);
+    expect(piped.stdout).not.toContain(esc);
+    expect(sb.control.count(UPDATE)).toBe(0);
+  });
+});
