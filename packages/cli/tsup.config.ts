@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
+import { zodEnglishOnly } from "../../build-support/zod-english-only.ts";
 
 // One ESM file, `dist/cli.js`: the workspace packages are bundled from their TypeScript sources
 // (the "source" export condition), so a start reads one file. The MCP client, which the delegation
@@ -19,6 +20,7 @@ export default defineConfig({
   banner: {
     js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
   },
+  esbuildPlugins: [zodEnglishOnly],
   esbuildOptions(options) {
     options.conditions = ["source"];
   },
