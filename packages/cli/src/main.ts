@@ -9,6 +9,7 @@ import { runHelp, runList, USAGE } from "./commands/catalog-views.js";
 import { runComplete, runCompletion } from "./commands/completion.js";
 import { runConfig } from "./commands/config-cmd.js";
 import { runDoctor } from "./commands/doctor.js";
+import { runSkill } from "./commands/skill.js";
 import { runTask } from "./commands/task.js";
 import { resolveConfig } from "./config.js";
 import { CliError } from "./errors.js";
@@ -109,6 +110,7 @@ export async function run(
     const config =
       p.rest[0] === "config" ||
       p.rest[0] === "completion" ||
+      p.rest[0] === "skill" ||
       p.rest[0] === "list" ||
       p.rest[0] === "help" ||
       p.switches.has("help") ||
@@ -147,6 +149,8 @@ export async function run(
         return runHelp(io, second, third);
       case "completion":
         return runCompletion(io, second);
+      case "skill":
+        return runSkill(io, p.rest.slice(1));
       case "config":
         return runConfig(io, env, p.values, p.rest.slice(1));
       case "doctor":

@@ -119,6 +119,7 @@ export const USAGE = `sisyphus: SiYuan notes from a terminal, every write under 
   sisyphus task status|result|cancel <taskId>                 a kernel call's task record
   sisyphus config list|get|set|unset|use|path                 profiles
   sisyphus completion bash|zsh|fish                           shell completion script
+  sisyphus skill list|read [FILE]|install --target DIR        the agent skill (--force replaces a changed file)
 
 Tools: ${TOOL_NAMES.join(", ")}
 
