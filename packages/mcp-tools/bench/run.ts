@@ -54,6 +54,7 @@ const rows: Array<[string, Record<string, unknown>, boolean?]> = [
   ["document", { action: "rename", id, title: "Bench renamed" }],
   ["notebook", { action: "set_conf", notebook: h.notebook, conf: { sortMode: 6 } }],
   ["file", { action: "upload_asset", uploadSource: "bench" }],
+  ["document", { action: "create_daily_note", notebook: h.notebook }],
 ];
 console.log("## Kernel calls per strict action (preflight + commit, readback included)\n");
 console.log("| action | preflight | commit | total | result |\n| --- | ---: | ---: | ---: | --- |");

@@ -90,6 +90,12 @@ const additive = mutation("none");
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
 const id = z.strictObject({ id: nodeId });
 const notebookOnly = z.strictObject({ notebook: notebookId });
+/** Paging of a long list (as `search.fulltext`): settings' `pageSize` is the default when omitted. */
+const paged = {
+  page: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(64).default(16),
+};
+const pagedId = z.strictObject({ id: nodeId, ...paged });
 
 /** A segment of an assets folder: not empty, `.` or `..`; no separator, quote or control character. */
 const assetsSegmentOk = (segment: string) =>
@@ -118,6 +124,19 @@ const assetsDirPath = z
   )
   .default("/assets/");
 
+/** A workspace-relative path for the kernel's resource export (`data/assets/…`): no `..` segment. */
+const workspacePath = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine(
+    (p) => !p.includes("\\") && p.split("/").every((s) => s !== ".."),
+    "must be a workspace-relative path like data/assets/ without .. segments",
+  );
+
+/** Where an export is saved on the saving process's host: checked there (absolute, new). */
+const outputPath = z.string().min(1).max(4096);
+
 /**
  * Every action of every tool, by tool then canonical action name (in the order they are
  * advertised). Its type is what handler types are derived from.
@@ -129,6 +148,17 @@ export const CATALOG = {
     get_children: { policy: read, args: id, signature: "get_children(id)" },
     info: { policy: read, args: id, signature: "info(id)" },
     dom: { policy: read, args: id, signature: "dom(id)" },
+    backlinks: {
+      policy: read,
+      args: pagedId,
+      signature: "backlinks(id,page?,pageSize?) docs referencing it",
+    },
+    backmentions: {
+      policy: read,
+      args: pagedId,
+      signature: "backmentions(id,page?,pageSize?) docs naming it unlinked",
+    },
+    breadcrumb: { policy: read, args: id, signature: "breadcrumb(id) doc→block path" },
     insert: {
       policy: additive,
       args: z
@@ -212,6 +242,20 @@ export const CATALOG = {
         .refine((a) => a.id ?? (a.notebook && a.hpath), "give id, or notebook+hpath"),
       signature: "lookup(id|notebook+hpath) exact",
     },
+    outline: { policy: read, args: pagedId, signature: "outline(id,page?,pageSize?) headings" },
+    recent: {
+      policy: read,
+      args: z.strictObject({
+        sort: z.enum(["updated", "viewed", "opened", "closed"]).default("updated"),
+        ...paged,
+      }),
+      signature: "recent(sort?=updated|viewed|opened|closed,page?,pageSize?)",
+    },
+    daily_note: {
+      policy: read,
+      args: notebookOnly,
+      signature: "daily_note(notebook) today's note, id null if none",
+    },
     create: {
       policy: additive,
       args: z.strictObject({
@@ -220,6 +264,11 @@ export const CATALOG = {
         markdown: z.string().default(""),
       }),
       signature: "create(notebook,hpath,markdown?)",
+    },
+    create_daily_note: {
+      policy: additive,
+      args: notebookOnly,
+      signature: "create_daily_note(notebook) unless it exists",
     },
     rename: {
       policy: state,
@@ -300,6 +349,19 @@ export const CATALOG = {
         ),
       signature:
         "upload_asset(localFilePath=absolute path on the server|uploadSource=staged handle,assetsDirPath?=/assets/)",
+    },
+    export_resources: {
+      policy: external,
+      args: z.strictObject({
+        paths: z.array(workspacePath).min(1).max(256),
+        outputPath,
+      }),
+      signature: "export_resources(paths[workspace-relative],outputPath=new .zip file)",
+    },
+    extract_doc: {
+      policy: external,
+      args: z.strictObject({ id: nodeId, outputPath }),
+      signature: "extract_doc(id,outputPath=new directory for Markdown+assets)",
     },
   },
   notebook: {

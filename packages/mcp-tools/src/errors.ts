@@ -20,6 +20,8 @@
  * - `kernel_unavailable` / `kernel_error`: `kernelCode` (the siyuan-api error code);
  * - `source_unavailable`: `source` (`localFilePath` or `uploadSource`, the kind this authority
  *   cannot read or failed to read); `source_too_large`: `limit` and, when known, `size` (bytes);
+ * - `output_too_large`: `limit` and `size` (bytes received when the export stopped);
+ *   `output_failed`: `reason` and, when one file failed, its `path`; the partial output was removed;
  * - `internal_error`: nothing.
  */
 export type ToolErrorCode =
@@ -37,6 +39,8 @@ export type ToolErrorCode =
   | "read_budget_exceeded"
   | "source_unavailable"
   | "source_too_large"
+  | "output_too_large"
+  | "output_failed"
   | "internal_error";
 
 /** The caller's next step, one per code: every layer of this package answers a code with this hint. */
@@ -65,6 +69,10 @@ export const TOOL_ERROR_HINTS: Readonly<Record<ToolErrorCode, string>> = Object.
     "This authority cannot read that source: give localFilePath only where the Sisyphus Node server runs (an absolute path it can read); with the kernel authority stage the file first and pass the returned uploadSource.",
   source_too_large:
     "The file is larger than one upload may be (details.limit bytes); nothing was written. Upload a smaller file.",
+  output_too_large:
+    "The export is larger than one may be (details.limit bytes); its partial output was removed. Export fewer or smaller files.",
+  output_failed:
+    "The export could not be saved (details.reason); its partial output was removed and nothing else was touched. Check the kernel and the destination, then call again.",
   internal_error: "This is a Sisyphus bug; report it with the arguments you sent.",
 });
 

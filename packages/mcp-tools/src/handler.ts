@@ -15,6 +15,7 @@ import type { StateDigest } from "@sisyphus/core-hash";
 import type { z } from "zod";
 import type { ActionSpec, Catalog, ToolName } from "./catalog.js";
 import type { KernelReads, KernelWrites } from "./kernel.js";
+import type { OutputSink } from "./output.js";
 import type { Permission, PermissionMap } from "./permissions.js";
 import type { SourceBytes, SourceRef } from "./source.js";
 
@@ -46,6 +47,11 @@ export interface ToolContext {
    * cannot read that kind of source, or the source is missing, invalid or too large).
    */
   readonly readSource: (ref: SourceRef) => Promise<SourceBytes>;
+  /**
+   * Saves exports on this process's host; absent where nothing can be saved (the kernel), and an
+   * export then answers a download manifest.
+   */
+  readonly output?: OutputSink | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -20,6 +20,21 @@ export {
 export { isToolError, TOOL_ERROR_HINTS, ToolError, type ToolErrorCode } from "./errors.js";
 export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
+export {
+  type DownloadManifest,
+  EXPORT_FILE_TIMEOUT_MS,
+  EXPORT_MAX_BYTES,
+  isOutputFailure,
+  isSafeRelativePath,
+  type OutputEntry,
+  type OutputFailure,
+  type OutputLayout,
+  type OutputPlan,
+  type OutputSink,
+  parseDownloadManifest,
+  type SavedFile,
+  type SavedOutput,
+} from "./output.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
 export {
   READ_BUDGET_LIMITS,

@@ -12,6 +12,8 @@ import type {
   KernelReads,
   KernelWrites,
   NotebookRow,
+  OutlineHeading,
+  RefDoc,
   UploadAnswer,
 } from "./kernel.js";
 
@@ -47,6 +49,33 @@ function row(b: {
     sort: b.sort ?? 0,
     sortMode: b.sortMode ?? 15,
     closed: b.closed,
+  };
+}
+
+function refDoc(p: {
+  id: string;
+  box: string;
+  name: string;
+  hPath: string;
+  count: number;
+}): RefDoc {
+  return { id: p.id, notebook: p.box, title: p.name, path: p.hPath, count: p.count };
+}
+
+/** A sub-heading as the client returns it (the kernel's `Block`, nested through `children`). */
+interface OutlineBlock {
+  readonly id: string;
+  readonly subType: string;
+  readonly content: string;
+  readonly children?: readonly OutlineBlock[] | undefined;
+}
+
+function outlineChild(b: OutlineBlock): OutlineHeading {
+  return {
+    id: b.id,
+    subType: b.subType,
+    html: b.content,
+    children: (b.children ?? []).map(outlineChild),
   };
 }
 
@@ -113,6 +142,43 @@ function kernelReads(c: SiyuanClient): KernelReads {
     version: () => c.system.version(),
     flush: () => c.flush(),
     getFile: async (path) => (await c.file.getFile({ path }))?.bytes ?? null,
+    exportMdContent: (id) =>
+      orNull(async () => {
+        const r = await c.export.exportMdContent({ id });
+        return { hPath: r.hPath, content: r.content };
+      }),
+    currentTime: () => c.system.currentTime(),
+    getBacklinks: async (id) => {
+      // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
+      const r = await c.ref.getBacklink2({ id, k: "", mk: "", sort: "3", mSort: "3" });
+      return {
+        notebook: r.box ?? "",
+        backlinks: r.backlinks.map(refDoc),
+        backmentions: r.backmentions.map(refDoc),
+      };
+    },
+    getDocOutline: async (id) =>
+      (await c.outline.getDocOutline({ id })).map((h) => ({
+        id: h.id,
+        subType: h.subType,
+        html: h.name,
+        children: h.blocks.map(outlineChild),
+      })),
+    getBlockBreadcrumb: async (id) =>
+      (await c.block.getBlockBreadcrumb({ id })).map((e) => ({
+        id: e.id,
+        name: e.name,
+        type: e.type,
+        subType: e.subType ?? "",
+      })),
+    getRecentDocs: async (sortBy) =>
+      (await c.storage.getRecentDocs({ sortBy })).map((d) => ({
+        id: d.rootID,
+        title: d.title ?? "",
+        ...(d.viewedAt ? { viewedAt: d.viewedAt } : {}),
+        ...(d.openAt ? { openAt: d.openAt } : {}),
+        ...(d.closedAt ? { closedAt: d.closedAt } : {}),
+      })),
   };
 }
 
@@ -162,6 +228,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     pushMsg: async (msg, timeout) => {
       await c.notification.pushMsg({ msg, ...(timeout === undefined ? {} : { timeout }) });
     },
+    createDailyNote: async (notebook) => (await c.filetree.createDailyNote({ notebook })).id,
     uploadAsset: async (file, assetsDirPath): Promise<UploadAnswer> => {
       const r = await c.asset.upload({
         files: [{ filename: file.fileName, bytes: file.bytes }],
@@ -169,5 +236,6 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       });
       return { succMap: r.succMap, errFiles: r.errFiles };
     },
+    exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
   };
 }

@@ -56,6 +56,55 @@ export interface InsertAnchor {
   readonly parentID?: string | undefined;
 }
 
+/** One document of `getBacklink2`: it references (or mentions) the target `count` times. */
+export interface RefDoc {
+  readonly id: string;
+  readonly notebook: string;
+  readonly title: string;
+  /** `<notebook name>/<hpath>`, as the kernel gives it. */
+  readonly path: string;
+  readonly count: number;
+}
+
+/** `getBacklink2` data: referencing and mentioning documents, newest update first. */
+export interface RefDocs {
+  /** The target's notebook; `""` when the kernel does not know the ID. */
+  readonly notebook: string;
+  readonly backlinks: readonly RefDoc[];
+  readonly backmentions: readonly RefDoc[];
+}
+
+/** One heading of `getDocOutline`; `children` are its sub-headings. */
+export interface OutlineHeading {
+  readonly id: string;
+  /** `h1` … `h6`. */
+  readonly subType: string;
+  /** The heading's text as the kernel's HTML (entities, `&nbsp;` for spaces). */
+  readonly html: string;
+  readonly children: readonly OutlineHeading[];
+}
+
+/** One entry of `getBlockBreadcrumb` (the last is the block itself, `name: ""`). */
+export interface CrumbEntry {
+  readonly id: string;
+  /** HTML-escaped text. */
+  readonly name: string;
+  readonly type: string;
+  readonly subType: string;
+}
+
+/** One item of `getRecentDocs` (times in Unix seconds, absent when zero). */
+export interface RecentDoc {
+  readonly id: string;
+  readonly title: string;
+  readonly viewedAt?: number | undefined;
+  readonly openAt?: number | undefined;
+  readonly closedAt?: number | undefined;
+}
+
+/** How `getRecentDocs` sorts: the UI's recent list by one of its times, or the index by `updated`. */
+export type RecentSort = "viewedAt" | "openAt" | "closedAt" | "updated";
+
 /**
  * The kernel reads of the tools: everything a probe, a readback or a read action may call.
  * `ToolContext.kernel` has only these, so a probe or readback cannot write.
@@ -80,6 +129,18 @@ export interface KernelReads {
   flush(): Promise<void>;
   /** A workspace file's bytes (`/api/file/getFile`, path from the workspace root), `null` if absent. */
   getFile(path: string): Promise<Uint8Array | null>;
+  /** A document as Markdown without IALs (`/api/export/exportMdContent`), `null` for an unknown ID. */
+  exportMdContent(id: string): Promise<{ hPath: string; content: string } | null>;
+  /** The kernel's clock, Unix milliseconds (`/api/system/currentTime`). */
+  currentTime(): Promise<number>;
+  /** Documents referencing / mentioning the block (`/api/ref/getBacklink2`); empty when unknown. */
+  getBacklinks(id: string): Promise<RefDocs>;
+  /** Top-level headings of the block's document (`/api/outline/getDocOutline`); `[]` for none. */
+  getDocOutline(id: string): Promise<OutlineHeading[]>;
+  /** From the document down to the block (`/api/block/getBlockBreadcrumb`); `[]` when unknown. */
+  getBlockBreadcrumb(id: string): Promise<CrumbEntry[]>;
+  /** Recent documents, newest first (`/api/storage/getRecentDocs`). */
+  getRecentDocs(sortBy: RecentSort): Promise<RecentDoc[]>;
 }
 
 /** What `/api/asset/upload` answered: original file name → stored path (`assets/…`, under `data/`). */
@@ -116,9 +177,16 @@ export interface KernelWrites {
   moveDocsByID(ids: readonly string[], toID: string): Promise<void>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
+  /** Today's daily note of the notebook, created when absent (kernel `createDailyNote`): its ID. */
+  createDailyNote(notebook: string): Promise<string>;
   /** Uploads one file as an asset into `assetsDirPath` (relative to `data/`). */
   uploadAsset(
     file: { readonly fileName: string; readonly bytes: Uint8Array },
     assetsDirPath: string,
   ): Promise<UploadAnswer>;
+  /**
+   * Zips workspace files (`/api/export/exportResources`): the zip's workspace path,
+   * `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. Creates a file in the kernel.
+   */
+  exportResources(paths: readonly string[]): Promise<string>;
 }

@@ -31,6 +31,7 @@ import { isToolError, TOOL_ERROR_HINTS, ToolError } from "./errors.js";
 import type { Probed, SystemInfo, ToolContext } from "./handler.js";
 import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
+import type { OutputSink } from "./output.js";
 import {
   FULL_ACCESS,
   grantsEverywhere,
@@ -75,6 +76,11 @@ export interface ToolRuntimeOptions {
    * kernel plugin's resolves staging handles. Absent: every source is `source_unavailable`.
    */
   readonly sources?: SourceReader | undefined;
+  /**
+   * Saves exports (`file.export_resources`, `file.extract_doc`) on this host: the Node authority's
+   * writes local files. Absent (the kernel): exports answer `delivery: "download"` manifests.
+   */
+  readonly outputs?: OutputSink | undefined;
 }
 
 /** Per-call context from the shell. */
@@ -402,11 +408,25 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   ) {
     const c = coordinator as WriteCoordinator;
     if (validateOnly) return c.preflight(call);
-    return c.commit(call, {
-      execute: async (exec) => ({
-        receipt: { result: await external.run({ ...ctx, write: exec.writes(kernelWrites) }) },
-      }),
+    // A tool error from an external handler means its effect did not happen (an export whose
+    // destination exists, or whose partial output it removed): answered as that typed error, not
+    // as the unknown outcome of the kernel calls it made on the way.
+    let refused: unknown;
+    const answer = await c.commit(call, {
+      execute: async (exec) => {
+        try {
+          return {
+            receipt: { result: await external.run({ ...ctx, write: exec.writes(kernelWrites) }) },
+          };
+        } catch (e) {
+          if (!isToolError(e)) throw e;
+          refused = e;
+          return {};
+        }
+      },
     });
+    if (refused !== undefined) throw refused;
+    return answer;
   }
 
   /**
@@ -517,6 +537,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,
         readSource: (ref) => readSource(options.sources, ref),
+        ...(options.outputs ? { output: options.outputs } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       };
       if (handler.kind !== policy.kind)

@@ -157,8 +157,11 @@ export function describeTool(
     properties["confirm"] = { type: "boolean" };
     parts.push(`User confirms: ${dangerous.join(",")} (the preflight answer says how).`);
   }
-  if (tool === "system" && actions.some((a) => a.policy.kind === "external")) {
-    parts.push("notify is external: no validateOnly.");
+  const externals = actions.filter((a) => a.policy.kind === "external").map((a) => a.action);
+  if (externals.length > 0) {
+    parts.push(
+      `${externals.join(",")} ${externals.length > 1 ? "are" : "is"} external: no validateOnly.`,
+    );
   }
   return {
     name: tool,

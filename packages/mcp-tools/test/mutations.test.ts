@@ -174,6 +174,23 @@ const CASES: Case[] = [
   },
   {
     tool: "document",
+    action: "create_daily_note",
+    prepare: async (h) => {
+      // A fresh notebook each time: it has no daily note today.
+      const fresh = () => h.sandbox.control.external.createNotebook(unique("Daily"));
+      const notebook = fresh();
+      const other = fresh();
+      await h.sandbox.control.flush();
+      return {
+        args: { notebook },
+        otherArgs: { notebook: other },
+        endpoint: "/api/filetree/createDailyNote",
+        silent: "outcome_unknown",
+      };
+    },
+  },
+  {
+    tool: "document",
     action: "rename",
     prepare: async (h) => {
       const d = await fixtureDoc(h);
@@ -499,7 +516,8 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
   });
 
   if (
-    c.action !== "create" &&
+    // additive actions lease no state
+    !c.action.startsWith("create") &&
     !(c.tool === "block" && ["insert", "prepend", "append"].includes(c.action)) &&
     !(c.tool === "fs" && c.action === "write")
   ) {

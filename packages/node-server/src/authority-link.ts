@@ -39,6 +39,7 @@ import {
   readLocalCredential,
 } from "./data-dir.js";
 import { importEsm } from "./import-esm.js";
+import { downloadedExportCall, exportLayout } from "./kernel-download.js";
 import { isLocalUpload, stagedUploadCall } from "./kernel-staging.js";
 
 export { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "@sisyphus/mcp-tools/shell";
@@ -165,7 +166,8 @@ export class AuthorityLink implements DelegateLink {
   /**
    * Forwards one tool call. `mayExecute`: the call can execute a write (a real mutation or external
    * effect), so a response lost after sending is `outcome_unknown` rather than `write_coordinator_unavailable`.
-   * At the kernel authority an upload of a local file is staged first (`kernel-staging.ts`).
+   * At the kernel authority an upload of a local file is staged first (`kernel-staging.ts`), and
+   * an export's download manifest is saved on this host (`kernel-download.ts`).
    * Never throws.
    */
   call(
@@ -179,6 +181,12 @@ export class AuthorityLink implements DelegateLink {
     if (kernel !== undefined && isLocalUpload(tool, args)) {
       return stagedUploadCall(kernel, args, signal, (staged) =>
         this.#forward(tool, staged, signal, mayExecute, extraMeta),
+      );
+    }
+    const layout = kernel === undefined ? undefined : exportLayout(tool, args);
+    if (kernel !== undefined && layout !== undefined && extraMeta[PRECHECK_META_KEY] !== true) {
+      return downloadedExportCall(kernel, layout, args, signal, () =>
+        this.#forward(tool, args, signal, mayExecute, extraMeta),
       );
     }
     return this.#forward(tool, args, signal, mayExecute, extraMeta);

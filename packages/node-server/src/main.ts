@@ -61,12 +61,34 @@ interface EmbeddedSandbox {
   stop(): Promise<void>;
 }
 
+const SANDBOX = "@sisyphus/siyuan-sandbox";
+
+/**
+ * The demo kernel is an optional peer dependency (an installed server talks to a real SiYuan), so
+ * its absence is a configuration error naming both ways out, not a module-resolution trace.
+ */
+async function loadSandbox(): Promise<unknown> {
+  try {
+    return await importEsm(SANDBOX);
+  } catch (e) {
+    const missing =
+      (e as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" &&
+      String((e as Error).message).includes(`'${SANDBOX}'`);
+    if (!missing) throw e;
+    throw new NodeServerError(
+      "config_invalid",
+      `Invalid configuration: --siyuan-url (SIYUAN_URL) is not set, and the embedded demo kernel needs ${SANDBOX}, an optional peer dependency that is not installed: pass your SiYuan's URL, or install ${SANDBOX} beside @sisyphus/node-server`,
+      { setting: "--siyuan-url (SIYUAN_URL)" },
+      { cause: e },
+    );
+  }
+}
+
 async function startEmbeddedSandbox(dataDir: string): Promise<EmbeddedSandbox> {
-  const mod = (await importEsm("@sisyphus/siyuan-sandbox")) as {
+  const mod = (await loadSandbox()) as {
     startSandbox?: (o: Record<string, unknown>) => Promise<EmbeddedSandbox>;
   };
-  if (typeof mod.startSandbox !== "function")
-    throw new Error("@sisyphus/siyuan-sandbox has no startSandbox");
+  if (typeof mod.startSandbox !== "function") throw new Error(`${SANDBOX} has no startSandbox`);
   return mod.startSandbox({ port: 0, seed: "demo", dataDir: join(dataDir, "demo-workspace") });
 }
 

@@ -58,6 +58,7 @@ import {
 } from "./constants.js";
 import type { McpEndpoint } from "./http-server.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
+import { localOutputSink } from "./local-output.js";
 import { localFileSourceReader } from "./local-source.js";
 import { cryptoRandomSource } from "./random.js";
 import { principalOf } from "./security.js";
@@ -147,9 +148,17 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const a = options.authority;
   const runtime = createToolRuntime({
     client,
-    // The authority reads upload sources from this host's files; a front delegates strict calls.
+    // The authority reads upload sources from this host's files and saves exports there; a front
+    // delegates strict and external calls.
     ...(a.kind === "node-http"
-      ? { coordinator: a.coordinator, sources: localFileSourceReader() }
+      ? {
+          coordinator: a.coordinator,
+          sources: localFileSourceReader(),
+          outputs: localOutputSink({
+            siyuanUrl: options.siyuanUrl,
+            siyuanToken: options.siyuanToken,
+          }),
+        }
       : {}),
     config: {
       strict: options.strict,

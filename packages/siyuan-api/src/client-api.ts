@@ -68,6 +68,11 @@ export interface FiletreeApi {
   changeSort(args: T.ChangeSortArgs): Promise<void>;
   /** `null` when the block is not found (kernel code 3). */
   getDoc(args: T.GetDocArgs): Promise<T.GetDocResult | null>;
+  /**
+   * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,
+   * absent → created** (with missing parents). Unknown or closed notebook → `kernel_rejected` code 1.
+   */
+  createDailyNote(args: T.CreateDailyNoteArgs): Promise<{ id: string }>;
 }
 
 /** Block methods (`/api/block/*`). Write methods return the kernel's transactions. */
@@ -85,6 +90,8 @@ export interface BlockApi {
   /** Unknown ID → `kernel_rejected` (code -1). Code 3 (indexing) is retried like a transient read failure, then `kernel_rejected`. */
   getBlockInfo(args: T.IdArg): Promise<BlockInfo>;
   checkBlockExist(args: T.IdArg): Promise<boolean>;
+  /** The doc, the ancestors and headings above the block, then the block (`name: ""`); `[]` for an unknown ID. */
+  getBlockBreadcrumb(args: T.GetBlockBreadcrumbArgs): Promise<T.BreadcrumbResult>;
   insertBlock(args: T.InsertBlockArgs): Promise<Transaction[]>;
   prependBlock(args: T.ParentBlockArgs): Promise<Transaction[]>;
   appendBlock(args: T.ParentBlockArgs): Promise<Transaction[]>;
@@ -113,6 +120,18 @@ export interface SiyuanClient {
   readonly filetree: FiletreeApi;
   readonly block: BlockApi;
   readonly attr: AttrApi;
+  readonly ref: {
+    /** Documents referencing / mentioning the block; an unknown ID → empty lists and `box: ""`. */
+    getBacklink2(args: T.GetBacklink2Args): Promise<T.Backlink2Result>;
+  };
+  readonly outline: {
+    /** Top-level headings (sub-headings nested); `[]` both for no headings and an unknown ID. */
+    getDocOutline(args: T.IdArg): Promise<T.DocOutlineResult>;
+  };
+  readonly storage: {
+    /** Recent documents, newest first; `[]` for the UI sorts when no UI filled the list. */
+    getRecentDocs(args: T.GetRecentDocsArgs): Promise<T.RecentDocsResult>;
+  };
   readonly query: {
     /** Rows of one read-only statement (sent with `mode: "readonly"`). SQL errors → `kernel_rejected` code 1. */
     sql(args: T.SqlArgs): Promise<Array<Record<string, unknown>>>;
@@ -152,6 +171,8 @@ export interface SiyuanClient {
   };
   readonly export: {
     exportMdContent(args: T.ExportMdContentArgs): Promise<T.ExportMdResult>;
+    /** A zip of workspace files; `path` is `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. */
+    exportResources(args: T.ExportResourcesArgs): Promise<T.ExportResourcesResult>;
   };
   readonly notification: {
     /** Returns the toast's message ID. */

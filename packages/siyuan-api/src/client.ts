@@ -128,6 +128,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       listDocsByPath: (a) => call("filetree.listDocsByPath", a, S.listDocsSchema),
       changeSort: (a) => callVoid("filetree.changeSort", a),
       getDoc: (a) => callNullable("filetree.getDoc", a, S.getDocSchema, [3]),
+      createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
     },
     block: {
       getBlockKramdown: async (a) => {
@@ -148,6 +149,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
           busyCodes: [GET_BLOCK_INFO_INDEXING_CODE],
         }),
       checkBlockExist: (a) => call("block.checkBlockExist", a, S.booleanSchema),
+      getBlockBreadcrumb: (a) => call("block.getBlockBreadcrumb", a, S.breadcrumbSchema),
       insertBlock: (a) => call("block.insertBlock", a, S.transactionsSchema),
       prependBlock: (a) => call("block.prependBlock", a, S.transactionsSchema),
       appendBlock: (a) => call("block.appendBlock", a, S.transactionsSchema),
@@ -166,6 +168,15 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       batchGetBlockAttrs: async (a) =>
         nonEmpty(await call("attr.batchGetBlockAttrs", a, S.batchAttrsSchema)),
       batchSetBlockAttrs: (a) => callVoid("attr.batchSetBlockAttrs", a),
+    },
+    ref: {
+      getBacklink2: (a) => call("ref.getBacklink2", a, S.backlink2Schema),
+    },
+    outline: {
+      getDocOutline: (a) => call("outline.getDocOutline", a, S.docOutlineSchema),
+    },
+    storage: {
+      getRecentDocs: (a) => call("storage.getRecentDocs", a, S.recentDocsSchema),
     },
     query: {
       sql: (a) => call("query.sql", { stmt: a.stmt, mode: "readonly" }, S.sqlRowsSchema),
@@ -205,6 +216,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     },
     export: {
       exportMdContent: (a) => call("export.exportMdContent", a, S.exportMdSchema),
+      exportResources: (a) => call("export.exportResources", a, S.exportResourcesSchema),
     },
     notification: {
       pushMsg: async (a) => (await call("notification.pushMsg", a, S.pushMsgSchema)).id,

@@ -22,7 +22,7 @@ describe("endpoint table", () => {
     expect(new Set(paths).size).toBe(paths.length);
     for (const [key, spec] of Object.entries(ENDPOINTS)) {
       expect(["read", "write"], key).toContain(spec.kind);
-      expect(spec.path, key).toMatch(/^\/api\/[a-zA-Z]+(\/[a-zA-Z]+)?$/);
+      expect(spec.path, key).toMatch(/^\/api\/[a-zA-Z]+(\/[a-zA-Z][a-zA-Z0-9]*)?$/);
     }
   });
 

@@ -35,7 +35,9 @@ const anchored = (spec: EndpointSpec, anyOf: string[]): EndpointSpec => ({ ...sp
  * `query.sql` is a read because the client always sends `mode: "readonly"` (the kernel refuses write
  * statements then); `sqlite.flushTransaction` only waits for queues, so repeating it is harmless;
  * `av.renderAttributeView` is a write because it may create the database file
- * (`createIfNotExist`); notifications are writes (a repeated toast is a visible duplicate).
+ * (`createIfNotExist`); `storage.getRecentDocs` is a read although the kernel rewrites its recent
+ * list when it drops deleted documents (repeating it changes nothing more); `filetree.createDailyNote`
+ * is a write (it creates today's note when absent); notifications are writes (a repeated toast is a visible duplicate).
  */
 export const ENDPOINTS = {
   "notebook.lsNotebooks": r("/api/notebook/lsNotebooks"),
@@ -62,6 +64,7 @@ export const ENDPOINTS = {
   "filetree.listDocsByPath": r("/api/filetree/listDocsByPath", "notebook", "path"),
   "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
   "filetree.getDoc": r("/api/filetree/getDoc", "id"),
+  "filetree.createDailyNote": w("/api/filetree/createDailyNote", "notebook"),
 
   "block.getBlockKramdown": r("/api/block/getBlockKramdown", "id"),
   "block.getBlockKramdowns": r("/api/block/getBlockKramdowns", "ids"),
@@ -69,6 +72,7 @@ export const ENDPOINTS = {
   "block.getBlockDOMs": r("/api/block/getBlockDOMs", "ids"),
   "block.getChildBlocks": r("/api/block/getChildBlocks", "id"),
   "block.getBlockInfo": r("/api/block/getBlockInfo", "id"),
+  "block.getBlockBreadcrumb": r("/api/block/getBlockBreadcrumb", "id"),
   "block.checkBlockExist": r("/api/block/checkBlockExist", "id"),
   "block.insertBlock": anchored(w("/api/block/insertBlock", "dataType", "data"), [
     "nextID",
@@ -87,6 +91,10 @@ export const ENDPOINTS = {
   "attr.setBlockAttrs": w("/api/attr/setBlockAttrs", "id", "attrs"),
   "attr.batchGetBlockAttrs": r("/api/attr/batchGetBlockAttrs", "ids"),
   "attr.batchSetBlockAttrs": w("/api/attr/batchSetBlockAttrs", "blockAttrs"),
+
+  "ref.getBacklink2": r("/api/ref/getBacklink2", "id", "k", "mk"),
+  "outline.getDocOutline": r("/api/outline/getDocOutline", "id"),
+  "storage.getRecentDocs": r("/api/storage/getRecentDocs"),
 
   "query.sql": r("/api/query/sql", "stmt"),
   "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock", "query"),
@@ -129,6 +137,8 @@ export const ENDPOINTS = {
   "file.renameFile": w("/api/file/renameFile", "path", "newPath"),
 
   "export.exportMdContent": r("/api/export/exportMdContent", "id"),
+  // Writes a zip under temp/export/ (served at GET /export/…): attempted once.
+  "export.exportResources": w("/api/export/exportResources", "paths"),
 
   "notification.pushMsg": w("/api/notification/pushMsg", "msg"),
   "notification.pushErrMsg": w("/api/notification/pushErrMsg", "msg"),

@@ -81,6 +81,8 @@ export type {
   DomResult,
   ExportMdContentArgs,
   ExportMdResult,
+  ExportResourcesArgs,
+  ExportResourcesResult,
   FileContent,
   FullTextSearchArgs,
   FullTextSearchResult,

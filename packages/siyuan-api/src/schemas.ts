@@ -218,9 +218,79 @@ export const fullTextSearchSchema = z.looseObject({
   docMode: z.boolean().optional(),
 });
 
+/** A `Path` of `getBacklink2` (contract §4.10): one referencing (or mentioning) document. */
+export const backlinkPathSchema = z.looseObject({
+  id: z.string(),
+  box: z.string(),
+  name: z.string(),
+  hPath: z.string(),
+  count: z.number(),
+  updated: z.string().optional(),
+  created: z.string().optional(),
+});
+export const backlink2Schema = z.looseObject({
+  backlinks: nullableArray(backlinkPathSchema),
+  linkRefsCount: z.number(),
+  backmentions: nullableArray(backlinkPathSchema),
+  mentionsCount: z.number(),
+  box: z.string().optional(),
+});
+
+/** A sub-heading of `getDocOutline`: the kernel's `Block`, nested through `children`. */
+export interface OutlineBlock {
+  readonly id: string;
+  readonly subType: string;
+  readonly content: string;
+  /** Absent or `[]` when the heading has no sub-headings (the kernel sends `null`). */
+  readonly children?: readonly OutlineBlock[] | undefined;
+  readonly [key: string]: unknown;
+}
+export const outlineBlockSchema: z.ZodType<OutlineBlock, unknown> = z.looseObject({
+  id: z.string(),
+  subType: z.string(),
+  content: z.string(),
+  get children() {
+    return nullableArray(outlineBlockSchema).optional();
+  },
+});
+/** A top-level heading of `getDocOutline` (a `Path` whose `blocks` are its sub-headings). */
+export const outlinePathSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  subType: z.string(),
+  blocks: nullableArray(outlineBlockSchema)
+    .optional()
+    .transform((v) => v ?? []),
+});
+/** `getDocOutline`: `null` (no headings) is read as `[]`. */
+export const docOutlineSchema = nullableArray(outlinePathSchema);
+
+/** One `BlockPath` of `getBlockBreadcrumb`. */
+export const breadcrumbEntrySchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  subType: z.string().optional(),
+});
+export const breadcrumbSchema = nullableArray(breadcrumbEntrySchema);
+
+/** One item of `getRecentDocs` (times in Unix seconds; zero fields are left out). */
+export const recentDocSchema = z.looseObject({
+  rootID: z.string(),
+  icon: z.string().optional(),
+  title: z.string().optional(),
+  viewedAt: z.number().optional(),
+  openAt: z.number().optional(),
+  closedAt: z.number().optional(),
+});
+export const recentDocsSchema = nullableArray(recentDocSchema);
+
+export const createDailyNoteSchema = z.looseObject({ id: nodeIdSchema });
+
 export const bootProgressSchema = z.looseObject({ progress: z.number(), details: z.string() });
 export const pushMsgSchema = z.looseObject({ id: z.string() });
 export const exportMdSchema = z.looseObject({ hPath: z.string(), content: z.string() });
+export const exportResourcesSchema = z.looseObject({ path: z.string() });
 
 export const dirEntrySchema = z.looseObject({
   name: z.string(),

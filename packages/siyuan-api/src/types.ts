@@ -4,14 +4,19 @@
  */
 import type { z } from "zod";
 import type {
+  backlink2Schema,
   bootProgressSchema,
+  breadcrumbSchema,
+  docOutlineSchema,
   exportMdSchema,
+  exportResourcesSchema,
   fullTextSearchSchema,
   getAttributeViewSchema,
   getDocSchema,
   listDocsSchema,
   lsNotebooksSchema,
   notebookConfSchema,
+  recentDocsSchema,
   renderAttributeViewSchema,
   uploadSchema,
 } from "./schemas.js";
@@ -36,6 +41,15 @@ export type UploadResult = z.infer<typeof uploadSchema>;
 export type GetAttributeViewResult = z.infer<typeof getAttributeViewSchema>;
 /** `renderAttributeView` result (loosely typed; `view` holds rows and columns). */
 export type RenderAttributeViewResult = z.infer<typeof renderAttributeViewSchema>;
+
+/** `getBacklink2` result: referencing and mentioning documents, one `Path` each. */
+export type Backlink2Result = z.infer<typeof backlink2Schema>;
+/** `getDocOutline` result: top-level headings, `[]` for none (the kernel's `null`) or an unknown ID. */
+export type DocOutlineResult = z.infer<typeof docOutlineSchema>;
+/** `getBlockBreadcrumb` result: the doc down to the block (`name: ""`); `[]` for an unknown ID. */
+export type BreadcrumbResult = z.infer<typeof breadcrumbSchema>;
+/** `getRecentDocs` result, newest first. */
+export type RecentDocsResult = z.infer<typeof recentDocsSchema>;
 
 /** `getBlockKramdown` result; the method returns `null` instead for an unknown ID. */
 export interface KramdownResult {
@@ -220,6 +234,13 @@ export interface FullTextSearchArgs {
   readonly page?: number;
   readonly pageSize?: number;
 }
+/** `exportResources` request: workspace-relative paths; `name` names the zip and its top folder. */
+export interface ExportResourcesArgs {
+  readonly paths: readonly string[];
+  readonly name?: string;
+}
+/** `exportResources` result: the zip's workspace path (`temp/export/…`). */
+export type ExportResourcesResult = z.infer<typeof exportResourcesSchema>;
 /** `exportMdContent` request. */
 export interface ExportMdContentArgs {
   readonly id: string;
@@ -227,6 +248,33 @@ export interface ExportMdContentArgs {
   readonly embedMode?: number;
   /** YAML front matter; the kernel's default is true. */
   readonly yfm?: boolean;
+}
+/** `getBacklink2` request (contract §4.10). */
+export interface GetBacklink2Args {
+  readonly id: string;
+  /** Backlink filter (space-separated words); `""` for all. */
+  readonly k: string;
+  /** Mention filter; `""` for all. */
+  readonly mk: string;
+  /** Sort codes as **numeric strings** (a JSON number makes the kernel panic); default `"3"`. */
+  readonly sort?: string;
+  readonly mSort?: string;
+  readonly containChildren?: boolean;
+}
+/** `getBlockBreadcrumb` request. */
+export interface GetBlockBreadcrumbArgs {
+  readonly id: string;
+  /** Inline types left out of the names. */
+  readonly excludeTypes?: readonly string[];
+}
+/** `getRecentDocs` request; `updated` asks the index, the others read the UI's recent list. */
+export interface GetRecentDocsArgs {
+  readonly sortBy?: "viewedAt" | "openAt" | "closedAt" | "updated";
+}
+/** `createDailyNote` request. */
+export interface CreateDailyNoteArgs {
+  readonly notebook: string;
+  readonly app?: string;
 }
 /** `pushMsg`/`pushErrMsg` request. */
 export interface PushMsgArgs {

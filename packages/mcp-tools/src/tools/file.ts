@@ -1,5 +1,6 @@
 /**
- * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload).
+ * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
+ * export_resources and extract_doc (external side effects: `exports.ts`).
  *
  * The probe reads the source through the shell's reader and hashes it; the digest it leases is the
  * file's own SHA-256, so a file that changed between preflight and commit answers `state_changed`
@@ -11,6 +12,7 @@
 import { hashChunked, STATE_DIGEST_PREFIX } from "@sisyphus/core-hash";
 import {
   type ArgsOf,
+  externalAction,
   type MutationHandler,
   mutationAction,
   type ReadbackResult,
@@ -18,6 +20,7 @@ import {
 } from "../handler.js";
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
+import { exportResources, extractDoc } from "./exports.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
 
@@ -116,4 +119,6 @@ const uploadAsset: MutationHandler<UploadArgs, SourceSeen, string | undefined> =
 /** The file tool's handlers. */
 export const fileHandlers = {
   upload_asset: mutationAction(uploadAsset),
+  export_resources: externalAction(exportResources),
+  extract_doc: externalAction(extractDoc),
 } satisfies ToolHandlers<"file">;

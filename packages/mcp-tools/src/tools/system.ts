@@ -34,7 +34,7 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
           "preflight_lease_invalid: details.reason says why and the hint names the next call (usually the same validateOnly call again). idempotency_conflict: this requestId belongs to other arguments.",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true).',
-          "External actions (system.notify) take no validateOnly, requestId or hash and carry no guarantee.",
+          "External actions (system.notify, file.export_resources, file.extract_doc) take no validateOnly, requestId or hash and carry no guarantee.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:

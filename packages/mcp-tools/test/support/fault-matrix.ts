@@ -162,7 +162,14 @@ export interface Env {
 }
 
 export async function startEnv(): Promise<Env> {
-  const sandbox = await startSandbox({ seed: "empty", flushIntervalMs: 5, deterministic: true });
+  // Local-time timestamps, as a real kernel's: the daily note's date is the same local day the
+  // tools render (a UTC kernel clock would name another day in a zone far from UTC).
+  const sandbox = await startSandbox({
+    seed: "empty",
+    flushIntervalMs: 5,
+    deterministic: true,
+    utcTimestamps: false,
+  });
   const transport = new MatrixTransport(
     undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
     sandbox,

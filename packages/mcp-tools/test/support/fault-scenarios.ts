@@ -275,6 +275,16 @@ export const SCENARIOS: readonly Scenario[] = [
     args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },
     shows: () => docAtShows(env, nb, "/Created", ["hello"]),
   })),
+  inNotebook("document.create_daily_note", "document.create_daily_note", (env, nb) => ({
+    args: { action: "create_daily_note", notebook: nb },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      const notes = env.sandbox.control.sql(
+        `SELECT block_id FROM attributes WHERE name LIKE 'custom-dailynote-%' AND box = '${nb}'`,
+      );
+      return notes.length === 1 ? undefined : `${notes.length} daily notes in the notebook`;
+    },
+  })),
   onParagraphs("document.rename", "document.rename", (env, f) => ({
     args: { action: "rename", id: f.doc, title: "Renamed" },
     shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),

@@ -1,5 +1,5 @@
 /**
- * block: reads by ID; additive insert/prepend/append; update, set_attrs, delete (state); move
+ * block: reads by ID (backlinks, backmentions and the breadcrumb among them); additive insert/prepend/append; update, set_attrs, delete (state); move
  * (structure). One file per kind of write; this table joins them to the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
@@ -7,6 +7,7 @@ import { setAttrs } from "./attrs.js";
 import { del } from "./delete.js";
 import { append, insert, prepend } from "./insert.js";
 import { move } from "./move.js";
+import { backlinks, backmentions, breadcrumb } from "./navigation.js";
 import { dom, getAttrs, getChildren, getKramdown, info } from "./reads.js";
 import { update } from "./update.js";
 
@@ -17,6 +18,9 @@ export const blockHandlers = {
   get_children: getChildren,
   info,
   dom,
+  backlinks,
+  backmentions,
+  breadcrumb,
   insert: mutationAction(insert),
   prepend: mutationAction(prepend),
   append: mutationAction(append),

@@ -1,11 +1,14 @@
 /**
- * document: get, list_tree, find, lookup (reads); create (additive); rename, set_attrs (alias
- * set_attr), remove (state); move, reorder (structure). One file per kind of action; this table
+ * document: get, list_tree, find, lookup, outline, recent, daily_note (reads); create,
+ * create_daily_note (additive); rename, set_attrs (alias set_attr), remove (state); move, reorder
+ * (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
 import { create } from "./create.js";
+import { createDailyNote, dailyNote } from "./daily-note.js";
 import { remove, rename, setAttrs } from "./meta-mutations.js";
+import { outline, recent } from "./navigation.js";
 import { documentReads } from "./reads.js";
 import { move, reorder } from "./structure.js";
 
@@ -18,4 +21,8 @@ export const documentHandlers = {
   remove: mutationAction(remove),
   move: mutationAction(move),
   reorder: mutationAction(reorder),
+  outline,
+  recent,
+  daily_note: dailyNote,
+  create_daily_note: mutationAction(createDailyNote),
 } satisfies ToolHandlers<"document">;
