@@ -14,6 +14,18 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$
 // Everything else is bundled: any specifier that is not one of EXTERNAL or a subpath of one.
 const notExternal = new RegExp(`^(?!(${EXTERNAL.map(escapeRegExp).join("|")})(/|$))`);
 
+// The workspace packages are bundled, so the tarball depends on none of them (nor are they
+// published): their declarations are inlined like their code. A path mapping to their built
+// `dist/*.d.ts` makes them local files to the declaration bundler, which would otherwise leave
+// anything reached through node_modules as an import.
+const BUNDLED = ["core-hash", "mcp-tools", "siyuan-api", "write-safety"];
+const bundledDeclarations = Object.fromEntries(
+  BUNDLED.flatMap((name) => [
+    [`@sisyphus/${name}`, [`../${name}/dist/index.d.ts`]],
+    [`@sisyphus/${name}/*`, [`../${name}/dist/*/index.d.ts`, `../${name}/dist/*.d.ts`]],
+  ]),
+);
+
 // In the executable, `import-esm.ts` stays its own file: see that file for why.
 const importEsmApart = {
   name: "import-esm-apart",
@@ -33,7 +45,10 @@ export default defineConfig([
     format: ["esm"],
     target: "es2022",
     platform: "node",
-    dts: { entry: ["src/index.ts", "src/delegation.ts"] },
+    dts: {
+      entry: ["src/index.ts", "src/delegation.ts"],
+      compilerOptions: { paths: bundledDeclarations },
+    },
     sourcemap: true,
     noExternal: [notExternal],
     external: EXTERNAL,
