@@ -11,6 +11,7 @@ import {
   type AuthorityKind,
   AuthorityLink,
   DEFAULT_BACKGROUND_IDLE_STOP_MS,
+  type OnTransfer,
   readSettings,
   SETTINGS_READ_TIMEOUT_MS,
 } from "@sisyphus/node-server/delegation";
@@ -33,7 +34,11 @@ function serverLauncher(): string {
  * Reads the settings and opens the link to the selected authority.
  * @throws CliError (exit 6) when the kernel cannot be asked or the settings are unusable.
  */
-export async function openAuthority(config: Resolved, autostart: boolean): Promise<Authority> {
+export async function openAuthority(
+  config: Resolved,
+  autostart: boolean,
+  onTransfer?: OnTransfer,
+): Promise<Authority> {
   const read = await readSettings(config.siyuanUrl, config.siyuanToken, SETTINGS_READ_TIMEOUT_MS);
   if (!read.ok) {
     const code =
@@ -54,6 +59,7 @@ export async function openAuthority(config: Resolved, autostart: boolean): Promi
       kind: "kernel",
       link: new AuthorityLink({
         dataDir: config.dataDir,
+        ...(onTransfer === undefined ? {} : { onTransfer }),
         kernel: {
           siyuanUrl: config.siyuanUrl,
           ...(token === undefined ? {} : { siyuanToken: token }),

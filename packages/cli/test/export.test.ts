@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, errorCode, killAuthorities, scene, tempDir } from "./harness.js";
+import { cli, doc, errorCode, inTerminal, killAuthorities, scene, tempDir } from "./harness.js";
 
 let sb: Sandbox;
 const bytes = Buffer.from("an attachment\n");
@@ -91,5 +91,14 @@ describe("file extract-doc with the kernel plugin as the authority", () => {
       size: zip.length,
       sha256: createHash("sha256").update(zip).digest("hex"),
     });
+  });
+
+  it("shows each download's progress on a terminal", async () => {
+    const s = scene(sb);
+    const out = join(tempDir(), "shown.zip");
+    const args = ["file", "export-resources", "--paths", "data/assets", "--output-path", out];
+    const tty = await inTerminal(s, args);
+    expect(tty.code, tty.screen).toBe(0);
+    expect(tty.screen).toMatch(/Downloaded \S+\.zip \(\d+(\.\d)? (B|KiB|MiB)\)/);
   });
 });

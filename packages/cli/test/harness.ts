@@ -9,6 +9,8 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
+import { shellQuote } from "../src/flags.js";
 
 /** What users run: the installed command's launcher, which loads the built `dist/cli.js`. */
 export const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
@@ -139,4 +141,34 @@ export function killAuthorities(): void {
       // none started, or gone already
     }
   }
+}
+
+/** Runs the CLI inside a pseudo-terminal; `answer` is typed once `prompt` shows. */
+export function inTerminal(
+  s: Scene,
+  args: readonly string[],
+  dialogue?: { prompt: RegExp; answer: string },
+  env: Record<string, string> = {},
+) {
+  // A terminal window of 100 columns (the pseudo-terminal starts with none).
+  const command = `stty cols 100 rows 40; ${[process.execPath, CLI, ...args].map(shellQuote).join(" ")}`;
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    env: { ...s.env, TERM: "xterm-256color", ...env },
+    stdio: "pipe",
+  });
+  let screen = "";
+  child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+  const done = new Promise<{ code: number | null; screen: string }>((r) =>
+    child.on("close", (code) => r({ code, screen })),
+  );
+  if (dialogue) {
+    void waitFor(() => dialogue.prompt.test(screen), {
+      what: "the prompt",
+      timeoutMs: 30_000,
+    }).then(
+      () => child.stdin.write(dialogue.answer),
+      () => child.kill("SIGKILL"), // the test then fails on the exit code, with the screen
+    );
+  }
+  return done;
 }

@@ -3,12 +3,10 @@
  * a destructive commit asks and runs only after "y", a refusal writes nothing, colour appears only
  * on a terminal and never with NO_COLOR.
  */
-import { spawn } from "node:child_process";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shellQuote } from "../src/flags.js";
-import { CLI, cli, doc, killAuthorities, type Scene, scene, words } from "./harness.js";
+import { cli, doc, inTerminal, killAuthorities, scene, words } from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -18,36 +16,6 @@ afterAll(async () => {
   killAuthorities();
   await sb.stop();
 });
-
-/** Runs the CLI inside a pseudo-terminal; `answer` is typed once `prompt` shows. */
-function inTerminal(
-  s: Scene,
-  args: readonly string[],
-  dialogue?: { prompt: RegExp; answer: string },
-  env: Record<string, string> = {},
-) {
-  // A terminal window of 100 columns (the pseudo-terminal starts with none).
-  const command = `stty cols 100 rows 40; ${[process.execPath, CLI, ...args].map(shellQuote).join(" ")}`;
-  const child = spawn("script", ["-qec", command, "/dev/null"], {
-    env: { ...s.env, TERM: "xterm-256color", ...env },
-    stdio: "pipe",
-  });
-  let screen = "";
-  child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
-  const done = new Promise<{ code: number | null; screen: string }>((r) =>
-    child.on("close", (code) => r({ code, screen })),
-  );
-  if (dialogue) {
-    void waitFor(() => dialogue.prompt.test(screen), {
-      what: "the prompt",
-      timeoutMs: 30_000,
-    }).then(
-      () => child.stdin.write(dialogue.answer),
-      () => child.kill("SIGKILL"), // the test then fails on the exit code, with the screen
-    );
-  }
-  return done;
-}
 
 const UPDATE = "/api/block/updateBlock";
 const esc = "\u001b[";

@@ -14,7 +14,7 @@ import {
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, killAuthorities, scene, tempDir, words } from "./harness.js";
+import { cli, doc, inTerminal, killAuthorities, scene, tempDir, words } from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -65,5 +65,18 @@ describe("file upload-asset with the kernel plugin as the authority", () => {
     expect(sb.control.count(KERNEL_TRANSFER_LOOKUP_PATH)).toBe(lookups + 1);
     expect(sb.control.count(KERNEL_TRANSFER_UPLOAD_PATH)).toBe(uploads);
     expect((await kernelFile(`/data/${String(result["assetPath"])}`)).equals(bytes)).toBe(true);
+  });
+
+  it("shows the upload's progress on a terminal, and none in a pipe", async () => {
+    const s = scene(sb);
+    const path = join(tempDir(), "scan.pdf");
+    writeFileSync(path, randomBytes(300 * 1024));
+    const args = ["file", "upload-asset", "--local-file-path", path, "--validate-only"];
+    const tty = await inTerminal(s, args);
+    expect(tty.code, tty.screen).toBe(0);
+    expect(tty.screen).toMatch(/Uploaded scan\.pdf \(300\.0 KiB\)/);
+    const piped = await cli(s, args);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toMatch(/Upload/);
   });
 });

@@ -41,6 +41,7 @@ import {
 import { importEsm } from "./import-esm.js";
 import { downloadedExportCall, exportLayout } from "./kernel-download.js";
 import { isLocalUpload, stagedUploadCall } from "./kernel-staging.js";
+import type { OnTransfer } from "./transfer-progress.js";
 
 export { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "@sisyphus/mcp-tools/shell";
 
@@ -115,6 +116,8 @@ export interface AuthorityLinkOptions {
    */
   kernel?: { readonly siyuanUrl: string; readonly siyuanToken?: string };
   timeoutMs?: number;
+  /** Told the progress of files staged or downloaded for the kernel authority (the CLI's bars). */
+  onTransfer?: OnTransfer;
 }
 
 /** Where and how to send a delegated call, or the refusal to answer instead. */
@@ -179,14 +182,24 @@ export class AuthorityLink implements DelegateLink {
   ): Promise<CallToolResult> {
     const kernel = this.#options.kernel;
     if (kernel !== undefined && isLocalUpload(tool, args)) {
-      return stagedUploadCall(kernel, args, signal, (staged) =>
-        this.#forward(tool, staged, signal, mayExecute, extraMeta),
+      return stagedUploadCall(
+        kernel,
+        args,
+        signal,
+        (staged) => this.#forward(tool, staged, signal, mayExecute, extraMeta),
+        this.#options.onTransfer,
       );
     }
     const layout = kernel === undefined ? undefined : exportLayout(tool, args);
     if (kernel !== undefined && layout !== undefined && extraMeta[PRECHECK_META_KEY] !== true) {
-      return downloadedExportCall(kernel, layout, args, signal, () =>
-        this.#forward(tool, args, signal, mayExecute, extraMeta),
+      return downloadedExportCall(
+        kernel,
+        layout,
+        args,
+        signal,
+        () => this.#forward(tool, args, signal, mayExecute, extraMeta),
+        {},
+        this.#options.onTransfer,
       );
     }
     return this.#forward(tool, args, signal, mayExecute, extraMeta);

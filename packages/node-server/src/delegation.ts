@@ -18,3 +18,4 @@ export {
   STAGING_TIMEOUT_MS,
 } from "./kernel-staging.js";
 export { type AuthorityKind, readSettings, type SettingsRead } from "./settings-reader.js";
+export type { OnTransfer, TransferProgress } from "./transfer-progress.js";

@@ -16,6 +16,7 @@ import {
   TOOL_ERROR_HINTS,
 } from "@sisyphus/mcp-tools";
 import { localOutputSink } from "./local-output.js";
+import type { OnTransfer } from "./transfer-progress.js";
 
 /** The kernel the manifest's URLs are fetched from, with the API token the delegate already has. */
 export interface KernelAddress {
@@ -69,11 +70,12 @@ export async function downloadedExportCall(
   signal: AbortSignal | undefined,
   forward: () => Promise<CallToolResult>,
   limits: { maxBytes?: number; fileTimeoutMs?: number } = {},
+  onTransfer?: OnTransfer,
 ): Promise<CallToolResult> {
   const outputPath = args["outputPath"];
   // Malformed arguments are the kernel's to refuse, with its typed error.
   if (typeof outputPath !== "string") return forward();
-  const sink = localOutputSink({ ...kernel, ...limits });
+  const sink = localOutputSink({ ...kernel, ...limits, onTransfer });
   const refused = await sink.check(outputPath, layout);
   if (refused !== undefined) return failureResult(refused);
   const result = await forward();

@@ -23,6 +23,7 @@ import {
 import { shellError } from "@sisyphus/mcp-tools/shell";
 import { WriteSafetyError } from "@sisyphus/write-safety";
 import { localFileSourceReader } from "./local-source.js";
+import type { OnTransfer } from "./transfer-progress.js";
 
 /** Deadline of one staging (lookup, upload and its retries together), in milliseconds (spec: 120 s). */
 export const STAGING_TIMEOUT_MS = 120_000;
@@ -74,6 +75,7 @@ export async function stagedUploadCall(
   args: Record<string, unknown>,
   signal: AbortSignal | undefined,
   forward: (args: Record<string, unknown>) => Promise<CallToolResult>,
+  onTransfer?: OnTransfer,
 ): Promise<CallToolResult> {
   const path = args["localFilePath"] as string;
   const read = await localFileSourceReader().read(
@@ -88,7 +90,12 @@ export async function stagedUploadCall(
   const sha256 = createHash("sha256").update(read.bytes).digest("hex");
   const changed = changedSincePreflight(args, sha256);
   if (changed !== undefined) return changed;
+  const size = read.bytes.length;
+  const report = (bytes: number, done: boolean) =>
+    onTransfer?.({ direction: "upload", path: read.fileName, bytes, total: size, done });
+  report(0, false);
   const staged = await stage(kernel, read.fileName, read.bytes, sha256, signal);
+  report("ok" in staged ? size : 0, true);
   if ("refusal" in staged) return staged.refusal;
   const { localFilePath: _, ...rest } = args;
   const result = await forward({ ...rest, uploadSource: staged.ok.uploadSource });

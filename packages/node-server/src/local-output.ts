@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { type FileHandle, lstat, mkdir, open, rm, stat, unlink } from "node:fs/promises";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import {
   EXPORT_FILE_TIMEOUT_MS,
   EXPORT_MAX_BYTES,
@@ -23,6 +23,7 @@ import {
   type SavedFile,
   type SavedOutput,
 } from "@sisyphus/mcp-tools";
+import type { OnTransfer } from "./transfer-progress.js";
 
 /** Options of {@link localOutputSink}. */
 export interface LocalOutputOptions {
@@ -33,6 +34,8 @@ export interface LocalOutputOptions {
   readonly maxBytes?: number;
   /** A shorter per-file deadline than the spec's 120 s (tests). */
   readonly fileTimeoutMs?: number;
+  /** Told the bytes written of each downloaded file as they arrive. */
+  readonly onTransfer?: OnTransfer | undefined;
 }
 
 /** A failure on the way; the save catches it, cleans up and answers it. */
@@ -149,6 +152,32 @@ function abortReason(signal: AbortSignal | undefined, deadline: AbortSignal): st
   return undefined;
 }
 
+/** `chunks` as they are, telling `onTransfer` the running count (and the end). */
+async function* reported(
+  chunks: Downloaded,
+  path: string,
+  onTransfer: OnTransfer | undefined,
+): AsyncIterable<Uint8Array> {
+  if (onTransfer === undefined) {
+    yield* chunks.body;
+    return;
+  }
+  const total = chunks.length === undefined ? {} : { total: chunks.length };
+  let bytes = 0;
+  for await (const chunk of chunks.body) {
+    bytes += chunk.byteLength;
+    onTransfer({ direction: "download", path, bytes, ...total, done: false });
+    yield chunk;
+  }
+  onTransfer({ direction: "download", path, bytes, ...total, done: true });
+}
+
+/** A download's body and its announced length. */
+interface Downloaded {
+  readonly body: AsyncIterable<Uint8Array>;
+  readonly length: number | undefined;
+}
+
 /** The body of `GET url` from the kernel, or `null` on 404 (when `allowMissing`). */
 async function download(
   options: LocalOutputOptions,
@@ -156,7 +185,7 @@ async function download(
   signal: AbortSignal,
   budget: Budget,
   allowMissing: boolean,
-): Promise<AsyncIterable<Uint8Array> | null> {
+): Promise<Downloaded | null> {
   const res = await fetch(`${options.siyuanUrl.replace(/\/+$/, "")}${entry.url}`, {
     headers:
       options.siyuanToken === undefined ? {} : { authorization: `Token ${options.siyuanToken}` },
@@ -182,7 +211,10 @@ async function download(
       { limit: budget.maxBytes, size: budget.total + length },
     );
   }
-  return res.body as unknown as AsyncIterable<Uint8Array>;
+  return {
+    body: res.body as unknown as AsyncIterable<Uint8Array>,
+    length: Number.isFinite(length) && res.headers.has("content-length") ? length : undefined,
+  };
 }
 
 /** Saves one entry at `dest`; `null` when the kernel has no such file (and that is allowed). */
@@ -204,7 +236,16 @@ async function saveEntry(
   try {
     const body = await download(options, entry, both, budget, allowMissing);
     if (body === null) return null;
-    return { path: entry.path, ...(await writeExclusive(dest, body, budget, onOpen)) };
+    return {
+      path: entry.path,
+      ...(await writeExclusive(
+        dest,
+        // A single-file layout's entry has no path of its own: it is the file at `dest`.
+        reported(body, entry.path === "" ? basename(dest) : entry.path, options.onTransfer),
+        budget,
+        onOpen,
+      )),
+    };
   } catch (e) {
     if (e instanceof OutputError) throw e;
     const reason = abortReason(signal, deadline) ?? "download";

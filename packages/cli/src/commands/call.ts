@@ -21,6 +21,7 @@ import { CliError } from "../errors.js";
 import { classify, EXIT } from "../exit-codes.js";
 import { commandLine, parseActionArgs } from "../flags.js";
 import { err, type Io, paint } from "../io.js";
+import { progressBars } from "../progress.js";
 import { renderResult } from "../render.js";
 
 export interface CallOptions {
@@ -83,7 +84,7 @@ export async function runCall(
   options: CallOptions,
 ): Promise<number> {
   const args = parseActionArgs(surface, argv, options.json);
-  const authority = await openAuthority(config, options.autostart);
+  const authority = await openAuthority(config, options.autostart, await progressBars(io));
   const validateOnly = args["validateOnly"] === true;
   const kind = policyOf(surface, args).kind;
   const mayExecute = kind !== "read" && !validateOnly;
