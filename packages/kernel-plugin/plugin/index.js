@@ -36,6 +36,12 @@ function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
 }
 
+/** Byte limits with their default and maximum also in MiB, for a description. */
+function mebibytes(limits) {
+  const mib = (bytes) => Number((bytes / (1024 * 1024)).toFixed(2));
+  return { ...limits, defaultMiB: mib(limits.default), maxMiB: mib(limits.max) };
+}
+
 /** A plain object, or `{}` for anything else. */
 function objectOr(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
@@ -212,6 +218,8 @@ export default class SisyphusPlugin extends Plugin {
       options: {
         readRetries: options.readRetries ?? OPTION_LIMITS.readRetries.default,
         pageSize: options.pageSize ?? OPTION_LIMITS.pageSize.default,
+        templateBudgetBytes:
+          options.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
         allowedOrigins: origins.filter((o) => typeof o === "string"),
       },
     };
@@ -369,7 +377,7 @@ export default class SisyphusPlugin extends Plugin {
     return el("div", { class: "sisyphus-column sisyphus-tools" }, ...tools);
   }
 
-  /** Read retries, page size and allowed origins, each with its inline error. */
+  /** Read retries, page size, template budget and allowed origins, each with its inline error. */
   optionsElement() {
     const t = this.i18n;
     const { options } = this.view();
@@ -389,6 +397,12 @@ export default class SisyphusPlugin extends Plugin {
       OPTION_LIMITS.readRetries,
     );
     this.pageSizeInput = number("sisyphus-page-size", options.pageSize, OPTION_LIMITS.pageSize);
+    // In bytes, as stored: exact for any value the runtimes accept (MiB would need rounding).
+    this.templateBudgetInput = number(
+      "sisyphus-template-budget",
+      options.templateBudgetBytes,
+      OPTION_LIMITS.templateBudgetBytes,
+    );
     this.originsInput = el("textarea", {
       class: "b3-text-field fn__block sisyphus-origins",
       rows: 3,
@@ -400,6 +414,10 @@ export default class SisyphusPlugin extends Plugin {
     this.errors = {
       readRetries: el("div", { class: "sisyphus-error", dataset: { for: "readRetries" } }),
       pageSize: el("div", { class: "sisyphus-error", dataset: { for: "pageSize" } }),
+      templateBudgetBytes: el("div", {
+        class: "sisyphus-error",
+        dataset: { for: "templateBudgetBytes" },
+      }),
       allowedOrigins: el("div", { class: "sisyphus-error", dataset: { for: "allowedOrigins" } }),
     };
     const field = (label, description, input, error) =>
@@ -436,6 +454,12 @@ export default class SisyphusPlugin extends Plugin {
         this.errors.pageSize,
       ),
       field(
+        t.templateBudget,
+        fill(t.templateBudgetDescription, mebibytes(OPTION_LIMITS.templateBudgetBytes)),
+        this.templateBudgetInput,
+        this.errors.templateBudgetBytes,
+      ),
+      field(
         t.allowedOrigins,
         t.allowedOriginsDescription,
         this.originsInput,
@@ -454,6 +478,7 @@ export default class SisyphusPlugin extends Plugin {
     const options = {
       readRetries: whole(this.retriesInput),
       pageSize: whole(this.pageSizeInput),
+      templateBudgetBytes: whole(this.templateBudgetInput),
       allowedOrigins: this.originsInput.value
         .split("\n")
         .map((line) => line.trim())
@@ -466,6 +491,11 @@ export default class SisyphusPlugin extends Plugin {
       pageSize: accepted({ options: { pageSize: options.pageSize } })
         ? ""
         : fill(t.wholeNumber, OPTION_LIMITS.pageSize),
+      templateBudgetBytes: accepted({
+        options: { templateBudgetBytes: options.templateBudgetBytes },
+      })
+        ? ""
+        : fill(t.wholeNumber, OPTION_LIMITS.templateBudgetBytes),
       allowedOrigins: options.allowedOrigins
         .filter((origin) => !accepted({ options: { allowedOrigins: [origin] } }))
         .map((origin) => fill(t.originInvalid, { origin }))
@@ -474,6 +504,7 @@ export default class SisyphusPlugin extends Plugin {
     const inputs = {
       readRetries: this.retriesInput,
       pageSize: this.pageSizeInput,
+      templateBudgetBytes: this.templateBudgetInput,
       allowedOrigins: this.originsInput,
     };
     for (const [key, problem] of Object.entries(problems)) {

@@ -171,6 +171,7 @@ async function shown(page: Page) {
     ),
     readRetries: await page.inputValue(".sisyphus-read-retries"),
     pageSize: await page.inputValue(".sisyphus-page-size"),
+    templateBudget: await page.inputValue(".sisyphus-template-budget"),
     origins: await page.inputValue(".sisyphus-origins"),
   };
 }
@@ -231,6 +232,7 @@ describe("the settings panel", () => {
       off: [],
       readRetries: "3",
       pageSize: "16",
+      templateBudget: "16777216",
       origins: "",
     });
     // Every notebook of the sandbox by name, each following the default, which is named.
@@ -367,6 +369,7 @@ describe("the settings panel", () => {
       defaultLevel: "delete",
       readRetries: "5",
       pageSize: "16",
+      templateBudget: "16777216",
     });
 
     await page.uncheck(".sisyphus-strict-switch");
@@ -391,6 +394,7 @@ describe("the settings panel", () => {
     await page.uncheck('.sisyphus-action-toggle[data-tool="block"][data-action="delete"]');
     await page.fill(".sisyphus-read-retries", "2");
     await page.fill(".sisyphus-page-size", "40");
+    await page.fill(".sisyphus-template-budget", "64");
     await page.fill(
       ".sisyphus-origins",
       "https://app.example.com:8443\n\nhttp://localhost:3000/\n",
@@ -408,6 +412,7 @@ describe("the settings panel", () => {
       options: {
         readRetries: 2,
         pageSize: 40,
+        templateBudgetBytes: 64,
         allowedOrigins: ["http://localhost:3000", "https://app.example.com:8443"],
       },
     };
@@ -433,6 +438,7 @@ describe("the settings panel", () => {
       off: ["fs", "block.delete"],
       readRetries: "2",
       pageSize: "40",
+      templateBudget: "64",
       origins: "http://localhost:3000\nhttps://app.example.com:8443",
     });
     mkdirSync(resolve(SCREENSHOT, ".."), { recursive: true });
@@ -460,6 +466,25 @@ describe("the settings panel", () => {
         code: "permission_denied",
       });
       expect((await get(DEMO_IDS.paragraphStatus)).isError).not.toBe(true);
+      // The template budget: 65 bytes are refused before any write, 8 are written and read back.
+      const template = (content: string, extra: Record<string, unknown>) =>
+        client.callTool({
+          name: "file",
+          arguments: { action: "create_template", name: "panel.md", content, ...extra },
+        });
+      expect(sc(await template("x".repeat(65), { validateOnly: true }))["error"]).toMatchObject({
+        code: "invalid_arguments",
+        reason: "template_budget",
+        limit: 64,
+        size: 65,
+        writeAttempted: false,
+      });
+      const pre = sc(await template("# Panel\n", { validateOnly: true }));
+      expect(pre["requestId"], JSON.stringify(pre)).toEqual(expect.any(String));
+      expect(sc(await template("# Panel\n", { requestId: pre["requestId"] }))).toMatchObject({
+        status: "committed",
+        templatePath: "/data/templates/panel.md",
+      });
     } finally {
       await client.close();
       await writeSettings(sb, { kernelEndpointEnabled: false });
@@ -502,6 +527,11 @@ describe("the settings panel", () => {
     expect(await page.locator('.sisyphus-error[data-for="readRetries"]').textContent()).toBe(
       "Enter a whole number from 1 to 10.",
     );
+    // A template budget over 32 MiB is refused like the other numbers.
+    await page.fill(".sisyphus-template-budget", "33554433");
+    expect(
+      await page.locator('.sisyphus-error[data-for="templateBudgetBytes"]').textContent(),
+    ).toBe("Enter a whole number from 1 to 33554432.");
     expect(await saveButton.isDisabled()).toBe(true);
     await page.evaluate("window.plugin.save()");
     expect(await storedSettings()).toEqual(before);
@@ -529,6 +559,7 @@ describe("the settings panel", () => {
       "tools",
       "options",
       "readRetries",
+      "templateBudget",
     ]) {
       expect(text).toContain(i18n("zh_CN")[key]);
     }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ACTIONS, type ActionSurface, findAction, indexSpellings, TOOL_NAMES } from "./catalog.js";
+import {
+  ACTIONS,
+  type ActionSurface,
+  findAction,
+  indexSpellings,
+  policyOf,
+  TOOL_NAMES,
+} from "./catalog.js";
 import { HANDLERS } from "./dispatch.js";
 import { mutationAction, readAction, type ToolHandlers } from "./handler.js";
 import { describeTool, describeTools } from "./surface.js";
@@ -113,12 +120,30 @@ describe("the policy table", () => {
       "document.create": "none",
       "fs.write": "state",
       "fs.mv": "structure",
+      "file.upload_asset": "source",
+      "file.create_template": "state",
+      "file.update_template": "state",
       "notebook.create": "none",
       "notebook.set_open_state": "state",
       "tag.rename": "manifest",
       "search.sql": "read",
       "system.notify": "external",
     });
+    // fs.write and file.create_template are additive unless they overwrite.
+    for (const [tool, action] of [
+      ["fs", "write"],
+      ["file", "create_template"],
+    ] as const) {
+      const surface = findAction(tool, action) as ActionSurface;
+      expect(policyOf(surface, { overwrite: false })).toEqual({
+        kind: "mutation",
+        precondition: "none",
+      });
+      expect(policyOf(surface, { overwrite: true })).toEqual({
+        kind: "mutation",
+        precondition: "state",
+      });
+    }
   });
 
   it("marks delete, remove, rm and cross-document moves dangerous and nothing that only reads", () => {
@@ -168,6 +193,10 @@ describe("the advertised surface", () => {
     expect(block).toMatch(/update,set_attrs,delete: expectedStateHash/);
     expect(block).toMatch(/move: expectedStructureHash/);
     expect(block).toMatch(/insert,prepend,append: requestId only/);
+    const file = describeTool("file", true).description;
+    expect(file).toMatch(/upload_asset: expectedSourceHash/);
+    expect(file).toMatch(/create_template,update_template: expectedStateHash/);
+    expect(file).toMatch(/create_template\(new\): requestId only/);
   });
 
   it("advertises the legacy surface with strict mode off", () => {

@@ -134,6 +134,22 @@ const workspacePath = z
     "must be a workspace-relative path like data/assets/ without .. segments",
   );
 
+/**
+ * A template in SiYuan's templates folder (`data/templates/`): one file name ending in `.md`, not
+ * hidden, with no folder separator and none of the characters the kernel refuses in a file name.
+ */
+const templateName = z
+  .string()
+  .max(255)
+  .refine(
+    (n) =>
+      n.length > 3 &&
+      n.endsWith(".md") &&
+      !n.startsWith(".") &&
+      [...n].every((ch) => ch >= " " && !'/\\:*?"<>|'.includes(ch)),
+    'must be one file name ending in .md, like weekly.md (no folder, no \\ / : * ? " < > |)',
+  );
+
 /** Where an export is saved on the saving process's host: checked there (absolute, new). */
 const outputPath = z.string().min(1).max(4096);
 
@@ -349,6 +365,21 @@ export const CATALOG = {
         ),
       signature:
         "upload_asset(localFilePath=absolute path on the server|uploadSource=staged handle,assetsDirPath?=/assets/)",
+    },
+    create_template: {
+      policy: state,
+      policyFor: (a) => (a["overwrite"] === true ? state : additive),
+      args: z.strictObject({
+        name: templateName,
+        content: z.string(),
+        overwrite: z.boolean().default(false),
+      }),
+      signature: "create_template(name=x.md,content=Markdown,overwrite?)",
+    },
+    update_template: {
+      policy: state,
+      args: z.strictObject({ name: templateName, content: z.string() }),
+      signature: "update_template(name,content)",
     },
     export_resources: {
       policy: external,

@@ -47,6 +47,8 @@ export interface ToolContext {
    * cannot read that kind of source, or the source is missing, invalid or too large).
    */
   readonly readSource: (ref: SourceRef) => Promise<SourceBytes>;
+  /** The largest template body a template write sends, in UTF-8 bytes (settings' option). */
+  readonly templateBudgetBytes: number;
   /**
    * Saves exports on this process's host; absent where nothing can be saved (the kernel), and an
    * export then answers a download manifest.

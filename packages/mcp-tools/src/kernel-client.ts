@@ -236,6 +236,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       });
       return { succMap: r.succMap, errFiles: r.errFiles };
     },
+    putFile: (path, bytes) => c.file.putFile({ path, file: bytes }),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
   };
 }

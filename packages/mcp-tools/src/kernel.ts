@@ -185,6 +185,11 @@ export interface KernelWrites {
     assetsDirPath: string,
   ): Promise<UploadAnswer>;
   /**
+   * Writes one workspace file (`/api/file/putFile` multipart, path from the workspace root); the
+   * kernel creates missing parent folders and overwrites an existing file.
+   */
+  putFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
    * Zips workspace files (`/api/export/exportResources`): the zip's workspace path,
    * `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. Creates a file in the kernel.
    */

@@ -40,7 +40,7 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-budget.js";
-import type { SisyphusOptions } from "./settings.js";
+import { type CallOptions, OPTION_LIMITS } from "./settings.js";
 import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
@@ -101,10 +101,10 @@ export interface CallContext {
   readonly permissions?: PermissionMap | undefined;
   /**
    * The kernel options of this call's settings snapshot: the attempts of each idempotent kernel
-   * read (`readRetries`) and the default `pageSize` of paged reads. Absent: the client's retry
-   * policy and the catalog's default.
+   * read (`readRetries`), the default `pageSize` of paged reads and the template body budget.
+   * Absent: the client's retry policy and the defaults.
    */
-  readonly options?: Pick<SisyphusOptions, "readRetries" | "pageSize"> | undefined;
+  readonly options?: CallOptions | undefined;
 }
 
 /** The MCP tool result shape. */
@@ -537,6 +537,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,
         readSource: (ref) => readSource(options.sources, ref),
+        templateBudgetBytes:
+          context.options?.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
         ...(options.outputs ? { output: options.outputs } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       };

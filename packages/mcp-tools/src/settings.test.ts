@@ -8,7 +8,7 @@ describe("parseSettings", () => {
       permissions: { default: "delete" },
       strictSafeWrites: true,
       disabled: [],
-      options: { readRetries: 3, pageSize: 16, allowedOrigins: [] },
+      options: { readRetries: 3, pageSize: 16, allowedOrigins: [], templateBudgetBytes: 16777216 },
     };
     expect(parseSettings(undefined)).toEqual(defaults);
     expect(DEFAULT_SETTINGS.kernelEndpointEnabled).toBe(false);
@@ -29,7 +29,12 @@ describe("parseSettings", () => {
       JSON.stringify({
         strictSafeWrites: false,
         disabled: ["fs", "block.delete", "fs"],
-        options: { readRetries: 1, pageSize: 64, allowedOrigins: ["http://localhost:3000/"] },
+        options: {
+          readRetries: 1,
+          pageSize: 64,
+          allowedOrigins: ["http://localhost:3000/"],
+          templateBudgetBytes: 33554432,
+        },
       }),
     );
     expect(s.strictSafeWrites).toBe(false);
@@ -38,6 +43,7 @@ describe("parseSettings", () => {
       readRetries: 1,
       pageSize: 64,
       allowedOrigins: ["http://localhost:3000"],
+      templateBudgetBytes: 32 * 1024 * 1024,
     });
     expect(parseSettings('{"options":{}}').options).toEqual(DEFAULT_SETTINGS.options);
   });
@@ -45,6 +51,7 @@ describe("parseSettings", () => {
   it("fingerprints what decides access, and nothing else", () => {
     const base = accessFingerprint(parseSettings("{}"));
     expect(accessFingerprint(parseSettings('{"options":{"pageSize":8}}'))).toBe(base);
+    expect(accessFingerprint(parseSettings('{"options":{"templateBudgetBytes":1024}}'))).toBe(base);
     expect(accessFingerprint(parseSettings('{"strictSafeWrites":false}'))).toBe(base);
     for (const changed of [
       '{"kernelEndpointEnabled":true}',
@@ -85,6 +92,11 @@ describe("parseSettings", () => {
     expect(() => parseSettings('{"options":{"readRetries":0}}')).toThrow(/readRetries/);
     expect(() => parseSettings('{"options":{"pageSize":65}}')).toThrow(/pageSize/);
     expect(() => parseSettings('{"options":{"pageSize":1.5}}')).toThrow(/pageSize/);
+    for (const budget of [0, 33554433, 1.5, "16MiB"]) {
+      expect(() =>
+        parseSettings(JSON.stringify({ options: { templateBudgetBytes: budget } })),
+      ).toThrow(/options.templateBudgetBytes must be a whole number from 1 to 33554432/);
+    }
     expect(() => parseSettings('{"options":{"allowedOrigins":["localhost"]}}')).toThrow(
       /allowedOrigins/,
     );

@@ -65,12 +65,21 @@ export interface SisyphusOptions {
    * a request with any other `Origin` header is refused (403). Default: none.
    */
   readonly allowedOrigins: readonly string[];
+  /**
+   * The largest template body `file.create_template`/`update_template` sends, in UTF-8 bytes
+   * (1..32 MiB, default 16 MiB); the `putFile` request may add 64 KiB of multipart overhead.
+   */
+  readonly templateBudgetBytes: number;
 }
+
+/** The kernel options a shell passes to each call (from that call's settings snapshot). */
+export type CallOptions = Pick<SisyphusOptions, "readRetries" | "pageSize" | "templateBudgetBytes">;
 
 /** Bounds of the kernel options. */
 export const OPTION_LIMITS = Object.freeze({
   readRetries: { min: 1, max: 10, default: 3 },
   pageSize: { min: 1, max: 64, default: 16 },
+  templateBudgetBytes: { min: 1, max: 32 * 1024 * 1024, default: 16 * 1024 * 1024 },
 });
 
 /** The settings when the file does not exist. */
@@ -83,6 +92,7 @@ export const DEFAULT_SETTINGS: SisyphusSettings = Object.freeze({
     readRetries: OPTION_LIMITS.readRetries.default,
     pageSize: OPTION_LIMITS.pageSize.default,
     allowedOrigins: Object.freeze([]),
+    templateBudgetBytes: OPTION_LIMITS.templateBudgetBytes.default,
   }),
 });
 
@@ -173,6 +183,11 @@ function optionsOf(raw: unknown): SisyphusOptions {
     pageSize: integer(r["pageSize"], "options.pageSize", OPTION_LIMITS.pageSize),
     allowedOrigins: stringList(r["allowedOrigins"], "options.allowedOrigins").map((o) =>
       origin(o, "options.allowedOrigins"),
+    ),
+    templateBudgetBytes: integer(
+      r["templateBudgetBytes"],
+      "options.templateBudgetBytes",
+      OPTION_LIMITS.templateBudgetBytes,
     ),
   };
 }

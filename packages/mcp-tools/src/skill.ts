@@ -38,7 +38,7 @@ const EXAMPLES: readonly SkillExample[] = [
     kind: "state",
     tool: "block",
     args: { action: "update", id: A, data: "New paragraph text" },
-    note: "Edit one block's content (also set_attrs, rename, delete, rm, fs.write with overwrite).",
+    note: "Edit one block's content (also set_attrs, rename, delete, rm, fs.write or file.create_template with overwrite, file.update_template).",
     credential: "3f9a",
     requestId: "c41e",
   },
@@ -70,7 +70,7 @@ const EXAMPLES: readonly SkillExample[] = [
     kind: "none",
     tool: "block",
     args: { action: "append", parentID: DOC, data: "A new last paragraph" },
-    note: "Additive actions (append, prepend, insert, create, fs.write without overwrite) lease no hash: preconditionField is null, the commit adds requestId only.",
+    note: "Additive actions (append, prepend, insert, create, fs.write and file.create_template without overwrite) lease no hash: preconditionField is null, the commit adds requestId only.",
     requestId: "a6f0",
   },
 ];

@@ -29,7 +29,7 @@ const PURPOSE: Record<ToolName, string> = {
   block: "SiYuan blocks by ID; data is Markdown unless dataType:dom",
   document: "SiYuan documents by ID; notebook = notebook ID from notebook.list",
   fs: "SiYuan documents by path /<notebook name>/<title>/…",
-  file: "Files in the SiYuan workspace; assets go to data/assets/",
+  file: "Files in the SiYuan workspace; assets go to data/assets/, templates to data/templates/",
   notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",

@@ -108,7 +108,7 @@ describe("block.backlinks and block.backmentions", () => {
   });
 
   it("takes the settings' pageSize when the call gives none", async () => {
-    const options = { readRetries: 3, pageSize: 1 };
+    const options = { readRetries: 3, pageSize: 1, templateBudgetBytes: 1024 };
     for (const [tool, args] of [
       ["block", { action: "backlinks", id: fx.target }],
       ["document", { action: "outline", id: fx.target }],

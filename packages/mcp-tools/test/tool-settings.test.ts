@@ -108,7 +108,7 @@ describe("turned-off tools and actions", () => {
 
 describe("kernel options", () => {
   it("makes the configured pageSize the default of a paged read, and leaves a given one alone", async () => {
-    const options = { readRetries: 3, pageSize: 5 };
+    const options = { ...DEFAULT_SETTINGS.options, pageSize: 5 };
     const byDefault = await h.runtime.callTool(
       "search",
       { action: "fulltext", query: "the" },
@@ -135,7 +135,7 @@ describe("kernel options", () => {
     const once = await h.runtime.callTool(
       "notebook",
       { action: "list" },
-      { options: { readRetries: 1, pageSize: 16 } },
+      { options: { ...DEFAULT_SETTINGS.options, readRetries: 1 } },
     );
     expect(errorCode(once)).toBe("kernel_unavailable");
     expect(count() - before).toBe(1);
@@ -144,9 +144,37 @@ describe("kernel options", () => {
     const retried = await h.runtime.callTool(
       "notebook",
       { action: "list" },
-      { options: { readRetries: 2, pageSize: 16 } },
+      { options: { ...DEFAULT_SETTINGS.options, readRetries: 2 } },
     );
     expect(errorCode(retried)).toBeUndefined();
     expect(count() - before).toBe(2);
+  });
+});
+
+describe("the template budget", () => {
+  it("is the call's settings snapshot's templateBudgetBytes, checked before any kernel request", async () => {
+    let current = settings({ options: { ...DEFAULT_SETTINGS.options, templateBudgetBytes: 4 } });
+    const call = gatewayWith(() => current);
+    const args = {
+      action: "create_template",
+      name: "budget.md",
+      content: "12345",
+      validateOnly: true,
+    };
+    const before = kernelRequests();
+    const refused = await call("file", args);
+    expect(sc(refused)["error"]).toMatchObject({
+      code: "invalid_arguments",
+      reason: "template_budget",
+      limit: 4,
+      size: 5,
+      writeAttempted: false,
+    });
+    expect(kernelRequests()).toBe(before);
+    // The next call reads the settings again: a larger budget admits the same template.
+    current = settings({ options: { ...DEFAULT_SETTINGS.options, templateBudgetBytes: 5 } });
+    const admitted = await call("file", args);
+    expect(sc(admitted)["error"], JSON.stringify(sc(admitted))).toBeUndefined();
+    expect(sc(admitted)["templatePath"]).toBe("/data/templates/budget.md");
   });
 });

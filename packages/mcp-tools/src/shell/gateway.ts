@@ -20,7 +20,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
 import type { PermissionMap } from "../permissions.js";
-import type { SisyphusOptions, SisyphusSettings } from "../settings.js";
+import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
 import type { Admission } from "./admission.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
@@ -52,7 +52,7 @@ export interface ShellRuntime {
       confirmed?: boolean;
       cancellation?: WriteCancellation;
       permissions?: PermissionMap;
-      options?: Pick<SisyphusOptions, "readRetries" | "pageSize">;
+      options?: CallOptions;
     },
   ): Promise<CallToolResult>;
   /**
@@ -169,7 +169,7 @@ type Verdict = { ok: true } | { ok: false; result: CallToolResult };
 /** What a call's settings give its run: the permissions and the kernel options. */
 interface Applied {
   readonly permissions: PermissionMap;
-  readonly options: Pick<SisyphusOptions, "readRetries" | "pageSize">;
+  readonly options: CallOptions;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
- * export_resources and extract_doc (external side effects: `exports.ts`).
+ * create_template and update_template (`templates.ts`); export_resources and extract_doc
+ * (external side effects: `exports.ts`).
  *
  * The probe reads the source through the shell's reader and hashes it; the digest it leases is the
  * file's own SHA-256, so a file that changed between preflight and commit answers `state_changed`
@@ -21,6 +22,7 @@ import {
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
 import { exportResources, extractDoc } from "./exports.js";
+import { createTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
 
@@ -119,6 +121,8 @@ const uploadAsset: MutationHandler<UploadArgs, SourceSeen, string | undefined> =
 /** The file tool's handlers. */
 export const fileHandlers = {
   upload_asset: mutationAction(uploadAsset),
+  create_template: mutationAction(createTemplate),
+  update_template: mutationAction(updateTemplate),
   export_resources: externalAction(exportResources),
   extract_doc: externalAction(extractDoc),
 } satisfies ToolHandlers<"file">;

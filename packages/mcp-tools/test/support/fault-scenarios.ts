@@ -70,6 +70,12 @@ async function docAtShows(
   return sameBodies(env, ids[0] as string, expected);
 }
 
+/** The template `name` holds `text` (read with a client outside the fault path). */
+async function templateHolds(env: Env, name: string, text: string): Promise<string | undefined> {
+  const file = await env.verify.file.getFile({ path: `/data/templates/${name}` });
+  return differ(`template ${name}`, file && Buffer.from(file.bytes).toString("utf8"), text);
+}
+
 /** Exactly one file under data/assets/ holds `bytes` (read with a client outside the fault path). */
 async function assetsHolding(env: Env, bytes: Uint8Array): Promise<string | undefined> {
   const entries = (await env.verify.file.readDir({ path: "/data/assets" })) ?? [];
@@ -384,6 +390,38 @@ export const SCENARIOS: readonly Scenario[] = [
       return {
         args: { action: "upload_asset", uploadSource },
         shows: () => assetsHolding(env, bytes),
+      };
+    },
+  },
+  {
+    key: "file.create_template",
+    name: "file.create_template a new template",
+    async setup(env) {
+      return {
+        args: { action: "create_template", name: "weekly.md", content: "# Weekly\n" },
+        shows: () => templateHolds(env, "weekly.md", "# Weekly\n"),
+      };
+    },
+  },
+  {
+    key: "file.create_template",
+    name: "file.create_template overwrite an existing template",
+    async setup(env) {
+      await env.verify.file.putFile({ path: "/data/templates/daily.md", file: "old" });
+      return {
+        args: { action: "create_template", name: "daily.md", content: "new", overwrite: true },
+        shows: () => templateHolds(env, "daily.md", "new"),
+      };
+    },
+  },
+  {
+    key: "file.update_template",
+    name: "file.update_template",
+    async setup(env) {
+      await env.verify.file.putFile({ path: "/data/templates/meeting.md", file: "agenda v1" });
+      return {
+        args: { action: "update_template", name: "meeting.md", content: "agenda v2" },
+        shows: () => templateHolds(env, "meeting.md", "agenda v2"),
       };
     },
   },
