@@ -121,4 +121,55 @@ describe("with the kernel plugin as the authority", () => {
     expect(doc(done).result["status"]).toBe("committed");
     expect(sb.control.count(UPDATE)).toBe(writes + 1);
   });
+
+  it("a lost answer is recovered from /tasks (exit 0) and never sent again; unrecoverable, it is outcome_unknown with the taskId (exit 5)", async () => {
+    const s = scene(sb);
+    const route = "/plugin/private/siyuan-plugins-mcp-sisyphus/mcp";
+    const tasks = "/plugin/private/siyuan-plugins-mcp-sisyphus/tasks";
+    const commitOf = async (id: string, data: string) => {
+      const p = doc(
+        await cli(s, ["block", "update", "--id", id, "--data", data, "--validate-only", "--json"]),
+      );
+      return [...words(p.next as string).slice(1), "--json"];
+    };
+
+    // The plugin runs the commit, then the connection drops before its answer arrives.
+    let commit = await commitOf(DEMO_IDS.headingJournal, "## Journal (answer lost, recovered)");
+    let before = {
+      update: sb.control.count(UPDATE),
+      route: sb.control.count(route),
+      tasks: sb.control.count(tasks),
+    };
+    // (skip: the CLI's first request to the route is its connection's server/discover)
+    sb.control.armFault({ endpoint: route, kind: "resetAfterApply", skip: 1 });
+    const recovered = await cli(s, commit);
+    expect(recovered.code, recovered.stdout + recovered.stderr).toBe(0);
+    expect(doc(recovered).result).toMatchObject({ status: "committed", executedNow: true });
+    expect(sb.control.count(UPDATE)).toBe(before.update + 1);
+    expect(sb.control.count(route)).toBe(before.route + 2); // discover, and the call once
+    expect(sb.control.count(tasks)).toBeGreaterThan(before.tasks);
+
+    // The same, and /tasks cannot answer either: the CLI says it does not know, names the task.
+    commit = await commitOf(DEMO_IDS.paragraphJournal, "Journal: answer lost for good");
+    before = {
+      update: sb.control.count(UPDATE),
+      route: sb.control.count(route),
+      tasks: sb.control.count(tasks),
+    };
+    // (skip: the CLI's first request to the route is its connection's server/discover)
+    sb.control.armFault({ endpoint: route, kind: "resetAfterApply", skip: 1 });
+    sb.control.armFault({ endpoint: tasks, kind: "refuse", times: 3 });
+    const unknown = await cli(s, commit);
+    expect(unknown.code, unknown.stdout).toBe(5);
+    const error = doc(unknown).result["error"] as {
+      code: string;
+      taskId?: string;
+      requestId?: string;
+    };
+    expect(error.code).toBe("outcome_unknown");
+    expect(error.taskId).toBe(doc(unknown).taskId);
+    expect(sb.control.count(UPDATE)).toBe(before.update + 1);
+    expect(sb.control.count(route)).toBe(before.route + 2); // discover, and the call once
+    expect(sb.control.count(tasks)).toBe(before.tasks + 3);
+  });
 });

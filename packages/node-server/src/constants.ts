@@ -1,5 +1,6 @@
 /** Every limit and default of the Node server, with units in the names; the README quotes these. */
 import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
+import { OPTION_LIMITS } from "@sisyphus/mcp-tools/settings";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/kernel";
 
 /** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */
@@ -10,8 +11,12 @@ export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const MCP_PATH = "/mcp";
 /** The authenticated aggregate health path. */
 export const HEALTH_PATH = "/health";
-/** Largest accepted request body, in bytes (413 above it). */
-export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest accepted request body, in bytes (413 above it): room for the largest template the
+ * settings allow (`options.templateBudgetBytes` up to 32 MiB) in a JSON-RPC request, with 8 MiB for
+ * its escaping and the envelope. Smaller bodies than this are what every other call sends.
+ */
+export const MAX_REQUEST_BODY_BYTES = OPTION_LIMITS.templateBudgetBytes.max + 8 * 1024 * 1024;
 /**
  * Deepest nesting of arrays and objects accepted in a JSON request body; deeper bodies are refused
  * (400, JSON-RPC -32600) by a linear scan before `JSON.parse` or any recursive walk sees them.

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { SERVER_INSTRUCTIONS } from "@sisyphus/mcp-tools";
 import { describe, expect, it } from "vitest";
+import { MAX_REQUEST_BODY_BYTES } from "../src/constants.js";
 import {
   AUTH_TOKEN,
   auditEnv,
@@ -121,13 +122,27 @@ describe("HTTP security", () => {
   });
 
   it("refuses an oversized body with 413", async () => {
-    const big = "x".repeat(4 * 1024 * 1024 + 10);
+    const big = "x".repeat(MAX_REQUEST_BODY_BYTES + 10);
     const res = await fetch(shared.authority.url, {
       method: "POST",
       body: big,
       headers: { authorization: `Bearer ${AUTH_TOKEN}`, "content-type": "application/json" },
     });
     expect(res.status).toBe(413);
+  });
+
+  it("takes a template body over the old 4 MiB cap: the template budget bounds it, not the transport", async () => {
+    const client = await httpClient(shared.authority.url, { era: "modern" });
+    const content = `# Big\n${"line of a large template\n".repeat(240_000)}`; // ~6 MiB
+    const preflight = await client.callTool({
+      name: "file",
+      arguments: { action: "create_template", name: "big.md", content, validateOnly: true },
+    });
+    expect(preflight.isError, JSON.stringify(preflight.structuredContent)).not.toBe(true);
+    expect((preflight.structuredContent as { requestId?: unknown }).requestId).toEqual(
+      expect.any(String),
+    );
+    await client.close();
   });
 
   it("reports aggregate counts only on /health", async () => {
