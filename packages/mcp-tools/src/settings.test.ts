@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { accessFingerprint, DEFAULT_SETTINGS, parseSettings, SettingsError } from "./settings.js";
+import {
+  accessFingerprint,
+  DEFAULT_SETTINGS,
+  originVerdict,
+  parseSettings,
+  SettingsError,
+} from "./settings.js";
 
 describe("parseSettings", () => {
   it("gives the defaults without a file, and reads the authority switch", () => {
@@ -103,5 +109,31 @@ describe("parseSettings", () => {
     expect(() => parseSettings('{"options":{"allowedOrigins":["http://a.example/path"]}}')).toThrow(
       /allowedOrigins/,
     );
+  });
+});
+
+describe("originVerdict", () => {
+  it("passes no Origin and loopback origins, refuses non-origins, and leaves the rest to the list", () => {
+    expect(originVerdict(undefined)).toEqual({ verdict: "pass" });
+    for (const o of [
+      "http://localhost:5173",
+      "https://127.0.0.1",
+      "http://[::1]:8080",
+      "http://127.9.9.9",
+    ]) {
+      expect(originVerdict(o), o).toEqual({ verdict: "pass" });
+    }
+    for (const o of ["null", "not a url", "http://localhost/path", "file:///etc/passwd"]) {
+      expect(originVerdict(o), o).toEqual({ verdict: "refuse" });
+    }
+    expect(originVerdict("https://notes.example:8443")).toEqual({
+      verdict: "check",
+      origin: "https://notes.example:8443",
+    });
+    // Loopback by name only over http(s): another scheme is judged by the list.
+    expect(originVerdict("ftp://localhost")).toEqual({
+      verdict: "check",
+      origin: "ftp://localhost",
+    });
   });
 });

@@ -210,6 +210,38 @@ export function accessFingerprint(settings: SisyphusSettings): string {
   ]);
 }
 
+/** Whether a host name is this machine's loopback (`localhost`, `127.x.x.x`, `::1`, brackets allowed). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * The browser-origin rule of every Sisyphus endpoint, before any list is consulted: `pass` for no
+ * `Origin` header or a loopback origin (http or https, any port); `refuse` for one that is not an
+ * origin (`null`, unparseable, a path); otherwise `check` with the origin, which then passes only
+ * when listed exactly (the Node server's `--allowed-origins`, the plugin's `options.allowedOrigins`).
+ */
+export function originVerdict(
+  origin: string | undefined,
+):
+  | { readonly verdict: "pass" | "refuse" }
+  | { readonly verdict: "check"; readonly origin: string } {
+  if (origin === undefined) return { verdict: "pass" };
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return { verdict: "refuse" };
+  }
+  if (url.origin === "null" || url.origin !== origin.replace(/\/$/, ""))
+    return { verdict: "refuse" };
+  if ((url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname)) {
+    return { verdict: "pass" };
+  }
+  return { verdict: "check", origin: url.origin };
+}
+
 /** Why a settings file could not be used. */
 export class SettingsError extends Error {
   constructor(message: string) {

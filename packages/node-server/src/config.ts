@@ -5,6 +5,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { isLoopbackHost } from "@sisyphus/mcp-tools/settings";
 import {
   DEFAULT_BACKGROUND_IDLE_STOP_MS,
   DEFAULT_HTTP_HOST,
@@ -14,6 +15,8 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
 } from "./constants.js";
 import { NodeServerError } from "./errors.js";
+
+export { isLoopbackHost } from "@sisyphus/mcp-tools/settings";
 
 /** The resolved configuration of one server process. */
 export interface ServerConfig {
@@ -278,7 +281,3 @@ function parseArgsStrict(argv: readonly string[]) {
 }
 
 /** True when `host` is a loopback address or `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
-}

@@ -3,7 +3,7 @@
  * protection). Requests without an Origin header (non-browser clients) pass the Origin check.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { isLoopbackHost } from "./config.js";
+import { originVerdict } from "@sisyphus/mcp-tools/settings";
 
 /**
  * Compares the `Authorization` header with `Bearer <expected>` in constant time (both sides are
@@ -61,17 +61,6 @@ export function originAllowed(
   header: string | string[] | undefined,
   allowed: readonly string[],
 ): boolean {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.origin === "null") return false;
-  if ((url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname)) {
-    return true;
-  }
-  return allowed.includes(url.origin);
+  const v = originVerdict(Array.isArray(header) ? header[0] : header);
+  return v.verdict === "check" ? allowed.includes(v.origin) : v.verdict === "pass";
 }

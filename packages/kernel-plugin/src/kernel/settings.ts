@@ -10,6 +10,7 @@
 import type { ToolDescriptor, ToolRuntime } from "@sisyphus/mcp-tools";
 import {
   accessFingerprint,
+  originVerdict,
   parseSettings,
   SETTINGS_FILE,
   type SisyphusSettings,
@@ -71,11 +72,6 @@ export function kernelToolListing(storage: PluginStorage, runtime: ToolRuntime) 
   };
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 /**
  * Whether a request's `Origin` header may reach the plugin's routes (the Node server's rule):
  * absent passes; a loopback origin (`localhost`, `127.x`, `[::1]`, any port, http or https)
@@ -86,18 +82,8 @@ export async function originAllowed(
   origin: string | undefined,
   allowed: () => Promise<readonly string[]>,
 ): Promise<boolean> {
-  if (origin === undefined) return true;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.origin === "null" || url.origin !== origin.replace(/\/$/, "")) return false;
-  if ((url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname)) {
-    return true;
-  }
-  return (await allowed()).includes(url.origin);
+  const v = originVerdict(origin);
+  return v.verdict === "check" ? (await allowed()).includes(v.origin) : v.verdict === "pass";
 }
 
 /** A request header by name, whatever its case (the kernel hands canonical Go names). */

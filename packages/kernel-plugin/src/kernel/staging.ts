@@ -21,7 +21,12 @@
  *
  * Pure: clock, randomness and the yield are injected, so tests drive it with a fake clock.
  */
-import { CHUNK_BATCH_BYTES, hashChunked, type RandomSource } from "@sisyphus/core-hash";
+import {
+  CHUNK_BATCH_BYTES,
+  hashChunked,
+  type RandomSource,
+  utf8ByteLength,
+} from "@sisyphus/core-hash";
 import { KERNEL_STAGING_FILE_MAX_BYTES } from "@sisyphus/mcp-tools/settings";
 
 const MIB = 1024 * 1024;
@@ -130,7 +135,7 @@ export function fileNameProblem(name: unknown): StagingRefusal | undefined {
   });
   if (typeof name !== "string") return bad("missing", "fileName is required (a string)");
   if (name.trim() === "") return bad("empty", "fileName is empty");
-  if (name.length > FILE_NAME_MAX_BYTES || utf8Length(name) > FILE_NAME_MAX_BYTES) {
+  if (name.length > FILE_NAME_MAX_BYTES || utf8ByteLength(name) > FILE_NAME_MAX_BYTES) {
     return bad("too_long", `fileName is longer than ${FILE_NAME_MAX_BYTES} UTF-8 bytes`);
   }
   if (name === "." || name === "..") return bad("dot_segment", "fileName cannot be . or ..");
@@ -150,24 +155,6 @@ export function fileNameProblem(name: unknown): StagingRefusal | undefined {
     }
   }
   return undefined;
-}
-
-/** UTF-8 length of a string (an unpaired surrogate counts as the 3 bytes of U+FFFD). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** A copy of `bytes` for a reader (a plain `Uint8Array`, whatever subclass is stored). */

@@ -8,6 +8,7 @@
  * what to save and where; the Node server or CLI delegating to it saves that manifest itself.
  */
 
+import { utf8ByteLength } from "@sisyphus/core-hash";
 import { isSiyuanApiError } from "@sisyphus/siyuan-api/kernel";
 import { ToolError } from "../errors.js";
 import type { ArgsOf, ExternalHandler, ToolContext, WriteContext } from "../handler.js";
@@ -146,21 +147,6 @@ function markdownName(hPath: string): string {
   return isSafeRelativePath(name) ? name : "document.md";
 }
 
-/** UTF-8 length of a string. */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 export const extractDoc: ExternalHandler<ExtractArgs> = {
   async run(ctx, a) {
     await checkDestination(ctx, a.outputPath, "directory");
@@ -175,7 +161,7 @@ export const extractDoc: ExternalHandler<ExtractArgs> = {
       throw new ToolError("not_found", `document ${a.id} does not exist`, { id: a.id });
     const name = markdownName(doc.hPath);
     const files: OutputEntry[] = [
-      { path: name, text: doc.content, size: utf8Length(doc.content) },
+      { path: name, text: doc.content, size: utf8ByteLength(doc.content) },
       ...assetLinks(doc.content)
         .filter((rel) => rel !== name)
         .map((rel) => ({ path: rel, url: `/${encodedPath(rel)}` })),

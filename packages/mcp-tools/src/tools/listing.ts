@@ -53,9 +53,12 @@ const ENTITIES: Record<string, string> = {
   "&amp;": "&",
 };
 
+/** The HTML entities the kernel writes into text it escapes, decoded (one pass, `&amp;` last-safe). */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(?:lt|gt|quot|apos|nbsp|amp|#39|#34);/g, (e) => ENTITIES[e] ?? e);
+}
+
 /** The kernel's HTML name of a heading or crumb as plain text: tags dropped, entities decoded. */
 export function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(?:lt|gt|quot|apos|nbsp|amp|#39|#34);/g, (e) => ENTITIES[e] ?? e);
+  return decodeEntities(html.replace(/<[^>]*>/g, ""));
 }

@@ -8,29 +8,18 @@
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
+import { decodeEntities } from "./listing.js";
 import { checkReadOnlySql } from "./read-only-sql.js";
 
 /** The longest snippet of a compact fulltext row, in characters. */
 export const SNIPPET_MAX_CHARS = 240;
-
-const ENTITIES: Record<string, string> = {
-  "&lt;": "<",
-  "&gt;": ">",
-  "&quot;": '"',
-  "&#39;": "'",
-  "&#34;": '"',
-  "&apos;": "'",
-  "&amp;": "&",
-};
 
 /**
  * The kernel's block content as plain text: `<mark>` tags dropped, HTML entities decoded (the
  * kernel HTML-escapes the content before marking the hits), cut to {@link SNIPPET_MAX_CHARS}.
  */
 export function snippetOf(content: unknown): string {
-  const text = String(content ?? "")
-    .replace(/<\/?mark>/g, "")
-    .replace(/&(?:lt|gt|quot|apos|amp|#39|#34);/g, (e) => ENTITIES[e] ?? e);
+  const text = decodeEntities(String(content ?? "").replace(/<\/?mark>/g, ""));
   const chars = [...text];
   return chars.length > SNIPPET_MAX_CHARS ? `${chars.slice(0, SNIPPET_MAX_CHARS).join("")}…` : text;
 }
