@@ -15,7 +15,7 @@ import {
   sha256Hex,
 } from "./sha256.js";
 import { compressWords } from "./sha256-rounds.generated.js";
-import { utf8Encode } from "./utf8.js";
+import { utf8ByteLength, utf8Encode } from "./utf8.js";
 
 const VECTORS: [string, string, string][] = [
   ["empty string", "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
@@ -231,6 +231,7 @@ describe("utf8Encode", () => {
     fc.assert(
       fc.property(fc.string({ unit: codeUnitOrCodePoint, maxLength: 200 }), (s) => {
         expect(utf8Encode(s)).toEqual(encoder.encode(s));
+        expect(utf8ByteLength(s)).toBe(encoder.encode(s).length);
       }),
       { numRuns: 1000 },
     );

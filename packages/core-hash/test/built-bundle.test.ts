@@ -173,6 +173,7 @@ const INDEX_EXPORTS = [
   "sha256BackendName",
   "sha256Hex",
   "stateHash",
+  "utf8ByteLength",
   "utf8Encode",
 ];
 
