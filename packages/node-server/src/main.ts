@@ -251,6 +251,7 @@ async function startHttp(
           admissionCap: a.admissionCap,
           readsRunning: a.readsRunning,
           readsQueued: a.readsQueued,
+          readsCancelledRunning: a.readsCancelledRunning,
           writesAdmitted: a.writesAdmitted,
           writesRunning: h.running,
           writesQueued: h.queued,

@@ -24,6 +24,7 @@ import {
 } from "@sisyphus/mcp-tools";
 import {
   Admission,
+  type AdmissionCounts,
   ConfirmationBook,
   createGateway,
   type GatewayConnection,
@@ -71,6 +72,8 @@ interface Authority {
   readonly epoch: string;
   readonly coordinator: WriteCoordinator;
   readonly runtime: ToolRuntime;
+  /** The gateway's admission gate: calls in flight, reads running, queued and cancelled. */
+  readonly admission: Admission;
   /** Serves one `/mcp` request, modern or legacy. */
   handle(request: Request): Promise<Response>;
   /** The call records of `/tasks`. */
@@ -130,9 +133,10 @@ async function open(): Promise<Authority> {
   });
   // The Node server's gateway: admission (128 in flight, reads 4 at a time), the commit's checks
   // before anybody is asked, confirmation, then the runtime.
+  const admission = new Admission();
   const gateway = createGateway({
     runtime,
-    admission: new Admission(),
+    admission,
     confirmations: new ConfirmationBook({ random: mathRandomSource }),
     role: { kind: "local", epoch },
     snapshot: kernelSettingsSnapshot(storage),
@@ -266,6 +270,7 @@ async function open(): Promise<Authority> {
     epoch,
     coordinator,
     runtime,
+    admission,
     tasks,
     streams,
     hasSession: (id) => sessions.touch(id) !== undefined,
@@ -295,6 +300,21 @@ function readBudgetCounters(c: {
     readBudgetReads: c.reads,
     readBudgetExceededCalls: c.exceededCalls,
     readBudgetExceededBytes: c.exceededBytes,
+  };
+}
+
+/**
+ * The gateway's admission counts as `/health` numbers (the Node server's names), beside the write
+ * lane's own `inFlight`/`queued`/`running`: calls admitted (`callsInFlight`, preparation and
+ * confirmation included), reads running and queued, and running reads already cancelled.
+ */
+function admissionCounters(c: AdmissionCounts): Record<string, number> {
+  return {
+    callsInFlight: c.inFlight,
+    readsRunning: c.readsRunning,
+    readsQueued: c.readsQueued,
+    readsCancelledRunning: c.readsCancelledRunning,
+    writesAdmitted: c.writesAdmitted,
   };
 }
 
@@ -351,6 +371,7 @@ sy.server.private.http.handler = async (req) => {
       ok: true,
       authority: "kernel",
       ...a.coordinator.health(),
+      ...admissionCounters(a.admission.counts()),
       ...a.tasks.counts(),
       ...readBudgetCounters(a.runtime.readBudgetCounts()),
       ...stagingCounts(),

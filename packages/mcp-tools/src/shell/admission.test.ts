@@ -99,4 +99,21 @@ describe("Admission", () => {
     expect(ran).toBe(false);
     expect(a.counts().inFlight).toBe(0);
   });
+
+  it("counts a running read cancelled until it settles, in its slot", async () => {
+    const a = new Admission();
+    const gate = deferred();
+    const controller = new AbortController();
+    const read = a.admit("read", controller.signal, noPrep, async () => {
+      await gate.promise;
+      return "done";
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(a.counts()).toMatchObject({ readsRunning: 1, readsCancelledRunning: 0 });
+    controller.abort();
+    expect(a.counts()).toMatchObject({ readsRunning: 1, readsCancelledRunning: 1 });
+    gate.resolve();
+    expect(await read).toBe("done");
+    expect(a.counts()).toMatchObject({ readsRunning: 0, readsCancelledRunning: 0, inFlight: 0 });
+  });
 });

@@ -26,6 +26,8 @@ export interface AdmissionCounts {
   inFlight: number;
   readsRunning: number;
   readsQueued: number;
+  /** Running reads whose call was cancelled: they stop at their next checkpoint, holding the slot until then. */
+  readsCancelledRunning: number;
   /** Admitted mutation and external calls not yet settled (confirming, queued in the lane or running). */
   writesAdmitted: number;
   admissionCap: number;
@@ -38,6 +40,7 @@ export class Admission {
   #inFlight = 0;
   #writesAdmitted = 0;
   #readsRunning = 0;
+  #readsCancelledRunning = 0;
   readonly #readQueue: Waiter[] = [];
 
   constructor(limits: { cap?: number; reads?: number } = {}) {
@@ -69,9 +72,19 @@ export class Admission {
       if (lane === "write") return await run(prepared);
       const started = await this.#enterRead(signal);
       if (!started) return { refused: "cancelled" };
+      // Cancelled while running, a read keeps its slot until it settles; /health counts it.
+      let cancelled = false;
+      const onAbort = () => {
+        cancelled = true;
+        this.#readsCancelledRunning += 1;
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
       try {
         return await run(prepared);
       } finally {
+        signal?.removeEventListener("abort", onAbort);
+        if (cancelled) this.#readsCancelledRunning -= 1;
         this.#leaveRead();
       }
     } finally {
@@ -86,6 +99,7 @@ export class Admission {
       inFlight: this.#inFlight,
       readsRunning: this.#readsRunning,
       readsQueued: this.#readQueue.length,
+      readsCancelledRunning: this.#readsCancelledRunning,
       writesAdmitted: this.#writesAdmitted,
       admissionCap: this.cap,
     };
