@@ -172,3 +172,31 @@ export function inTerminal(
   }
   return done;
 }
+
+/**
+ * `sisyphus block update --id ID --data DATA --validate-only --json` run to completion: the
+ * preflight's document and the commit command it printed (as arguments, with `--json`).
+ */
+export async function preflightUpdate(
+  s: Scene,
+  id: string,
+  data: string,
+): Promise<{ preflight: ReturnType<typeof doc>; commit: string[] }> {
+  const run = await cli(s, [
+    "block",
+    "update",
+    "--id",
+    id,
+    "--data",
+    data,
+    "--validate-only",
+    "--json",
+  ]);
+  const preflight = doc(run);
+  if (typeof preflight.next !== "string") {
+    throw new Error(
+      `the preflight printed no commit command (exit ${run.code}): ${run.stdout}${run.stderr}`,
+    );
+  }
+  return { preflight, commit: [...words(preflight.next).slice(1), "--json"] };
+}

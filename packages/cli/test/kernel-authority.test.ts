@@ -11,7 +11,7 @@ import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, killAuthorities, scene, start, words } from "./harness.js";
+import { cli, doc, killAuthorities, preflightUpdate, scene, start, words } from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -70,23 +70,12 @@ describe("with the kernel plugin as the authority", () => {
 
   it("Ctrl-C before the barrier: the cancel is accepted and nothing is written", async () => {
     const s = scene(sb);
-    const p = doc(
-      await cli(s, [
-        "block",
-        "update",
-        "--id",
-        DEMO_IDS.paragraphStatus,
-        "--data",
-        "Status: cancelled",
-        "--validate-only",
-        "--json",
-      ]),
-    );
+    const { commit } = await preflightUpdate(s, DEMO_IDS.paragraphStatus, "Status: cancelled");
     const writes = sb.control.count(UPDATE);
     // The commit's first kernel call (the probe) is held, so the call waits before its barrier.
     const reads = sb.control.count(KRAMDOWN);
     sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
-    const run = start(s, [...words(p.next as string).slice(1), "--json"]);
+    const run = start(s, commit);
     await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the commit's probe" });
     run.child.kill("SIGINT");
     const done = await run.done;
@@ -98,21 +87,10 @@ describe("with the kernel plugin as the authority", () => {
 
   it("Ctrl-C after the barrier: the call is already committing and its result is reported", async () => {
     const s = scene(sb);
-    const p = doc(
-      await cli(s, [
-        "block",
-        "update",
-        "--id",
-        DEMO_IDS.paragraphDecision,
-        "--data",
-        "Decision: kept",
-        "--validate-only",
-        "--json",
-      ]),
-    );
+    const { commit } = await preflightUpdate(s, DEMO_IDS.paragraphDecision, "Decision: kept");
     const writes = sb.control.count(UPDATE);
     sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 3_000 });
-    const run = start(s, [...words(p.next as string).slice(1), "--json"]);
+    const run = start(s, commit);
     await waitFor(() => sb.control.count(UPDATE) > writes, { what: "the commit's write" });
     run.child.kill("SIGINT");
     const done = await run.done;
@@ -126,12 +104,8 @@ describe("with the kernel plugin as the authority", () => {
     const s = scene(sb);
     const route = "/plugin/private/siyuan-plugins-mcp-sisyphus/mcp";
     const tasks = "/plugin/private/siyuan-plugins-mcp-sisyphus/tasks";
-    const commitOf = async (id: string, data: string) => {
-      const p = doc(
-        await cli(s, ["block", "update", "--id", id, "--data", data, "--validate-only", "--json"]),
-      );
-      return [...words(p.next as string).slice(1), "--json"];
-    };
+    const commitOf = async (id: string, data: string) =>
+      (await preflightUpdate(s, id, data)).commit;
 
     // The plugin runs the commit, then the connection drops before its answer arrives.
     let commit = await commitOf(DEMO_IDS.headingJournal, "## Journal (answer lost, recovered)");

@@ -5,7 +5,7 @@
  */
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, doc, errorCode, killAuthorities, scene, words } from "./harness.js";
+import { cli, doc, errorCode, killAuthorities, preflightUpdate, scene, words } from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -116,21 +116,14 @@ describe("through the Node authority", () => {
 
   it("a target changed after the preflight is a safety rejection (exit 3) and writes nothing", async () => {
     const s = scene(sb);
-    const p = doc(
-      await cli(s, [
-        "block",
-        "update",
-        "--id",
-        DEMO_IDS.paragraphStatus,
-        "--data",
-        "Status: CLI",
-        "--validate-only",
-        "--json",
-      ]),
+    const { commit: commitArgs } = await preflightUpdate(
+      s,
+      DEMO_IDS.paragraphStatus,
+      "Status: CLI",
     );
     sb.control.external.updateBlock(DEMO_IDS.paragraphStatus, "Status: changed in the UI");
     const writes = sb.control.count(UPDATE);
-    const commit = await cli(s, [...words(p.next as string).slice(1), "--json"]);
+    const commit = await cli(s, commitArgs);
     expect(commit.code).toBe(3);
     expect(errorCode(commit)).toBe("state_changed");
     expect(sb.control.count(UPDATE)).toBe(writes);
@@ -166,20 +159,13 @@ describe("through the Node authority", () => {
 
   it("a response lost after the kernel applied the write is outcome_unknown (exit 5) with the requestId", async () => {
     const s = scene(sb);
-    const p = doc(
-      await cli(s, [
-        "block",
-        "update",
-        "--id",
-        DEMO_IDS.paragraphDecision,
-        "--data",
-        "Decision: lost",
-        "--validate-only",
-        "--json",
-      ]),
+    const { preflight: p, commit: commitArgs } = await preflightUpdate(
+      s,
+      DEMO_IDS.paragraphDecision,
+      "Decision: lost",
     );
     sb.control.armFault({ endpoint: UPDATE, kind: "resetAfterApply" });
-    const commit = await cli(s, [...words(p.next as string).slice(1), "--json"]);
+    const commit = await cli(s, commitArgs);
     expect(commit.code).toBe(5);
     expect(errorCode(commit)).toBe("outcome_unknown");
     expect(JSON.stringify(doc(commit).result)).toContain(String(p.result["requestId"]));
