@@ -53,6 +53,12 @@ export type StrictCommitReceipt = ToolReceipt & {
   executedNow: boolean;
   /** Present on replays (with `executedNow: false`): this call executed nothing and returned the stored receipt. */
   replayed?: true;
+  /**
+   * Present when this call finished a creation an earlier attempt of the same request began (a
+   * crash or lost response between its stages): the receipt describes the whole creation, and
+   * `executedNow` says whether this call itself wrote (false when every stage was already done).
+   */
+  resumed?: true;
   /** The tool receipt exceeded `LEDGER_RECEIPT_MAX_CHARS` and was dropped (live and replay alike). */
   receiptOmitted?: true;
 };

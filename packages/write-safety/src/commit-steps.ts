@@ -19,6 +19,7 @@
 import {
   type AliasPool,
   canonicalJson,
+  isStateDigest,
   parseCredential,
   type StateDigest,
 } from "@sisyphus/core-hash";
@@ -46,7 +47,14 @@ import {
   type WriteCall,
 } from "./hooks.js";
 import type { Lease, LeasePool, LeaseResolution } from "./lease-pool.js";
-import type { Ledger, LedgerEntry, StoredResult, ToolReceipt } from "./ledger.js";
+import {
+  type CreationProgress,
+  type Ledger,
+  type LedgerEntry,
+  RECEIPT_DIGESTS,
+  type StoredResult,
+  type ToolReceipt,
+} from "./ledger.js";
 import { type PreconditionKind, preconditionField } from "./policy.js";
 import type { RequestIdRegistry } from "./reservations.js";
 import type { LeaseScope } from "./scope.js";
@@ -75,8 +83,14 @@ export interface StrictCommit {
 /** A readback that shows the requested end state. */
 export type Applied = Extract<ReadbackResult, { outcome: "applied" }>;
 
-/** What the gate lets through: a committed record to replay, or the record and lease to execute under. */
-export type GateResult = { replay: LedgerEntry } | { entry: LedgerEntry; lease: Lease | undefined };
+/**
+ * What the gate lets through: a committed record to replay, an unsettled resumable creation to
+ * resume, or the record and lease to execute under.
+ */
+export type GateResult =
+  | { replay: LedgerEntry }
+  | { resume: LedgerEntry }
+  | { entry: LedgerEntry; lease: Lease | undefined };
 
 /** The call's request ID, or the error a commit answers when it has none usable. */
 export function requestIdOf(call: WriteCall): string {
@@ -98,8 +112,9 @@ export function requestIdOf(call: WriteCall): string {
 /**
  * Step 1. The checks a strict commit makes before it probes, in the spec's order: ledger record
  * (absent, other arguments, settled or unsettled), epoch, first-execution deadline, then the
- * credential and its lease. Consumes nothing. Answers `replay` for a committed record, else the
- * resolved lease (`undefined` for additive actions).
+ * credential and its lease. Consumes nothing. Answers `replay` for a committed record, `resume`
+ * for an unsettled record of a `resumable` additive action, else the resolved lease (`undefined`
+ * for additive actions).
  */
 export function gate(
   state: CommitState,
@@ -107,6 +122,7 @@ export function gate(
   scope: LeaseScope,
   precondition: PreconditionKind,
   requestId: string,
+  resumable = false,
 ): GateResult {
   const field = precondition === "none" ? undefined : preconditionField(precondition);
   const leaseInvalid = (reason: LeaseInvalidReason): WriteSafetyError =>
@@ -138,6 +154,8 @@ export function gate(
   }
   if (entry.state === "committed") return { replay: entry };
   if (entry.state === "executing" || entry.state === "unknown") {
+    // A resumption ignores epoch and first-execution deadline: the request already executed.
+    if (resumable && precondition === "none") return { resume: entry };
     throw new WriteSafetyError("outcome_unknown", {
       writeAttempted: false,
       details: unknownDetails(entry, "replay_of_unsettled_request"),
@@ -250,7 +268,8 @@ export async function executeOnce(
   state: CommitState,
   { hooks, requestId, lease }: StrictCommit,
   before: ProbeResult | undefined,
-): Promise<ExecuteOutput> {
+  resumed?: CreationProgress,
+): Promise<{ output: ExecuteOutput; writesStarted: number }> {
   let executed: ExecuteOutput;
   const tracker = new WriteTracker();
   try {
@@ -258,6 +277,7 @@ export async function executeOnce(
       (await hooks.execute({
         requestId,
         before,
+        ...(resumed === undefined ? {} : { resumed }),
         writes: (port) => tracker.track(port),
         recordCreation: async (progress) => {
           try {
@@ -272,7 +292,8 @@ export async function executeOnce(
       })) ?? {};
   } catch (error) {
     tracker.close();
-    if (nothingWritten(tracker, error)) {
+    // A resumption proves nothing about the earlier attempt's writes: never failed_before_execute.
+    if (resumed === undefined && nothingWritten(tracker, error)) {
       try {
         await state.ledger.recordFailedBeforeExecute(requestId, "not_dispatched");
       } catch {
@@ -294,7 +315,7 @@ export async function executeOnce(
   }
   tracker.close();
   if (lease !== undefined) state.leases.consume(lease);
-  return executed;
+  return { output: executed, writesStarted: tracker.started };
 }
 
 /**
@@ -356,6 +377,7 @@ export async function recordOutcome(
   before: ProbeResult | undefined,
   executed: ExecuteOutput,
   applied: Applied,
+  resumed?: { writesStarted: number },
 ): Promise<StrictCommitReceipt> {
   const status =
     before !== undefined && applied.digest === before.digest ? "no_change" : "committed";
@@ -399,7 +421,49 @@ export async function recordOutcome(
       details,
     });
   }
-  return commitReceipt(state.aliases, committed, false);
+  const receipt = commitReceipt(state.aliases, committed, false);
+  if (resumed === undefined) return receipt;
+  // A resumption that found every stage done wrote nothing itself.
+  return { ...receipt, resumed: true, executedNow: resumed.writesStarted > 0 };
+}
+
+/**
+ * Resumption, step 2: the live state read again, as for a first execution. A probe that fails
+ * cannot tell what the earlier attempt left, so the answer is `outcome_unknown` with the recorded
+ * progress (this call wrote nothing; the record stays as it was).
+ */
+export async function reprobeForResume(
+  commit: StrictCommit,
+  entry: LedgerEntry,
+): Promise<ProbeResult | undefined> {
+  try {
+    return await reprobe(commit);
+  } catch (cause) {
+    throw new WriteSafetyError("outcome_unknown", {
+      cause,
+      writeAttempted: false,
+      details: { ...unknownDetails(entry, ""), reason: "resume_probe_failed" },
+    });
+  }
+}
+
+/**
+ * Resumption, step 5: the record back to `executing`, durably, before the executor continues from
+ * the recorded progress. Fails closed (`write_coordinator_unavailable`: this call wrote nothing).
+ */
+export async function recordResuming(
+  state: CommitState,
+  { requestId }: StrictCommit,
+): Promise<void> {
+  try {
+    await state.ledger.recordResuming(requestId);
+  } catch (cause) {
+    throw new WriteSafetyError("write_coordinator_unavailable", {
+      cause,
+      message: "The ledger could not record the creation as resuming; nothing was written.",
+      details: { requestId, reason: "ledger_write_failed" },
+    });
+  }
 }
 
 /**
@@ -412,8 +476,10 @@ export function commitReceipt(
   replayed: boolean,
 ): StrictCommitReceipt {
   const result = entry.result!;
+  const { [RECEIPT_DIGESTS]: digests, ...toolReceipt } = result.toolReceipt ?? {};
   const receipt: StrictCommitReceipt = {
-    ...result.toolReceipt,
+    ...toolReceipt,
+    ...aliasDigests(aliases, digests),
     status: result.status,
     requestId: entry.requestId,
     writeAttempted: true,
@@ -428,6 +494,15 @@ export function commitReceipt(
   if (result.receiptOmitted) receipt.receiptOmitted = true;
   if (replayed) receipt.replayed = true;
   return receipt;
+}
+
+function aliasDigests(aliases: AliasPool, digests: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof digests !== "object" || digests === null) return out;
+  for (const [name, digest] of Object.entries(digests)) {
+    if (isStateDigest(digest)) out[name] = aliases.aliasFor(digest);
+  }
+  return out;
 }
 
 /**

@@ -6,7 +6,7 @@ import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./consta
 import { createWriteCoordinator } from "./coordinator.js";
 import { isWriteSafetyError, type WriteSafetyError } from "./errors.js";
 import type { CommitHooks } from "./hooks.js";
-import { MemoryLedgerStore } from "./ledger.js";
+import { MemoryLedgerStore, RECEIPT_DIGESTS } from "./ledger.js";
 import { EXTERNAL_POLICY, mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";
 import { FakeClock, FakeKernel, makeCoordinator, setCall, setHooks } from "./test-support.js";
@@ -705,6 +705,38 @@ describe("WriteCoordinator receipts and creation progress", () => {
     expect(live).not.toHaveProperty("blob");
     const replay = await coordinator.commit(setCall("b1", "x", args), big);
     expect(replay).toEqual({ ...live, replayed: true, executedNow: false });
+  });
+
+  it("receipt digests are kept complete in the ledger and answered as aliases, live and on replay", async () => {
+    const { coordinator, ledgerStore, k, args } = await preflightedSet();
+    const hooks = setHooks(k, "b1", "x");
+    const relation = stateHash({ relation: "before" });
+    const withDigests = {
+      ...hooks,
+      execute: async (ctx: Parameters<typeof hooks.execute>[0]) => {
+        await hooks.execute(ctx);
+        return {
+          receipt: { [RECEIPT_DIGESTS]: { relationPreimageHash: relation, note: "not a digest" } },
+        };
+      },
+    };
+    const live = (await coordinator.commit(setCall("b1", "x", args), withDigests)) as Record<
+      string,
+      unknown
+    >;
+    const alias = live["relationPreimageHash"] as string;
+    expect(alias).toMatch(/^[0-9a-f]{4,}$/);
+    expect(coordinator.aliases.resolve(alias)).toBe(relation);
+    expect(live).not.toHaveProperty(RECEIPT_DIGESTS);
+    expect(live).not.toHaveProperty("note");
+    expect(JSON.stringify(live)).not.toContain(relation);
+    const [entry] = await ledgerStore.loadAll();
+    expect(JSON.stringify(entry)).toContain(relation);
+    const replay = (await coordinator.commit(setCall("b1", "x", args), withDigests)) as Record<
+      string,
+      unknown
+    >;
+    expect(replay).toMatchObject({ replayed: true, relationPreimageHash: alias });
   });
 
   it("state_changed, replay and success hashes are aliases that resolve to complete digests", async () => {

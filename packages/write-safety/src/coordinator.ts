@@ -27,14 +27,17 @@ import {
   readBack,
   recordExecuting,
   recordOutcome,
+  recordResuming,
   reprobe,
+  reprobeForResume,
   requestIdOf,
+  type StrictCommit,
 } from "./commit-steps.js";
 import { REQUEST_ID_FIRST_EXECUTION_TTL_MS, WRITE_ADMISSION_MAX_IN_FLIGHT } from "./constants.js";
 import { WriteSafetyError } from "./errors.js";
 import { type CommitHooks, checkProbe, type Probe, type WriteCall } from "./hooks.js";
 import { LeasePool } from "./lease-pool.js";
-import { Ledger, type LedgerStore } from "./ledger.js";
+import { Ledger, type LedgerEntry, type LedgerStore } from "./ledger.js";
 import {
   type ActionPolicy,
   isActionPolicy,
@@ -213,6 +216,8 @@ export class WriteCoordinator {
    * Commit. Strict mutation: ledger replay/conflict check → lease → re-probe and compare complete
    * digests → durable `executing` → one `execute` → `readback` → verdict → durable `committed`.
    * External action or strict mode off: one `execute`, answer `writeSafetyGuaranteed: false`.
+   * A resumable creation (`hooks.resumable`, additive) whose record an earlier attempt left
+   * `executing` or `unknown` resumes from its recorded progress (answer `resumed: true`).
    *
    * Errors (`WriteSafetyError`): `precondition_required`, `preflight_lease_invalid`,
    * `idempotency_conflict`, `state_changed`, `outcome_unknown`, `readback_mismatch`,
@@ -345,15 +350,36 @@ export class WriteCoordinator {
   ): Promise<StrictCommitReceipt | CancelledAnswer> {
     const state = this.#state;
     await state.ledger.prune();
-    const gated = gate(state, call, scope, precondition, requestId);
+    const gated = gate(state, call, scope, precondition, requestId, hooks.resumable === true);
     if ("replay" in gated) return commitReceipt(state.aliases, gated.replay, true);
+    if ("resume" in gated)
+      return this.#resume({ call, hooks, requestId, lease: undefined }, gated.resume);
     const commit = { call, hooks, requestId, lease: gated.lease };
     const before = await reprobe(commit);
     compareDigests(state, commit, before);
     if (!passBarrier(call)) return CANCELLED;
     await recordExecuting(state, commit, before);
-    const executed = await executeOnce(state, commit, before);
+    const { output: executed } = await executeOnce(state, commit, before);
     const applied = await readBack(state, commit, before, executed);
     return recordOutcome(state, commit, before, executed, applied);
+  }
+
+  /**
+   * A resumable creation left unsettled by an earlier attempt (see `CommitHooks.resumable`): the
+   * same steps as a first execution, with the recorded progress handed to the executor, and a
+   * failure always recorded `unknown` (the earlier attempt may have written).
+   */
+  async #resume(
+    commit: StrictCommit,
+    entry: LedgerEntry,
+  ): Promise<StrictCommitReceipt | CancelledAnswer> {
+    const state = this.#state;
+    const before = await reprobeForResume(commit, entry);
+    if (!passBarrier(commit.call)) return CANCELLED;
+    await recordResuming(state, commit);
+    const progress = entry.creation ?? { reservedIds: [], confirmedStages: [] };
+    const { output, writesStarted } = await executeOnce(state, commit, before, progress);
+    const applied = await readBack(state, commit, before, output);
+    return recordOutcome(state, commit, before, output, applied, { writesStarted });
   }
 }

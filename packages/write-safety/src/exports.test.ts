@@ -18,6 +18,7 @@ describe("public surface", () => {
         "MemoryLedgerStore",
         "MemoryReservationStore",
         "READ_POLICY",
+        "RECEIPT_DIGESTS",
         "REQUEST_ID_FIRST_EXECUTION_TTL_MS",
         "RequestIdRegistry",
         "SAFETY_ARGUMENT_FIELDS",

@@ -5,7 +5,7 @@
  */
 import { isStateDigest, type StateDigest } from "@sisyphus/core-hash";
 import type { WriteCancellation } from "./cancellation.js";
-import type { ToolReceipt } from "./ledger.js";
+import type { CreationProgress, ToolReceipt } from "./ledger.js";
 import type { ActionPolicy } from "./policy.js";
 import type { WritePort } from "./write-tracker.js";
 
@@ -43,6 +43,12 @@ export interface ExecuteContext {
     confirmedStage?: string;
     receipt?: ToolReceipt;
   }): Promise<void>;
+  /**
+   * Resuming only ({@link CommitHooks.resumable}): the creation progress an earlier attempt of this
+   * request recorded durably (reserved IDs, confirmed stages, the receipt once complete), empty
+   * when it recorded none. `undefined` on a first execution.
+   */
+  resumed?: CreationProgress;
 }
 
 /** What `execute` returns: an optional small receipt (merged into the answer and kept in the ledger) and data for readback. */
@@ -105,6 +111,14 @@ export interface CommitHooks {
   probe?: Probe;
   execute: Execute;
   readback?: Readback;
+  /**
+   * Additive actions only: the executor records its progress with `recordCreation` (reserved IDs
+   * before its first write, each stage once the kernel shows it) and, given that progress back as
+   * `resumed`, finishes what an earlier attempt began without repeating a confirmed stage. A
+   * commit of this request found `executing` (a crash) or `unknown` (a failure or lost response
+   * between stages) then resumes instead of answering `outcome_unknown`.
+   */
+  resumable?: boolean;
 }
 
 /** `result` if it is a well-formed {@link ProbeResult}; a programming error (`TypeError`) otherwise. */

@@ -77,6 +77,7 @@ export {
   type LedgerStore,
   type MemoryLedgerBacking,
   MemoryLedgerStore,
+  RECEIPT_DIGESTS,
   type StoredResult,
   type ToolReceipt,
 } from "./ledger.js";

@@ -14,9 +14,11 @@ import type { LeaseScope } from "./scope.js";
  * Ledger states of a request ID.
  * - `issued`: preflight issued it; it may start executing while `now < requestIdExpiresAt`.
  * - `executing`: written durably before the kernel write was dispatched. A record left here (a
- *   crash) means the outcome is unknown; it is never executed again.
+ *   crash) means the outcome is unknown; it is never executed again, except that a resumable
+ *   creation (hooks `resumable`) continues from its recorded progress (see `recordResuming`).
  * - `committed`: readback confirmed the result (`committed` or `no_change`); replays return the receipt.
- * - `unknown`: the write may have happened (failure after dispatch, readback mismatch).
+ * - `unknown`: the write may have happened (failure after dispatch, readback mismatch); a
+ *   resumable creation may continue from here too.
  * - `failed_before_execute`: the executor proved the write was never dispatched; the same request
  *   ID and arguments may execute again while `now < requestIdExpiresAt`.
  */
@@ -26,6 +28,14 @@ export type LedgerState =
   | "committed"
   | "unknown"
   | "failed_before_execute";
+
+/**
+ * The tool receipt field holding other complete digests a tool reports (e.g. a database's relation
+ * pre/postimage): the ledger keeps them complete, each answer names them by their alias in the
+ * shared pool, under the field's own name (`{digests: {relationPreimageHash: "sha256:v1:…"}}` is
+ * answered `relationPreimageHash: "abcd"`). Values that are not digests are dropped.
+ */
+export const RECEIPT_DIGESTS = "digests";
 
 /** Small JSON receipt data (IDs, counts, flags). Never note bodies. */
 export type ToolReceipt = Record<string, unknown>;
@@ -246,7 +256,10 @@ export class Ledger {
     return this.#write(entry, true);
   }
 
-  /** `issued` | `failed_before_execute` → `executing`, durably, before dispatch. */
+  /**
+   * `issued` | `failed_before_execute` → `executing`, durably, before dispatch. Creation progress
+   * of a failed attempt is dropped: it wrote nothing, so the new execution reserves afresh.
+   */
   async recordExecuting(
     requestId: string,
     before: { beforeDigest?: StateDigest } = {},
@@ -254,6 +267,7 @@ export class Ledger {
     const entry = this.#require(requestId, ["issued", "failed_before_execute"]);
     const now = this.#clock.now();
     const next: LedgerEntry = { ...entry, state: "executing", updatedAt: now };
+    delete next.creation;
     const firstExecution = next.executingAt === undefined;
     if (firstExecution) next.executingAt = now;
     if (before.beforeDigest !== undefined) next.beforeDigest = before.beforeDigest;
@@ -272,6 +286,20 @@ export class Ledger {
       verdict: result.status,
       resultDigest: result.resultDigest,
     };
+    return this.#write(next, false);
+  }
+
+  /**
+   * `executing` | `unknown` → `executing` again: a resumable creation continues from its recorded
+   * progress. The first `executingAt` (retention), the before digest and the creation progress
+   * stay; the previous verdict goes.
+   */
+  async recordResuming(requestId: string): Promise<LedgerEntry> {
+    const entry = this.#require(requestId, ["executing", "unknown"]);
+    const next: LedgerEntry = { ...entry, state: "executing", updatedAt: this.#clock.now() };
+    delete next.verdict;
+    delete next.reason;
+    delete next.resultDigest;
     return this.#write(next, false);
   }
 
