@@ -91,9 +91,28 @@ export interface CallPipeline {
   ): Promise<FileContent | null>;
   /** JSON call to an endpoint without a typed wrapper (no field check); `data` unvalidated. */
   callPath(path: string, kind: EndpointKind, args: unknown): Promise<unknown>;
+  /**
+   * One JSON-RPC message to the kernel's `/mcp` (no envelope): the HTTP 200/202 answer's body
+   * as text (empty for a notification, and for a tool whose handler panicked). Other statuses
+   * throw as any call's (4xx `kernel_rejected` with `httpStatus`).
+   */
+  callMcp(
+    message: unknown,
+    headers: Readonly<Record<string, string>>,
+    kind: EndpointKind,
+  ): Promise<McpHttpAnswer>;
   /** Call and byte counters of this pipeline. */
   readonly counter: CallCounter;
 }
+
+/** What the kernel's `/mcp` answered: HTTP 200 or 202, and the body as text. */
+export interface McpHttpAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
+/** The kernel's built-in MCP endpoint (contract §4.11). */
+const BUILTIN_MCP_PATH = "/mcp";
 
 /** `getBlockInfo` answers this code while the kernel is indexing (contract §4.4). */
 export const GET_BLOCK_INFO_INDEXING_CODE = 3;
@@ -285,6 +304,7 @@ export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
     body: TransportBody,
     responseType: "text" | "bytes",
     busyCodes?: readonly number[],
+    headers?: Readonly<Record<string, string>>,
   ): Promise<{ res: TransportResponse; attempts: number }> {
     if (budget !== undefined && !budget.reserveCall({ endpoint, kind })) {
       throw new SiyuanApiError("budget_exceeded", `${endpoint}: call budget exhausted`, {
@@ -316,7 +336,11 @@ export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
       counter.attempt(endpoint);
       let failure: SiyuanApiError;
       try {
-        const res = await transport.send({ endpoint, body, responseType });
+        const res = await transport.send(
+          headers === undefined
+            ? { endpoint, body, responseType }
+            : { endpoint, body, responseType, headers },
+        );
         const bad = statusFailure(endpoint, kind, res);
         if (bad === undefined) {
           const busy = busyCodes === undefined ? undefined : busyCode(res, busyCodes);
@@ -484,5 +508,17 @@ export function createCallPipeline(options: CallPipelineOptions): CallPipeline {
     callMultipart,
     callDownload,
     callPath: (path, kind, args) => invokeBody({ path, kind }, jsonBody(args), S.ignoredSchema),
+    async callMcp(message, headers, kind) {
+      const { res, attempts } = await exchange(
+        BUILTIN_MCP_PATH,
+        kind,
+        jsonBody(message),
+        "text",
+        undefined,
+        headers,
+      );
+      recordBytes(BUILTIN_MCP_PATH, kind, attempts, res.byteLength);
+      return { status: res.status, text: res.type === "text" ? res.text : "" };
+    },
   };
 }

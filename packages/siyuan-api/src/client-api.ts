@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { CallBudget, ClientStats } from "./budget.js";
-import type { ReadRetryPolicy } from "./call-pipeline.js";
+import type { McpHttpAnswer, ReadRetryPolicy } from "./call-pipeline.js";
 import type { EndpointKind } from "./endpoints.js";
 import type * as S from "./schemas.js";
 import type { BlockInfo, Box, BoxConf, ChildBlock, DirEntry, Transaction } from "./schemas.js";
@@ -32,6 +32,16 @@ export interface RawCallArgs {
   readonly body?: unknown;
   /** Default `write` (attempted once). */
   readonly kind?: EndpointKind;
+}
+
+/** A message for the kernel's `/mcp`. */
+export interface McpSendArgs {
+  /** The JSON-RPC message (serialised as the body). */
+  readonly message: unknown;
+  /** Extra headers, lower-case, e.g. `mcp-protocol-version`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `read` may be retried on transient failures; `write` (e.g. `tools/call`) is sent once. */
+  readonly kind: EndpointKind;
 }
 
 /** Notebook methods (`/api/notebook/*`). */
@@ -189,10 +199,22 @@ export interface SiyuanClient {
     /** Raw `/api/transactions`; the answer's data is returned unvalidated. */
     send(args: T.TransactionsArgs): Promise<unknown>;
   };
+  readonly sync: {
+    /**
+     * Starts a cloud sync by hand (`/api/sync/performSync`). The kernel answers `data: null`
+     * whatever happens: sync disabled, failed or done is only shown to the user as a toast.
+     */
+    performSync(): Promise<void>;
+  };
   /** Same as `sqlite.flushTransaction()`: call before reading back after a write. */
   flush(): Promise<void>;
   /** Calls an endpoint without a typed wrapper; returns `data` unvalidated. */
   callRaw(args: RawCallArgs): Promise<unknown>;
+  /**
+   * One JSON-RPC message to the kernel's built-in `/mcp` (contract §4.11), not an `/api/` endpoint
+   * (no envelope): sent once for `write`, retried like a read for `read`.
+   */
+  callMcp(args: McpSendArgs): Promise<McpHttpAnswer>;
   /**
    * A view of this client — same transport, retry policy and counters (`stats()` sees its calls) —
    * whose calls are also charged to `budget` (and to this client's own budget, if any). Cheap: one

@@ -90,7 +90,7 @@ export function createSiyuanClient(options: SiyuanClientOptions): SiyuanClient {
 
 function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefined): SiyuanClient {
   const { transport } = options;
-  const { counter, call, callNullable, callVoid, callMultipart, callDownload, callPath } =
+  const { counter, call, callNullable, callVoid, callMultipart, callDownload, callPath, callMcp } =
     createCallPipeline({
       transport,
       retry: resolveReadRetry(options.readRetry),
@@ -230,6 +230,10 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     transactions: {
       send: (a) => call("transactions.send", a, S.ignoredSchema),
     },
+    sync: {
+      performSync: () => callVoid("sync.performSync", {}),
+    },
+    callMcp: (a) => callMcp(a.message, a.headers ?? {}, a.kind),
     flush: () => callVoid("sqlite.flushTransaction", {}),
     callRaw: async (a) => {
       if (!a.endpoint.startsWith("/")) {

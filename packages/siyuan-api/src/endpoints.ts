@@ -143,6 +143,9 @@ export const ENDPOINTS = {
   "notification.pushMsg": w("/api/notification/pushMsg", "msg"),
   "notification.pushErrMsg": w("/api/notification/pushErrMsg", "msg"),
 
+  // Starts a cloud sync by hand; the kernel answers nothing about its outcome (toasts only).
+  "sync.performSync": w("/api/sync/performSync"),
+
   "system.version": r("/api/system/version"),
   "system.currentTime": r("/api/system/currentTime"),
   "system.bootProgress": r("/api/system/bootProgress"),

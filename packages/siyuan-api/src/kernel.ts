@@ -9,13 +9,14 @@
  */
 export type { BudgetCall, CallBudget, ClientStats, FixedCallBudget } from "./budget.js";
 export { bothBudgets, createCallBudget } from "./budget.js";
-export type { ReadRetryPolicy } from "./call-pipeline.js";
+export type { McpHttpAnswer, ReadRetryPolicy } from "./call-pipeline.js";
 export { resolveReadRetry } from "./call-pipeline.js";
 export { createSiyuanClient } from "./client.js";
 export type {
   AttrApi,
   BlockApi,
   FiletreeApi,
+  McpSendArgs,
   NotebookApi,
   RawCallArgs,
   SiyuanClient,

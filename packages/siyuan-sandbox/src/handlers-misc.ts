@@ -220,6 +220,22 @@ function pushMsg(ctx: HandlerContext): unknown {
   return { id };
 }
 
+/** The toast the kernel shows when sync is started by hand but not enabled (its language 124). */
+export const SYNC_NOT_ENABLED_MSG = "Please enable sync in Settings - Cloud first";
+
+/**
+ * `/api/sync/performSync` (`kernel/api/sync.go`, not yet in the contract's tables): the answer is
+ * `data: null` whatever happens; the outcome reaches only the user, as a toast. The sandbox has no
+ * cloud, so sync is never enabled: the kernel then pushes a 5-second toast saying so, except for
+ * the mobile app's automatic `mobileSwitch` sync, which returns silently without a signed-in user.
+ */
+function performSync(ctx: HandlerContext): unknown {
+  if (ctx.body.mobileSwitch === true) return null;
+  const id = ctx.kernel.ids.shortId();
+  ctx.kernel.messages.push({ id, msg: SYNC_NOT_ENABLED_MSG, timeout: 5000, error: false });
+  return null;
+}
+
 const MIME: Record<string, string> = {
   json: "application/json",
   txt: "text/plain; charset=utf-8",
@@ -343,6 +359,7 @@ export const miscRoutes: Record<string, Route> = {
   "/api/system/bootProgress": pub(() => ({ progress: 100, details: "Finishing boot..." })),
   "/api/notification/pushMsg": r(pushMsg),
   "/api/notification/pushErrMsg": r(pushMsg),
+  "/api/sync/performSync": r(performSync),
   "/api/export/exportMdContent": r(exportMdContent),
   "/api/file/getFile": r(getFile, "tolerant"),
   "/api/file/putFile": r(putFile, "raw", true),

@@ -91,7 +91,7 @@ export function kernelFetchTransport(
   };
 
   async function exchange(req: TransportRequest): Promise<TransportResponse> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...req.headers };
     let body: string | ArrayBuffer;
     if (req.body.kind === "json") {
       headers["Content-Type"] = "application/json";

@@ -16,6 +16,11 @@ export interface TransportRequest {
   readonly body: TransportBody;
   /** `text` for JSON endpoints, `bytes` for raw downloads (`getFile`). */
   readonly responseType: "text" | "bytes";
+  /**
+   * Extra request headers (lower-case names), e.g. the kernel `/mcp` endpoint's
+   * `mcp-protocol-version`; the transport's own authentication and content type win.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 interface TransportResponseBase {

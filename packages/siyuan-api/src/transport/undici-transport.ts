@@ -175,7 +175,7 @@ export function undiciTransport(options: UndiciTransportOptions): Transport {
         });
         throw classifyUndiciError(req.endpoint, err);
       }
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...req.headers };
       if (authHeader !== undefined) headers["authorization"] = authHeader;
       let body: string | Uint8Array;
       if (req.body.kind === "json") {
