@@ -221,6 +221,7 @@ export default class SisyphusPlugin extends Plugin {
         templateBudgetBytes:
           options.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
         allowedOrigins: origins.filter((o) => typeof o === "string"),
+        feedbackUrl: typeof options.feedbackUrl === "string" ? options.feedbackUrl : "",
       },
     };
   }
@@ -411,6 +412,14 @@ export default class SisyphusPlugin extends Plugin {
       value: options.allowedOrigins.join("\n"),
       oninput: () => this.validate(),
     });
+    this.feedbackInput = el("input", {
+      type: "url",
+      class: "b3-text-field fn__block sisyphus-feedback-url",
+      spellcheck: false,
+      placeholder: "https://example.org/feedback",
+      value: options.feedbackUrl,
+      oninput: () => this.validate(),
+    });
     this.errors = {
       readRetries: el("div", { class: "sisyphus-error", dataset: { for: "readRetries" } }),
       pageSize: el("div", { class: "sisyphus-error", dataset: { for: "pageSize" } }),
@@ -419,6 +428,7 @@ export default class SisyphusPlugin extends Plugin {
         dataset: { for: "templateBudgetBytes" },
       }),
       allowedOrigins: el("div", { class: "sisyphus-error", dataset: { for: "allowedOrigins" } }),
+      feedbackUrl: el("div", { class: "sisyphus-error", dataset: { for: "feedbackUrl" } }),
     };
     const field = (label, description, input, error) =>
       el(
@@ -433,9 +443,9 @@ export default class SisyphusPlugin extends Plugin {
             el("div", { text: label }),
             el("div", { class: "b3-label__text", text: description }),
           ),
-          input.tagName === "TEXTAREA" ? "" : input,
+          input.tagName === "TEXTAREA" || input.type === "url" ? "" : input,
         ),
-        input.tagName === "TEXTAREA" ? input : "",
+        input.tagName === "TEXTAREA" || input.type === "url" ? input : "",
         error,
       );
     return el(
@@ -465,6 +475,7 @@ export default class SisyphusPlugin extends Plugin {
         this.originsInput,
         this.errors.allowedOrigins,
       ),
+      field(t.feedbackUrl, t.feedbackUrlDescription, this.feedbackInput, this.errors.feedbackUrl),
     );
   }
 
@@ -483,6 +494,7 @@ export default class SisyphusPlugin extends Plugin {
         .split("\n")
         .map((line) => line.trim())
         .filter((line) => line !== ""),
+      feedbackUrl: this.feedbackInput.value.trim(),
     };
     const problems = {
       readRetries: accepted({ options: { readRetries: options.readRetries } })
@@ -500,12 +512,17 @@ export default class SisyphusPlugin extends Plugin {
         .filter((origin) => !accepted({ options: { allowedOrigins: [origin] } }))
         .map((origin) => fill(t.originInvalid, { origin }))
         .join(" "),
+      feedbackUrl:
+        options.feedbackUrl === "" || accepted({ options: { feedbackUrl: options.feedbackUrl } })
+          ? ""
+          : t.feedbackUrlInvalid,
     };
     const inputs = {
       readRetries: this.retriesInput,
       pageSize: this.pageSizeInput,
       templateBudgetBytes: this.templateBudgetInput,
       allowedOrigins: this.originsInput,
+      feedbackUrl: this.feedbackInput,
     };
     for (const [key, problem] of Object.entries(problems)) {
       this.errors[key].textContent = problem;
@@ -548,6 +565,8 @@ export default class SisyphusPlugin extends Plugin {
       disabled,
       options: { ...objectOr(this.stored.options), ...options },
     };
+    // An empty feedback address means none: the key is left out rather than stored empty.
+    if (next.options.feedbackUrl === "") delete next.options.feedbackUrl;
     const parsed = parseSettings(JSON.stringify(next));
     return {
       ...next,

@@ -20,8 +20,11 @@ describe("the kernel authority", () => {
       const client = await kernelClient(box.current, era);
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
       expect(tools).toEqual([
+        "av",
         "block",
         "document",
+        "extension",
+        "feedback",
         "file",
         "fs",
         "notebook",

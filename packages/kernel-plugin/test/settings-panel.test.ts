@@ -173,6 +173,7 @@ async function shown(page: Page) {
     pageSize: await page.inputValue(".sisyphus-page-size"),
     templateBudget: await page.inputValue(".sisyphus-template-budget"),
     origins: await page.inputValue(".sisyphus-origins"),
+    feedbackUrl: await page.inputValue(".sisyphus-feedback-url"),
   };
 }
 
@@ -234,6 +235,7 @@ describe("the settings panel", () => {
       pageSize: "16",
       templateBudget: "16777216",
       origins: "",
+      feedbackUrl: "",
     });
     // Every notebook of the sandbox by name, each following the default, which is named.
     expect(
@@ -399,6 +401,7 @@ describe("the settings panel", () => {
       ".sisyphus-origins",
       "https://app.example.com:8443\n\nhttp://localhost:3000/\n",
     );
+    await page.fill(".sisyphus-feedback-url", " https://feedback.example.org/sisyphus ");
     await save(page);
 
     const expected = {
@@ -414,6 +417,7 @@ describe("the settings panel", () => {
         pageSize: 40,
         templateBudgetBytes: 64,
         allowedOrigins: ["http://localhost:3000", "https://app.example.com:8443"],
+        feedbackUrl: "https://feedback.example.org/sisyphus",
       },
     };
     expect(await parsedSettings()).toEqual(expected);
@@ -440,6 +444,7 @@ describe("the settings panel", () => {
       pageSize: "40",
       templateBudget: "64",
       origins: "http://localhost:3000\nhttps://app.example.com:8443",
+      feedbackUrl: "https://feedback.example.org/sisyphus",
     });
     mkdirSync(resolve(SCREENSHOT, ".."), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -533,9 +538,15 @@ describe("the settings panel", () => {
       await page.locator('.sisyphus-error[data-for="templateBudgetBytes"]').textContent(),
     ).toBe("Enter a whole number from 1 to 33554432.");
     expect(await saveButton.isDisabled()).toBe(true);
+    // A feedback address over plain http to another host is refused; empty means none.
+    const feedbackError = page.locator('.sisyphus-error[data-for="feedbackUrl"]');
+    await page.fill(".sisyphus-feedback-url", "http://feedback.example.org/form");
+    expect(await feedbackError.textContent()).toBe(i18n("en_US")["feedbackUrlInvalid"]);
     await page.evaluate("window.plugin.save()");
     expect(await storedSettings()).toEqual(before);
     await page.locator(".sisyphus-options").screenshot({ path: SCREENSHOT_INVALID });
+    await page.fill(".sisyphus-feedback-url", "");
+    expect(await feedbackError.isVisible()).toBe(false);
 
     // A file holding a value the runtimes refuse opens with that value and its error shown.
     await page.click(".b3-dialog .b3-button--cancel");

@@ -159,6 +159,11 @@ describe("the policy table", () => {
         "fs.mv",
         "notebook.remove",
         "tag.remove",
+        "system.sync",
+        "extension.call",
+        "feedback.submit",
+        "av.remove_rows",
+        "av.remove_column",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");

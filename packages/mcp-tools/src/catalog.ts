@@ -24,7 +24,10 @@ export const TOOL_NAMES = [
   "notebook",
   "search",
   "tag",
+  "av",
   "system",
+  "extension",
+  "feedback",
 ] as const;
 /** One aggregated MCP tool. */
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -150,6 +153,73 @@ const templateName = z
     'must be one file name ending in .md, like weekly.md (no folder, no \\ / : * ? " < > |)',
   );
 
+/** Column types a new database's template may give (relation and rollup need av.add_column). */
+export const AV_TEMPLATE_COLUMN_TYPES = [
+  "text",
+  "number",
+  "date",
+  "select",
+  "mSelect",
+  "url",
+  "email",
+  "phone",
+  "mAsset",
+  "checkbox",
+  "created",
+  "updated",
+] as const;
+
+/** One column of `av.create`'s template, added after the primary key. */
+const avColumn = z.strictObject({
+  name: z.string().min(1).max(128),
+  type: z.enum(AV_TEMPLATE_COLUMN_TYPES),
+});
+
+/** Column types av.add_column adds: a template's, plus relations and rollups. */
+export const AV_COLUMN_TYPES = [...AV_TEMPLATE_COLUMN_TYPES, "relation", "rollup"] as const;
+
+/** Rollup calculations (contract §4.7); "" shows the related values as they are. */
+export const AV_ROLLUP_CALCS = [
+  "",
+  "Unique values",
+  "Count all",
+  "Count values",
+  "Count unique values",
+  "Count empty",
+  "Count not empty",
+  "Percent empty",
+  "Percent not empty",
+  "Percent unique values",
+  "Sum",
+  "Average",
+  "Median",
+  "Min",
+  "Max",
+  "Range",
+  "Earliest",
+  "Latest",
+  "Checked",
+  "Unchecked",
+  "Percent checked",
+  "Percent unchecked",
+] as const;
+
+/**
+ * One cell of av.set_cells, as av.render shows it: text, a number (dates in Unix ms), a boolean
+ * (checkbox), option names (select, mSelect) or item IDs (relation); `null` empties it.
+ */
+const avCell = z.strictObject({
+  rowID: nodeId,
+  keyID: nodeId,
+  value: z.union([
+    z.string().max(65536),
+    z.number(),
+    z.boolean(),
+    z.array(z.string()).max(256),
+    z.null(),
+  ]),
+});
+
 /** Where an export is saved on the saving process's host: checked there (absolute, new). */
 const outputPath = z.string().min(1).max(4096);
 
@@ -271,6 +341,18 @@ export const CATALOG = {
       policy: read,
       args: notebookOnly,
       signature: "daily_note(notebook) today's note, id null if none",
+    },
+    snapshot: {
+      policy: read,
+      args: z.strictObject({
+        notebook: notebookId,
+        id: nodeId.optional(),
+        cursor: z.string().min(1).optional(),
+        pageToken: z.string().min(1).optional(),
+        docsPerPage: z.number().int().min(1).max(48).default(32),
+      }),
+      signature:
+        "snapshot(notebook,id?=subtree,cursor?=changes since,pageToken?,docsPerPage?) Markdown+manifest",
     },
     create: {
       policy: additive,
@@ -468,6 +550,110 @@ export const CATALOG = {
       signature: "remove(label)",
     },
   },
+  av: {
+    get: {
+      policy: read,
+      args: z.strictObject({ id: nodeId }),
+      signature: "get(id) name, views, columns",
+    },
+    render: {
+      policy: read,
+      args: z.strictObject({
+        id: nodeId,
+        viewID: nodeId.optional(),
+        ...paged,
+        full: z.boolean().default(false),
+      }),
+      signature: "render(id,viewID?,page?,pageSize?,full?) rows, compact unless full",
+    },
+    keys: { policy: read, args: z.strictObject({ id: nodeId }), signature: "keys(id) columns" },
+    create: {
+      policy: additive,
+      args: z
+        .strictObject({
+          nextID: nodeId.optional(),
+          previousID: nodeId.optional(),
+          parentID: nodeId.optional(),
+          name: z.string().max(512).optional(),
+          columns: z.array(avColumn).min(1).max(16).optional(),
+        })
+        .refine(
+          (a) => a.nextID ?? a.previousID ?? a.parentID,
+          "needs nextID, previousID or parentID",
+        ),
+      signature:
+        "create(nextID|previousID|parentID as block.insert,name?,columns?[{name,type}]) new database and its block",
+    },
+    add_rows: {
+      policy: additive,
+      args: z
+        .strictObject({
+          id: nodeId,
+          blockIDs: z.array(nodeId).min(1).max(64).optional(),
+          detached: z.array(z.string().max(4096)).min(1).max(64).optional(),
+        })
+        .refine((a) => a.blockIDs ?? a.detached, "needs blockIDs or detached"),
+      signature: "add_rows(id,blockIDs?,detached?[primary text]) bind blocks or new rows",
+    },
+    remove_rows: {
+      policy: manifest,
+      dangerous: true,
+      args: z.strictObject({ id: nodeId, rowIDs: z.array(nodeId).min(1).max(64) }),
+      signature: "remove_rows(id,rowIDs) detached rows deleted, bound blocks kept",
+    },
+    set_cells: {
+      policy: manifest,
+      args: z.strictObject({
+        id: nodeId,
+        cells: z.array(avCell).min(1).max(64),
+      }),
+      signature: "set_cells(id,cells[{rowID,keyID,value}]) plain values as render shows",
+    },
+    add_column: {
+      policy: state,
+      args: z
+        .strictObject({
+          id: nodeId,
+          name: z.string().min(1).max(128),
+          type: z.enum(AV_COLUMN_TYPES),
+          previousKeyID: nodeId.optional(),
+          relation: z
+            .strictObject({
+              avID: nodeId,
+              twoWay: z.boolean().default(false),
+              backName: z.string().max(128).optional(),
+            })
+            .optional(),
+          rollup: z
+            .strictObject({
+              relationKeyID: nodeId,
+              keyID: nodeId,
+              calc: z.enum(AV_ROLLUP_CALCS).default(""),
+            })
+            .optional(),
+        })
+        .refine(
+          (a) => (a.type === "relation") === (a.relation !== undefined),
+          "relation {avID,twoWay?,backName?} is given exactly for type relation",
+        )
+        .refine(
+          (a) => (a.type === "rollup") === (a.rollup !== undefined),
+          "rollup {relationKeyID,keyID,calc?} is given exactly for type rollup",
+        ),
+      signature:
+        "add_column(id,name,type,previousKeyID?,relation?{avID,twoWay?,backName?},rollup?{relationKeyID,keyID,calc?})",
+    },
+    remove_column: {
+      policy: state,
+      dangerous: true,
+      args: z.strictObject({
+        id: nodeId,
+        keyID: nodeId,
+        removeBackKey: z.boolean().default(false),
+      }),
+      signature: "remove_column(id,keyID,removeBackKey?) two-way back key kept one-way unless",
+    },
+  },
   system: {
     bootstrap: { policy: read, args: z.strictObject({}), signature: "bootstrap()" },
     version: { policy: read, args: z.strictObject({}), signature: "version()" },
@@ -479,6 +665,40 @@ export const CATALOG = {
         timeout: z.number().int().min(0).optional(),
       }),
       signature: "notify(msg)",
+    },
+    sync: {
+      policy: external,
+      dangerous: true,
+      args: z.strictObject({}),
+      signature: "sync() SiYuan cloud sync now; outcome shown in SiYuan",
+    },
+  },
+  extension: {
+    list: {
+      policy: read,
+      args: z.strictObject({ ...paged }),
+      signature: "list(page?,pageSize?) SiYuan's own MCP tools",
+    },
+    call: {
+      policy: external,
+      dangerous: true,
+      args: z.strictObject({
+        name: z.string().min(1).max(256),
+        arguments: z.record(z.string(), z.unknown()).default({}),
+      }),
+      signature: "call(name,arguments?) one of them, as SiYuan runs it",
+    },
+  },
+  feedback: {
+    submit: {
+      policy: external,
+      dangerous: true,
+      args: z.strictObject({
+        message: z.string().min(1).max(4000),
+        category: z.enum(["bug", "idea", "question", "other"]).optional(),
+        contact: z.string().min(1).max(256).optional(),
+      }),
+      signature: "submit(message,category?,contact?) to the user's feedback URL",
     },
   },
 } satisfies { readonly [T in ToolName]: Readonly<Record<string, ActionSpec>> };

@@ -17,8 +17,11 @@ import type {
   ToolHandlers,
   WriteContext,
 } from "./handler.js";
+import { avHandlers } from "./tools/av/index.js";
 import { blockHandlers } from "./tools/block/index.js";
 import { documentHandlers } from "./tools/document/index.js";
+import { extensionHandlers } from "./tools/extension.js";
+import { feedbackHandlers } from "./tools/feedback.js";
 import { fileHandlers } from "./tools/file.js";
 import { fsHandlers } from "./tools/fs/index.js";
 import { notebookHandlers } from "./tools/notebook.js";
@@ -35,7 +38,10 @@ export const HANDLERS: { readonly [T in ToolName]: ToolHandlers<T> } = {
   notebook: notebookHandlers,
   search: searchHandlers,
   tag: tagHandlers,
+  av: avHandlers,
   system: systemHandlers,
+  extension: extensionHandlers,
+  feedback: feedbackHandlers,
 };
 
 /**
@@ -49,6 +55,8 @@ export interface AppliedMutation<S, E> {
   readonly probe: (ctx: ToolContext) => Promise<Probed<S>>;
   readonly execute: (ctx: WriteContext, before: Probed<S>) => Promise<E>;
   readonly readback: (ctx: ToolContext, before: Probed<S>, executed: E) => Promise<ReadbackResult>;
+  /** A staged creation that resumes an unsettled request (see `MutationHandler.resumable`). */
+  readonly resumable: boolean;
 }
 
 /** A read call, its handler applied to its arguments. */
@@ -110,6 +118,7 @@ function applyHandler<A>(handler: ActionHandler<A>, args: A): BoundCall["handler
               probe: (ctx) => h.probe(ctx, args),
               execute: (ctx, before) => h.execute(ctx, args, before),
               readback: (ctx, before, executed) => h.readback(ctx, args, before, executed),
+              resumable: h.resumable === true,
             }),
           ),
       };
@@ -144,7 +153,10 @@ const BINDERS: { readonly [T in ToolName]: ReadonlyMap<string, Binder> } = {
   notebook: bindTable(CATALOG.notebook, HANDLERS.notebook),
   search: bindTable(CATALOG.search, HANDLERS.search),
   tag: bindTable(CATALOG.tag, HANDLERS.tag),
+  av: bindTable(CATALOG.av, HANDLERS.av),
   system: bindTable(CATALOG.system, HANDLERS.system),
+  extension: bindTable(CATALOG.extension, HANDLERS.extension),
+  feedback: bindTable(CATALOG.feedback, HANDLERS.feedback),
 };
 
 /**

@@ -22,6 +22,9 @@
  *   cannot read or failed to read); `source_too_large`: `limit` and, when known, `size` (bytes);
  * - `output_too_large`: `limit` and `size` (bytes received when the export stopped);
  *   `output_failed`: `reason` and, when one file failed, its `path`; the partial output was removed;
+ * - `feedback_unconfigured`: nothing; `feedback_unavailable`: `reason`;
+ * - `extension_unavailable`: `reason` and, when the kernel answered, `httpStatus`;
+ *   `extension_tool_not_found`: `name`; `extension_error`: `rpcCode` (the JSON-RPC error code);
  * - `internal_error`: nothing.
  */
 export type ToolErrorCode =
@@ -41,6 +44,11 @@ export type ToolErrorCode =
   | "source_too_large"
   | "output_too_large"
   | "output_failed"
+  | "feedback_unconfigured"
+  | "feedback_unavailable"
+  | "extension_unavailable"
+  | "extension_tool_not_found"
+  | "extension_error"
   | "internal_error";
 
 /** The caller's next step, one per code: every layer of this package answers a code with this hint. */
@@ -73,6 +81,16 @@ export const TOOL_ERROR_HINTS: Readonly<Record<ToolErrorCode, string>> = Object.
     "The export is larger than one may be (details.limit bytes); its partial output was removed. Export fewer or smaller files.",
   output_failed:
     "The export could not be saved (details.reason); its partial output was removed and nothing else was touched. Check the kernel and the destination, then call again.",
+  feedback_unconfigured:
+    "No feedback destination is set: the user can set options.feedbackUrl in the Sisyphus settings (https, or http on loopback); nothing was sent.",
+  feedback_unavailable:
+    "The feedback was not sent (details.reason); nothing left this machine. Tell the user, who may send it another way.",
+  extension_unavailable:
+    "SiYuan's own MCP endpoint could not take the call (details.reason); nothing ran. Check the SiYuan version and settings, or use the Sisyphus tools instead.",
+  extension_tool_not_found:
+    "SiYuan's MCP endpoint has no tool by that name; nothing ran. List its tools with extension.list.",
+  extension_error:
+    "SiYuan's MCP endpoint refused the request before running the tool; nothing ran. Check the name and arguments against extension.list.",
   internal_error: "This is a Sisyphus bug; report it with the arguments you sent.",
 });
 

@@ -12,12 +12,14 @@
  * the wrong kind, or one whose arguments disagree with the schema does not compile.
  */
 import type { StateDigest } from "@sisyphus/core-hash";
+import type { CreationProgress } from "@sisyphus/write-safety";
 import type { z } from "zod";
 import type { ActionSpec, Catalog, ToolName } from "./catalog.js";
 import type { KernelReads, KernelWrites } from "./kernel.js";
 import type { OutputSink } from "./output.js";
 import type { Permission, PermissionMap } from "./permissions.js";
 import type { SourceBytes, SourceRef } from "./source.js";
+import type { FeedbackSender } from "./tools/feedback.js";
 
 /** What the runtime tells the system tool. */
 export interface SystemInfo {
@@ -54,6 +56,10 @@ export interface ToolContext {
    * export then answers a download manifest.
    */
   readonly output?: OutputSink | undefined;
+  /** Where `feedback.submit` posts (settings' `options.feedbackUrl`); `null` when unset. */
+  readonly feedbackUrl: string | null;
+  /** Sends feedback from this process; absent where nothing may leave it (the kernel plugin). */
+  readonly feedback?: FeedbackSender | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -64,6 +70,27 @@ export interface ToolContext {
  */
 export interface WriteContext extends ToolContext {
   readonly write: KernelWrites;
+  /** The durable progress of a staged creation (see {@link MutationHandler.resumable}). */
+  readonly creation: CreationLog;
+}
+
+/** What a staged creation records in the ledger; no note bodies. */
+export interface CreationStep {
+  /** IDs the creation will use, recorded before the first write that uses them. */
+  readonly reservedIds?: readonly string[];
+  /** A stage the kernel shows done. */
+  readonly confirmedStage?: string;
+  /** The complete small creation receipt, once every stage is confirmed. */
+  readonly receipt?: Record<string, unknown>;
+}
+
+/**
+ * The ledger's record of a staged creation: `record` writes a step durably before it resolves;
+ * `resumed` is what an earlier attempt of the same request recorded, when this call resumes it.
+ */
+export interface CreationLog {
+  readonly resumed?: CreationProgress | undefined;
+  record(step: CreationStep): Promise<void>;
 }
 
 /** A read action. */
@@ -136,6 +163,13 @@ export interface MutationHandler<A, S = unknown, E = unknown> {
   ) => Promise<ReadbackResult>;
   /** Receipt fields known without readback (e.g. `targetCount`). */
   readonly summary?: (args: A) => Record<string, unknown>;
+  /**
+   * A staged creation (additive): `execute` records its reserved IDs before its first write and
+   * each stage once the kernel shows it (`ctx.creation.record`), and given `ctx.creation.resumed`
+   * finishes what an earlier attempt began without repeating a stage. A replay of a request left
+   * unsettled (a crash, a lost response) then resumes instead of answering `outcome_unknown`.
+   */
+  readonly resumable?: true;
 }
 
 /** A handler table entry for a read action (made by {@link readAction}). */

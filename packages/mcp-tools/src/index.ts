@@ -5,6 +5,15 @@
  * transport, no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
  */
 export { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
+export {
+  APP_EXTENSION_ID,
+  APP_MIME_TYPE,
+  APP_PREVIEW_TOOL,
+  APP_RESOURCE_URI,
+  type AppOptions,
+  registerApp,
+} from "./app/index.js";
+export type { WritePreview } from "./app/preview.js";
 export { safetyFields } from "./args.js";
 export {
   ACTIONS,
@@ -65,6 +74,7 @@ export {
   type ToolRuntimeOptions,
 } from "./runtime.js";
 export {
+  type CallOptions,
   DEFAULT_SETTINGS,
   KERNEL_MCP_PATH,
   PLUGIN_NAME,
@@ -94,6 +104,13 @@ export {
 } from "./source.js";
 export { describeTools, type ToolDescriptor } from "./surface.js";
 export { type TurnedOff, turnedOff } from "./tool-access.js";
+export {
+  FEEDBACK_TIMEOUT_MS,
+  type FeedbackDelivery,
+  type FeedbackPayload,
+  type FeedbackSender,
+  fetchFeedbackSender,
+} from "./tools/feedback.js";
 export {
   bootstrapText,
   CREDENTIAL_NOTE,

@@ -7,6 +7,9 @@
  */
 import { isSiyuanApiError, type SiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import type {
+  AvFile,
+  AvKey,
+  AvRender,
   BlockInfo,
   DocList,
   KernelReads,
@@ -23,6 +26,24 @@ async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
     return await read();
   } catch (e) {
     if (isSiyuanApiError(e) && e.code === "kernel_rejected" && e.details.kernelCode === -1)
+      return null;
+    throw e;
+  }
+}
+
+/** The kernel's answer to rendering a database that has no file with `createIfNotExist: false`. */
+const AV_NOT_FOUND = "attribute view not found";
+
+/** Runs a database read; the kernel's "attribute view not found" rejection becomes `null`. */
+async function avOrNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (e) {
+    if (
+      isSiyuanApiError(e) &&
+      e.code === "kernel_rejected" &&
+      (e.details.kernelMessage ?? "").includes(AV_NOT_FOUND)
+    )
       return null;
     throw e;
   }
@@ -79,6 +100,23 @@ function outlineChild(b: OutlineBlock): OutlineHeading {
   };
 }
 
+/** The MCP version whose stateless mode the kernel's `/mcp` serves (contract §4.11). */
+export const KERNEL_MCP_STATELESS_VERSION = "2026-07-28";
+
+/** One stateless JSON-RPC request to the kernel's `/mcp`: no session, the version in a header. */
+function mcpSend(
+  c: SiyuanClient,
+  method: string,
+  params: Record<string, unknown>,
+  kind: "read" | "write",
+) {
+  return c.callMcp({
+    message: { jsonrpc: "2.0", id: 1, method, params },
+    headers: { "mcp-protocol-version": KERNEL_MCP_STATELESS_VERSION, "mcp-method": method },
+    kind,
+  });
+}
+
 /** The tools' kernel ports over a siyuan-api client. */
 export function kernelFromClient(client: SiyuanClient): {
   reads: KernelReads;
@@ -89,6 +127,7 @@ export function kernelFromClient(client: SiyuanClient): {
 
 function kernelReads(c: SiyuanClient): KernelReads {
   return {
+    mcpListTools: () => mcpSend(c, "tools/list", {}, "read"),
     getBlockKramdown: async (id) => (await c.block.getBlockKramdown({ id }))?.kramdown ?? null,
     getBlockDOM: async (id) => (await c.block.getBlockDOM({ id }))?.dom ?? null,
     getBlockAttrs: (id) => c.attr.getBlockAttrs({ id }),
@@ -179,6 +218,20 @@ function kernelReads(c: SiyuanClient): KernelReads {
         ...(d.openAt ? { openAt: d.openAt } : {}),
         ...(d.closedAt ? { closedAt: d.closedAt } : {}),
       })),
+    getAttributeView: async (id) => (await c.av.getAttributeView({ id })).av as AvFile | null,
+    renderAttributeView: (id, p) =>
+      avOrNull(
+        async () =>
+          (await c.av.renderAttributeView({
+            id,
+            ...(p.viewID === undefined ? {} : { viewID: p.viewID }),
+            page: p.page,
+            pageSize: p.pageSize,
+            createIfNotExist: false,
+          })) as AvRender,
+      ),
+    getAttributeViewKeys: async (avID) =>
+      (await c.av.getAttributeViewKeysByAvID({ avID })) as AvKey[],
   };
 }
 
@@ -225,6 +278,8 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     removeDocByID: (id) => c.filetree.removeDocByID({ id }),
     moveDocsByID: (ids, toID) => c.filetree.moveDocsByID({ fromIDs: ids, toID }),
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
+    performSync: () => c.sync.performSync(),
+    mcpCallTool: (name, args) => mcpSend(c, "tools/call", { name, arguments: args }, "write"),
     pushMsg: async (msg, timeout) => {
       await c.notification.pushMsg({ msg, ...(timeout === undefined ? {} : { timeout }) });
     },
@@ -238,5 +293,82 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     },
     putFile: (path, bytes) => c.file.putFile({ path, file: bytes }),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
+    createAttributeView: async (avID, blockID) => {
+      await c.av.renderAttributeView({ id: avID, blockID, pageSize: 1, createIfNotExist: true });
+    },
+    setAttributeViewName: async (avID, name) => {
+      await c.transactions.send({
+        transactions: [{ doOperations: [{ action: "setAttrViewName", id: avID, data: name }] }],
+        reqId: Date.now(),
+      });
+    },
+    addAttributeViewKey: (avID, key, previousKeyID) =>
+      c.av.addAttributeViewKey({
+        avID,
+        keyID: key.id,
+        keyName: key.name,
+        keyType: key.type,
+        keyIcon: "",
+        previousKeyID,
+      }),
+    removeAttributeViewKey: (avID, keyID, removeRelationDest) =>
+      c.av.removeAttributeViewKey({
+        avID,
+        keyID,
+        ...(removeRelationDest === undefined ? {} : { removeRelationDest }),
+      }),
+    addAttributeViewBlocks: (avID, rows) =>
+      c.av.addAttributeViewBlocks({
+        avID,
+        srcs: rows.map((r) =>
+          r.blockID === undefined
+            ? { id: "", isDetached: true, content: r.content ?? "", itemID: r.itemID }
+            : { id: r.blockID, isDetached: false, itemID: r.itemID },
+        ),
+      }),
+    removeAttributeViewBlocks: (avID, itemIDs) =>
+      c.av.removeAttributeViewBlocks({ avID, srcIDs: itemIDs }),
+    batchSetAttributeViewBlockAttrs: (avID, values) =>
+      c.av.batchSetAttributeViewBlockAttrs({ avID, values }),
+    updateAttrViewColRelation: async (op) => {
+      await c.transactions.send({
+        transactions: [
+          {
+            doOperations: [
+              {
+                action: "updateAttrViewColRelation",
+                avID: op.avID,
+                id: op.destAvID,
+                keyID: op.keyID,
+                isTwoWay: op.isTwoWay,
+                backRelationKeyID: op.backKeyID,
+                name: op.backName,
+                format: op.name,
+              },
+            ],
+          },
+        ],
+        reqId: Date.now(),
+      });
+    },
+    updateAttrViewColRollup: async (op) => {
+      await c.transactions.send({
+        transactions: [
+          {
+            doOperations: [
+              {
+                action: "updateAttrViewColRollup",
+                avID: op.avID,
+                id: op.keyID,
+                parentID: op.relationKeyID,
+                keyID: op.targetKeyID,
+                data: { calc: { operator: op.operator } },
+              },
+            ],
+          },
+        ],
+        reqId: Date.now(),
+      });
+    },
   };
 }

@@ -8,6 +8,12 @@
  * may have happened.
  */
 
+/** What the kernel's `/mcp` answered: HTTP 200 or 202 and the body (JSON-RPC, or empty). */
+export interface McpHttpAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
 /** A notebook row of `lsNotebooks`. */
 export interface NotebookRow {
   readonly id: string;
@@ -105,11 +111,49 @@ export interface RecentDoc {
 /** How `getRecentDocs` sorts: the UI's recent list by one of its times, or the index by `updated`. */
 export type RecentSort = "viewedAt" | "openAt" | "closedAt" | "updated";
 
+/** A database column (`Key` of contract §4.7), as the kernel gives it; extra fields kept. */
+export interface AvKey {
+  readonly id: string;
+  readonly name: string;
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** A database file (`AttributeView` JSON of contract §4.7), loosely: `id` and `views` known. */
+export interface AvFile {
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly keyValues?: readonly unknown[] | null | undefined;
+  readonly viewID?: string | undefined;
+  readonly views?: readonly unknown[] | null | undefined;
+  readonly [field: string]: unknown;
+}
+
+/** `renderAttributeView` data, loosely: `view` holds a table's `columns`, `rows`, `rowCount`. */
+export interface AvRender {
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly viewType?: string | undefined;
+  readonly viewID?: string | undefined;
+  readonly views?: readonly unknown[] | null | undefined;
+  readonly view?: unknown;
+  readonly [field: string]: unknown;
+}
+
+/** Which view and page of a database to render. */
+export interface AvPage {
+  readonly viewID?: string | undefined;
+  readonly page: number;
+  readonly pageSize: number;
+}
+
 /**
  * The kernel reads of the tools: everything a probe, a readback or a read action may call.
  * `ToolContext.kernel` has only these, so a probe or readback cannot write.
  */
 export interface KernelReads {
+  /** `tools/list` at the kernel's own `/mcp` (stateless 2026-07-28): the HTTP answer as is. */
+  mcpListTools(): Promise<McpHttpAnswer>;
   getBlockKramdown(id: string): Promise<string | null>;
   getBlockDOM(id: string): Promise<string | null>;
   getBlockAttrs(id: string): Promise<Record<string, string> | null>;
@@ -141,6 +185,15 @@ export interface KernelReads {
   getBlockBreadcrumb(id: string): Promise<CrumbEntry[]>;
   /** Recent documents, newest first (`/api/storage/getRecentDocs`). */
   getRecentDocs(sortBy: RecentSort): Promise<RecentDoc[]>;
+  /** A database's file (`/api/av/getAttributeView`); `null` when it has none. */
+  getAttributeView(id: string): Promise<AvFile | null>;
+  /**
+   * One page of a database view (`/api/av/renderAttributeView` with `createIfNotExist: false`, so
+   * a read never creates a database); `null` when the database has no file.
+   */
+  renderAttributeView(id: string, page: AvPage): Promise<AvRender | null>;
+  /** A database's columns (`/api/av/getAttributeViewKeysByAvID`); `[]` when it has no file. */
+  getAttributeViewKeys(avID: string): Promise<AvKey[]>;
 }
 
 /** What `/api/asset/upload` answered: original file name → stored path (`assets/…`, under `data/`). */
@@ -177,6 +230,10 @@ export interface KernelWrites {
   moveDocsByID(ids: readonly string[], toID: string): Promise<void>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
+  /** Starts a cloud sync by hand; the kernel reports no outcome (`data: null` always). */
+  performSync(): Promise<void>;
+  /** `tools/call` at the kernel's own `/mcp` (stateless 2026-07-28), sent once: the HTTP answer. */
+  mcpCallTool(name: string, args: Record<string, unknown>): Promise<McpHttpAnswer>;
   /** Today's daily note of the notebook, created when absent (kernel `createDailyNote`): its ID. */
   createDailyNote(notebook: string): Promise<string>;
   /** Uploads one file as an asset into `assetsDirPath` (relative to `data/`). */
@@ -194,4 +251,57 @@ export interface KernelWrites {
    * `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. Creates a file in the kernel.
    */
   exportResources(paths: readonly string[]): Promise<string>;
+  /**
+   * Creates a database's file for its block (`/api/av/renderAttributeView` with
+   * `createIfNotExist: true`): the kernel's default database when the file is missing.
+   */
+  createAttributeView(avID: string, blockID: string): Promise<void>;
+  /** Names a database (`/api/transactions` op `setAttrViewName`; applied asynchronously). */
+  setAttributeViewName(avID: string, name: string): Promise<void>;
+  /** Adds a column with a caller-made key ID after `previousKeyID` ("" = first). */
+  addAttributeViewKey(
+    avID: string,
+    key: { readonly id: string; readonly name: string; readonly type: string },
+    previousKeyID: string,
+  ): Promise<void>;
+  /** Removes a column (`removeRelationDest` also removes a two-way relation's back key). */
+  removeAttributeViewKey(avID: string, keyID: string, removeRelationDest?: boolean): Promise<void>;
+  /** Adds rows with caller-made item IDs: bound blocks (`blockID`) or detached rows (`content`). */
+  addAttributeViewBlocks(
+    avID: string,
+    rows: ReadonlyArray<{
+      readonly itemID: string;
+      readonly blockID?: string;
+      readonly content?: string;
+    }>,
+  ): Promise<void>;
+  /** Removes rows: detached rows are deleted, bound blocks unbound (the blocks stay). */
+  removeAttributeViewBlocks(avID: string, itemIDs: readonly string[]): Promise<void>;
+  /** Sets cells in one call (`batchSetAttributeViewBlockAttrs`; stops at the first failure). */
+  batchSetAttributeViewBlockAttrs(
+    avID: string,
+    values: ReadonlyArray<{
+      readonly keyID: string;
+      readonly itemID: string;
+      readonly value: unknown;
+    }>,
+  ): Promise<void>;
+  /** Points a relation column at a database (`updateAttrViewColRelation`; applied asynchronously). */
+  updateAttrViewColRelation(op: {
+    readonly avID: string;
+    readonly keyID: string;
+    readonly destAvID: string;
+    readonly isTwoWay: boolean;
+    readonly backKeyID: string;
+    readonly backName: string;
+    readonly name: string;
+  }): Promise<void>;
+  /** Configures a rollup column (`updateAttrViewColRollup`; applied asynchronously). */
+  updateAttrViewColRollup(op: {
+    readonly avID: string;
+    readonly keyID: string;
+    readonly relationKeyID: string;
+    readonly targetKeyID: string;
+    readonly operator: string;
+  }): Promise<void>;
 }

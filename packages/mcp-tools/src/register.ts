@@ -12,6 +12,7 @@ import type {
   ServerContext,
   StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
+import { declaresApps, withApp } from "./app/index.js";
 import type { ToolResult, ToolRuntime } from "./runtime.js";
 import { SKILL_DESCRIPTION, SKILL_NAME, skillFiles, skillManifest } from "./skill.js";
 import type { ToolDescriptor } from "./surface.js";
@@ -75,14 +76,17 @@ export function registerTools(server: McpServer, runtime: ToolRuntime, route?: C
  * which answers it (`action_disabled`) instead of the SDK's protocol error for a disabled tool.
  */
 export function registerToolListing(server: McpServer, listing: ToolListing): void {
-  server.server.setRequestHandler("tools/list", async () => ({
-    tools: (await listing()).map((t) => ({
+  server.server.setRequestHandler("tools/list", async (_request, ctx) => {
+    const tools = (await listing()).map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema as { type: "object"; [key: string]: unknown },
       annotations: t.annotations,
-    })),
-  }));
+    }));
+    // A client that declares MCP Apps also sees the App (`registerApp`): strict-write tools link
+    // its resource and its entry point is listed; any other client gets the list unchanged.
+    return { tools: declaresApps(server, ctx) ? withApp(tools) : tools };
+  });
 }
 
 /** The URI of one file of the skill served as a resource (`sisyphus://skills/<name>/<path>`). */

@@ -9,6 +9,7 @@ import type { SiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { isSiyuanApiError } from "@sisyphus/siyuan-api/kernel";
 import {
   type CommitAnswer,
+  type ExecuteContext,
   isWriteSafetyError,
   type PreflightAnswer,
   type ProbeResult,
@@ -28,7 +29,7 @@ import {
   bindCall,
 } from "./dispatch.js";
 import { isToolError, TOOL_ERROR_HINTS, ToolError } from "./errors.js";
-import type { Probed, SystemInfo, ToolContext } from "./handler.js";
+import type { CreationLog, Probed, SystemInfo, ToolContext } from "./handler.js";
 import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
 import type { OutputSink } from "./output.js";
@@ -44,6 +45,7 @@ import { type CallOptions, OPTION_LIMITS } from "./settings.js";
 import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
+import type { FeedbackSender } from "./tools/feedback.js";
 import { CREDENTIAL_NOTE } from "./tools/system.js";
 
 /** Which process coordinates strict writes. */
@@ -81,6 +83,8 @@ export interface ToolRuntimeOptions {
    * writes local files. Absent (the kernel): exports answer `delivery: "download"` manifests.
    */
   readonly outputs?: OutputSink | undefined;
+  /** Sends `feedback.submit` (the Node server's posts over HTTP). Absent: `feedback_unavailable`. */
+  readonly feedback?: FeedbackSender | undefined;
 }
 
 /** Per-call context from the shell. */
@@ -186,6 +190,11 @@ export function errorResult(error: {
     structuredContent,
     isError: true,
   };
+}
+
+/** The ledger's record of one execution's creation progress, as handlers see it. */
+function creationLog(exec: ExecuteContext): CreationLog {
+  return { resumed: exec.resumed, record: (step) => exec.recordCreation(step) };
 }
 
 function fromError(e: unknown): ToolResult {
@@ -416,7 +425,13 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       execute: async (exec) => {
         try {
           return {
-            receipt: { result: await external.run({ ...ctx, write: exec.writes(kernelWrites) }) },
+            receipt: {
+              result: await external.run({
+                ...ctx,
+                write: exec.writes(kernelWrites),
+                creation: creationLog(exec),
+              }),
+            },
           };
         } catch (e) {
           if (!isToolError(e)) throw e;
@@ -481,12 +496,16 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
     let executed: { readonly value: E; readonly before: Probed<S> } | undefined;
     return c.commit(call, {
+      resumable: m.resumable,
       probe,
       execute: async (exec) => {
         // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
         // (e.g. the attributes an update must keep).
         const before = (exec.before === undefined ? undefined : probed) ?? (await m.probe(ctx));
-        const value = await m.execute({ ...ctx, write: exec.writes(kernelWrites) }, before);
+        const value = await m.execute(
+          { ...ctx, write: exec.writes(kernelWrites), creation: creationLog(exec) },
+          before,
+        );
         executed = { value, before };
         const receipt = m.summary();
         return receipt ? { receipt } : {};
@@ -540,6 +559,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         templateBudgetBytes:
           context.options?.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
         ...(options.outputs ? { output: options.outputs } : {}),
+        feedbackUrl: context.options?.feedbackUrl ?? null,
+        ...(options.feedback ? { feedback: options.feedback } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       };
       if (handler.kind !== policy.kind)
@@ -560,7 +581,9 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           details: { reason: "no_local_authority" },
         });
       const cancellation = context.cancellation ?? new WriteCancellation();
-      context.signal?.addEventListener("abort", () => cancellation.cancel(), { once: true });
+      // A signal aborted before the call came in never fires its event: cancel now.
+      if (context.signal?.aborted === true) cancellation.cancel();
+      else context.signal?.addEventListener("abort", () => cancellation.cancel(), { once: true });
       const call: WriteCall = {
         tool,
         action: p.surface.action,

@@ -14,7 +14,13 @@ describe("parseSettings", () => {
       permissions: { default: "delete" },
       strictSafeWrites: true,
       disabled: [],
-      options: { readRetries: 3, pageSize: 16, allowedOrigins: [], templateBudgetBytes: 16777216 },
+      options: {
+        readRetries: 3,
+        pageSize: 16,
+        allowedOrigins: [],
+        templateBudgetBytes: 16777216,
+        feedbackUrl: null,
+      },
     };
     expect(parseSettings(undefined)).toEqual(defaults);
     expect(DEFAULT_SETTINGS.kernelEndpointEnabled).toBe(false);
@@ -40,6 +46,7 @@ describe("parseSettings", () => {
           pageSize: 64,
           allowedOrigins: ["http://localhost:3000/"],
           templateBudgetBytes: 33554432,
+          feedbackUrl: "https://feedback.example.org/siyuan",
         },
       }),
     );
@@ -50,6 +57,7 @@ describe("parseSettings", () => {
       pageSize: 64,
       allowedOrigins: ["http://localhost:3000"],
       templateBudgetBytes: 32 * 1024 * 1024,
+      feedbackUrl: "https://feedback.example.org/siyuan",
     });
     expect(parseSettings('{"options":{}}').options).toEqual(DEFAULT_SETTINGS.options);
   });

@@ -70,10 +70,23 @@ export interface SisyphusOptions {
    * (1..32 MiB, default 16 MiB); the `putFile` request may add 64 KiB of multipart overhead.
    */
   readonly templateBudgetBytes: number;
+  /**
+   * Where `feedback.submit` posts (JSON `{message, category?, contact?}`): an `https:` URL, or
+   * `http:` on a loopback host, without user name or password. Default `null`: feedback is refused
+   * (`feedback_unconfigured`); Sisyphus has no feedback service of its own.
+   */
+  readonly feedbackUrl: string | null;
 }
 
-/** The kernel options a shell passes to each call (from that call's settings snapshot). */
-export type CallOptions = Pick<SisyphusOptions, "readRetries" | "pageSize" | "templateBudgetBytes">;
+/**
+ * The kernel options a shell passes to each call (from that call's settings snapshot); without
+ * `feedbackUrl`, feedback is unconfigured.
+ */
+export type CallOptions = Pick<
+  SisyphusOptions,
+  "readRetries" | "pageSize" | "templateBudgetBytes"
+> &
+  Partial<Pick<SisyphusOptions, "feedbackUrl">>;
 
 /** Bounds of the kernel options. */
 export const OPTION_LIMITS = Object.freeze({
@@ -93,6 +106,7 @@ export const DEFAULT_SETTINGS: SisyphusSettings = Object.freeze({
     pageSize: OPTION_LIMITS.pageSize.default,
     allowedOrigins: Object.freeze([]),
     templateBudgetBytes: OPTION_LIMITS.templateBudgetBytes.default,
+    feedbackUrl: null,
   }),
 });
 
@@ -172,6 +186,32 @@ function origin(v: string, where: string): string {
   return parsed.origin;
 }
 
+/** Loopback host names, as `URL` spells them. */
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/** A feedback destination: `https:`, or `http:` on loopback; no credentials in the URL. */
+function feedbackUrl(v: unknown, where: string): string | null {
+  if (v === undefined || v === null) return null;
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof v === "string" ? new URL(v) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const allowed =
+    parsed !== undefined &&
+    parsed.username === "" &&
+    parsed.password === "" &&
+    (parsed.protocol === "https:" ||
+      (parsed.protocol === "http:" && LOOPBACK_HOSTS.includes(parsed.hostname)));
+  if (!allowed) {
+    throw new SettingsError(
+      `${SETTINGS_FILE}: ${where} must be an https URL (or http on localhost/127.0.0.1/[::1]) without user name or password`,
+    );
+  }
+  return (parsed as URL).href;
+}
+
 function optionsOf(raw: unknown): SisyphusOptions {
   if (raw === undefined) return DEFAULT_SETTINGS.options;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
@@ -189,6 +229,7 @@ function optionsOf(raw: unknown): SisyphusOptions {
       "options.templateBudgetBytes",
       OPTION_LIMITS.templateBudgetBytes,
     ),
+    feedbackUrl: feedbackUrl(r["feedbackUrl"], "options.feedbackUrl"),
   };
 }
 

@@ -33,7 +33,11 @@ const PURPOSE: Record<ToolName, string> = {
   notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
+  av: "SiYuan databases (attribute views); id = database ID (avID)",
   system: "this MCP server's write protocol, versions and health; call bootstrap first",
+  extension:
+    "SiYuan's built-in MCP tools (native, plugin, configured servers), outside Sisyphus's guarantee",
+  feedback: "Feedback from the user to the destination they configured",
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -155,7 +159,11 @@ export function describeTool(
   if (dangerous.length > 0) {
     // Advertised so that clients validating calls against the schema keep it.
     properties["confirm"] = { type: "boolean" };
-    parts.push(`User confirms: ${dangerous.join(",")} (the preflight answer says how).`);
+    // External actions have no preflight: their confirmation is asked for at the call itself.
+    const preflighted = actions.some((a) => a.dangerous !== false && a.policy.kind === "mutation");
+    parts.push(
+      `User confirms: ${dangerous.join(",")}${preflighted ? " (the preflight answer says how)" : ""}.`,
+    );
   }
   const externals = actions.filter((a) => a.policy.kind === "external").map((a) => a.action);
   if (externals.length > 0) {

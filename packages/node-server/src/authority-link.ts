@@ -171,6 +171,9 @@ export class AuthorityLink implements DelegateLink {
    * effect), so a response lost after sending is `outcome_unknown` rather than `write_coordinator_unavailable`.
    * At the kernel authority an upload of a local file is staged first (`kernel-staging.ts`), and
    * an export's download manifest is saved on this host (`kernel-download.ts`).
+   * `transferSignal` stops only those local transfers, not the delegated call: a shell that
+   * cancels the call itself through `/tasks` and waits for its answer (the CLI's Ctrl-C) still
+   * stops a staging or a download at once, removing its partial output.
    * Never throws.
    */
   call(
@@ -179,13 +182,18 @@ export class AuthorityLink implements DelegateLink {
     signal: AbortSignal | undefined,
     mayExecute: boolean,
     extraMeta: Record<string, unknown> = {},
+    transferSignal?: AbortSignal,
   ): Promise<CallToolResult> {
     const kernel = this.#options.kernel;
+    const transfer =
+      transferSignal === undefined || signal === undefined
+        ? (transferSignal ?? signal)
+        : AbortSignal.any([signal, transferSignal]);
     if (kernel !== undefined && isLocalUpload(tool, args)) {
       return stagedUploadCall(
         kernel,
         args,
-        signal,
+        transfer,
         (staged) => this.#forward(tool, staged, signal, mayExecute, extraMeta),
         this.#options.onTransfer,
       );
@@ -196,7 +204,7 @@ export class AuthorityLink implements DelegateLink {
         kernel,
         layout,
         args,
-        signal,
+        transfer,
         () => this.#forward(tool, args, signal, mayExecute, extraMeta),
         {},
         this.#options.onTransfer,

@@ -23,8 +23,12 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import {
+  type AppOptions,
   createToolRuntime,
   errorResult,
+  fetchFeedbackSender,
+  kernelFromClient,
+  registerApp,
   registerSkillResources,
   registerToolListing,
   registerTools,
@@ -75,6 +79,7 @@ function buildFactory(
   gateway: ReturnType<typeof createGateway>,
   principal: string,
   listing: ToolListing,
+  app: AppOptions,
 ): ServerFactory {
   return () => {
     const server = new McpServer(
@@ -101,6 +106,8 @@ function buildFactory(
     // The skill siyuan-strict-writes (SKILL.md and its manifest), rendered in memory from the
     // same source as system.bootstrap: bundled, never read from disk.
     registerSkillResources(server);
+    // The MCP App (a strict write's before/after for the user) and its app-only entry point.
+    registerApp(server, app);
     return server;
   };
 }
@@ -148,12 +155,13 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const a = options.authority;
   const runtime = createToolRuntime({
     client,
-    // The authority reads upload sources from this host's files and saves exports there; a front
-    // delegates strict and external calls.
+    // The authority reads upload sources from this host's files, saves exports there and posts
+    // feedback from here; a front delegates strict and external calls.
     ...(a.kind === "node-http"
       ? {
           coordinator: a.coordinator,
           sources: localFileSourceReader(),
+          feedback: fetchFeedbackSender(),
           outputs: localOutputSink({
             siyuanUrl: options.siyuanUrl,
             siyuanToken: options.siyuanToken,
@@ -186,6 +194,11 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     gateway,
     principal,
     toolListing(runtime, options.siyuanUrl, options.siyuanToken),
+    {
+      kernel: kernelFromClient(client).reads,
+      admission: options.admission,
+      snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
+    },
   );
   const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [] };
   const modern = createMcpHandler(() => factory({ era: "modern", authInfo }), {
@@ -388,13 +401,15 @@ export async function startStdio(
         }
       : {}),
   });
+  // A gate only: this process's writes wait in the authority's one lane, not in a second one here.
+  const admission = new Admission();
+  const snapshot = settingsSnapshot(siyuanUrl, config.siyuanToken, kind);
   const gateway = createGateway({
     runtime,
-    // A gate only: this process's writes wait in the authority's one lane, not in a second one here.
-    admission: new Admission(),
+    admission,
     confirmations: new ConfirmationBook({ random: cryptoRandomSource }),
     role: { kind: "delegate", link },
-    snapshot: settingsSnapshot(siyuanUrl, config.siyuanToken, kind),
+    snapshot,
   });
   // Loaded here, not at the top: an HTTP server never needs the stdio transport.
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
@@ -404,6 +419,7 @@ export async function startStdio(
       gateway,
       `stdio:${process.pid}`,
       toolListing(runtime, siyuanUrl, config.siyuanToken),
+      { kernel: kernelFromClient(client).reads, admission, snapshot },
     ),
     {
       onerror: (e) => log(`sisyphus-server: ${e.message}`),

@@ -15,8 +15,11 @@ export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 export const AUTH_TOKEN = "test-token-0123456789abcdef";
 /** The tools every server lists, sorted. */
 export const TOOL_NAMES = [
+  "av",
   "block",
   "document",
+  "extension",
+  "feedback",
   "file",
   "fs",
   "notebook",

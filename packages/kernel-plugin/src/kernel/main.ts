@@ -15,6 +15,8 @@ import {
 } from "@modelcontextprotocol/server";
 import {
   createToolRuntime,
+  kernelFromClient,
+  registerApp,
   registerSkillResources,
   registerToolListing,
   registerTools,
@@ -142,6 +144,13 @@ async function open(): Promise<Authority> {
     snapshot: kernelSettingsSnapshot(storage),
   });
   const listing = kernelToolListing(storage, runtime);
+  // The MCP App's entry point: kernel reads only, admitted in the write lane, under the settings'
+  // read permissions (one snapshot per call, as every call).
+  const app = {
+    kernel: kernelFromClient(client).reads,
+    admission,
+    snapshot: kernelSettingsSnapshot(storage),
+  };
   // Modern clients that declare form elicitation confirm through multi-round `input_required`
   // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot
   // carry a server-to-client request, so legacy callers use `confirm: true` (the spec's legacy
@@ -185,6 +194,7 @@ async function open(): Promise<Authority> {
     });
     registerToolListing(server, listing);
     registerSkillResources(server);
+    registerApp(server, app);
     return server;
   };
   // 2026-07-28: stateless, one JSON answer per request (the route cannot stream, contract §8.3).

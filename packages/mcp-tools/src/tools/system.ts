@@ -7,7 +7,16 @@ import {
   REQUEST_ID_FIRST_EXECUTION_TTL_MS,
   WRITE_ADMISSION_MAX_IN_FLIGHT,
 } from "@sisyphus/write-safety";
+import { ToolError } from "../errors.js";
 import { externalAction, readAction, type ToolHandlers } from "../handler.js";
+import { grantsEverywhere } from "../permissions.js";
+
+/**
+ * Said with every `system.sync` answer: the kernel's `performSync` answers nothing about the sync
+ * (not enabled, failed, done), so neither does this tool.
+ */
+const SYNC_NOTE =
+  "SiYuan answers nothing about the sync itself: whether it ran and how it ended is shown to the user in SiYuan (a notification), not here.";
 
 /** The package version reported by `system.version`. */
 export const SISYPHUS_VERSION = "0.1.0";
@@ -29,12 +38,12 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer has preconditionField, that field with the returned value (e.g. expectedStateHash).",
           `Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes.`,
           CREDENTIAL_NOTE,
-          "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true, executedNow:false).",
+          "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
           "state_changed: the target changed after preflight; reread before deciding to write again.",
           "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
           "preflight_lease_invalid: details.reason says why and the hint names the next call (usually the same validateOnly call again). idempotency_conflict: this requestId belongs to other arguments.",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true).',
-          "External actions (system.notify, file.export_resources, file.extract_doc) take no validateOnly, requestId or hash and carry no guarantee.",
+          "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true).",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:
@@ -80,6 +89,20 @@ export const systemHandlers = {
     run: async (ctx, a) => {
       await ctx.write.pushMsg(a.msg, a.timeout);
       return { notified: true };
+    },
+  }),
+  sync: externalAction({
+    run: async (ctx) => {
+      // A download can rewrite any notebook: the call needs the permission everywhere.
+      if (!grantsEverywhere(ctx.permissions, ctx.needs)) {
+        throw new ToolError(
+          "permission_denied",
+          `a sync can change every notebook; it needs ${ctx.needs} on all of them`,
+          { notebook: "(all notebooks)", needed: ctx.needs },
+        );
+      }
+      await ctx.write.performSync();
+      return { syncRequested: true, note: SYNC_NOTE };
     },
   }),
 } satisfies ToolHandlers<"system">;

@@ -163,6 +163,89 @@ function onParagraphs(
   return { key, name, setup: async (env) => request(env, await fixtureParagraphs(env, attrs)) };
 }
 
+/** A database file as the verify client reads it. */
+interface AvJson {
+  keyValues: Array<{
+    key: { id: string; name: string } & Record<string, unknown>;
+    values?: Array<{ blockID: string } & Record<string, unknown>>;
+  }>;
+}
+
+/** Two databases made straight in the kernel (contract §4.7 step by step); the first has rows. */
+interface Database {
+  readonly av: string;
+  readonly other: string;
+  /** A text column of `av`. */
+  readonly key: string;
+  /** Detached rows "one" and "two". */
+  readonly rows: readonly string[];
+}
+
+async function database(env: Env, doc: string, avID: string): Promise<void> {
+  const block = `<div data-type="NodeAttributeView" data-av-id="${avID}" data-av-type="table"></div>`;
+  const made = await env.verify.block.appendBlock({
+    dataType: "markdown",
+    data: block,
+    parentID: doc,
+  });
+  const blockID = (made[0]?.doOperations?.[0] as { id?: string } | undefined)?.id ?? "";
+  await env.sandbox.control.flush();
+  await env.verify.av.renderAttributeView({ id: avID, blockID, createIfNotExist: true });
+}
+
+/** A scenario on two fresh databases. */
+function onDatabase(
+  key: string,
+  name: string,
+  request: (env: Env, db: Database) => Fixture,
+): Scenario {
+  return {
+    key,
+    name,
+    async setup(env) {
+      const nb = await notebook(env);
+      const doc = await fixtureDoc(env, nb, "/Databases", ["intro"]);
+      const db: Database = {
+        av: "20260101120000-avfixa1",
+        other: "20260101120000-avfixb1",
+        key: "20260101120000-keyfix1",
+        rows: ["20260101120000-rowfix1", "20260101120000-rowfix2"],
+      };
+      await database(env, doc.id, db.av);
+      await database(env, doc.id, db.other);
+      await env.verify.av.addAttributeViewKey({
+        avID: db.av,
+        keyID: db.key,
+        keyName: "Note",
+        keyType: "text",
+        keyIcon: "",
+        previousKeyID: "",
+      });
+      await env.verify.av.addAttributeViewBlocks({
+        avID: db.av,
+        srcs: db.rows.map((itemID, i) => ({
+          id: "",
+          isDetached: true,
+          content: i === 0 ? "one" : "two",
+          itemID,
+        })),
+      });
+      await env.sandbox.control.flush();
+      return request(env, db);
+    },
+  };
+}
+
+/** The primary-key texts of a database's rows, sorted. */
+async function avRowTexts(env: Env, avID: string): Promise<string[] | string> {
+  const av = (await env.verify.av.getAttributeView({ id: avID })).av as AvJson | null;
+  if (av === null) return `database ${avID} has no file`;
+  const pk = av.keyValues.find((kv) => kv.key["type"] === "block");
+  return (pk?.values ?? [])
+    .map((v) => String((v["block"] as { content?: string } | undefined)?.content ?? ""))
+    .sort();
+}
+
 /** A scenario in a fresh notebook. */
 function inNotebook(
   key: string,
@@ -465,6 +548,93 @@ export const SCENARIOS: readonly Scenario[] = [
       };
     },
   },
+  // ------------------------------------------------------------------ av
+  onParagraphs("av.create", "av.create named, with one template column", (env, f) => ({
+    args: {
+      action: "create",
+      previousID: f.blocks[0],
+      name: "Tasks",
+      columns: [{ name: "Status", type: "select" }],
+    },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      const blocks = env.sandbox.control.sql(
+        `SELECT id FROM blocks WHERE type = 'av' AND root_id = '${f.doc}'`,
+      );
+      const files = env.sandbox.control.avLog().filter((e) => e.kind === "created");
+      if (blocks.length !== 1 || files.length !== 1)
+        return `${blocks.length} database blocks and ${files.length} database files`;
+      const av = env.sandbox.control.av(files[0]?.avID as string);
+      return first(
+        differ("carrier", env.sandbox.control.avBlocks(av?.id ?? ""), [blocks[0]?.["id"]]),
+        differ("name", av?.name, "Tasks"),
+        differ(
+          "columns",
+          av?.keyValues.map((kv) => `${kv.key.name}:${kv.key.type}`),
+          ["Primary Key:block", "Status:select"],
+        ),
+      );
+    },
+  })),
+  // ------------------------------------------------------------------ av edits
+  onDatabase("av.add_rows", "av.add_rows one detached row", (env, db) => ({
+    args: { action: "add_rows", id: db.av, detached: ["three"] },
+    shows: async () => differ("rows", await avRowTexts(env, db.av), ["one", "three", "two"]),
+  })),
+  onDatabase("av.remove_rows", "av.remove_rows one of two rows", (env, db) => ({
+    args: { action: "remove_rows", id: db.av, rowIDs: [db.rows[0]] },
+    shows: async () => differ("rows", await avRowTexts(env, db.av), ["two"]),
+  })),
+  onDatabase("av.set_cells", "av.set_cells one text cell", (env, db) => ({
+    args: {
+      action: "set_cells",
+      id: db.av,
+      cells: [{ rowID: db.rows[0], keyID: db.key, value: "new" }],
+    },
+    shows: async () => {
+      const av = (await env.verify.av.getAttributeView({ id: db.av })).av as AvJson | null;
+      const cell = av?.keyValues
+        .find((kv) => kv.key.id === db.key)
+        ?.values?.find((v) => v.blockID === db.rows[0]);
+      return differ("cell", (cell?.["text"] as { content?: string } | undefined)?.content, "new");
+    },
+  })),
+  onDatabase("av.add_column", "av.add_column two-way relation to a second database", (env, db) => ({
+    args: {
+      action: "add_column",
+      id: db.av,
+      name: "Link",
+      type: "relation",
+      relation: { avID: db.other, twoWay: true, backName: "Back" },
+    },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      const src = (await env.verify.av.getAttributeView({ id: db.av })).av as AvJson | null;
+      const dest = (await env.verify.av.getAttributeView({ id: db.other })).av as AvJson | null;
+      const links = src?.keyValues.filter((kv) => kv.key.name === "Link") ?? [];
+      const backs = dest?.keyValues.filter((kv) => kv.key.name === "Back") ?? [];
+      return first(
+        differ("relation columns", links.length, 1),
+        differ("back keys", backs.length, 1),
+        differ("relation", links[0]?.key["relation"], {
+          avID: db.other,
+          isTwoWay: true,
+          backKeyID: backs[0]?.key.id,
+        }),
+      );
+    },
+  })),
+  onDatabase("av.remove_column", "av.remove_column a text column", (env, db) => ({
+    args: { action: "remove_column", id: db.av, keyID: db.key },
+    shows: async () => {
+      const keys = await env.verify.av.getAttributeViewKeysByAvID({ avID: db.av });
+      return differ(
+        "columns",
+        keys.map((k) => k.name),
+        ["Primary Key", "Select"],
+      );
+    },
+  })),
   // ------------------------------------------------------------------ tag
   {
     key: "tag.rename",

@@ -1,10 +1,11 @@
 /**
- * document: get, list_tree, find, lookup, outline, recent, daily_note (reads); create,
+ * document: get, list_tree, find, lookup, outline, recent, daily_note, snapshot (reads); create,
  * create_daily_note (additive); rename, set_attrs (alias set_attr), remove (state); move, reorder
  * (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */
-import { mutationAction, type ToolHandlers } from "../../handler.js";
+import { mutationAction, readAction, type ToolHandlers } from "../../handler.js";
+import { snapshot } from "../snapshot.js";
 import { create } from "./create.js";
 import { createDailyNote, dailyNote } from "./daily-note.js";
 import { remove, rename, setAttrs } from "./meta-mutations.js";
@@ -24,5 +25,6 @@ export const documentHandlers = {
   outline,
   recent,
   daily_note: dailyNote,
+  snapshot: readAction(snapshot),
   create_daily_note: mutationAction(createDailyNote),
 } satisfies ToolHandlers<"document">;

@@ -1,0 +1,336 @@
+/**
+ * av column mutations: `add_column` and `remove_column` (state: the database's key set).
+ *
+ * A relation column reaches into a second database, so its state covers both: the destination's
+ * columns, and for a two-way relation the back key's values. A change in either database between
+ * preflight and commit answers `state_changed`. A rollup's state covers what it reads: the
+ * relation column's values and the destination column it rolls up.
+ *
+ * Relation and rollup columns are configured with transaction ops the kernel applies
+ * asynchronously (`updateAttrViewColRelation`, `updateAttrViewColRollup`): the readback flushes,
+ * then proves the configuration in both databases. The relation's and the rollup's preimage and
+ * postimage digests go into the receipt, answered as aliases.
+ */
+import { RECEIPT_DIGESTS } from "@sisyphus/write-safety";
+import { notFound } from "../../errors.js";
+import type {
+  ArgsOf,
+  MutationHandler,
+  Probed,
+  ReadbackResult,
+  ToolContext,
+  WriteContext,
+} from "../../handler.js";
+import type { AvFile } from "../../kernel.js";
+import {
+  avDigest,
+  avKey,
+  avKeys,
+  columnState,
+  keySetState,
+  keyState,
+  relationSide,
+} from "../../state/av-state.js";
+import { newNodeId } from "./create.js";
+import { plainCell } from "./reads.js";
+import { invalid, requireAv } from "./rows.js";
+
+type AddArgs = ArgsOf<"av", "add_column">;
+type RemoveArgs = ArgsOf<"av", "remove_column">;
+type Json = Record<string, unknown>;
+
+/** The other database a column reads, or `null` (also when its file is gone). */
+async function other(ctx: ToolContext, av: AvFile, id: string | undefined) {
+  if (id === undefined || id === "") return null;
+  return id === av.id ? av : await ctx.kernel.getAttributeView(id);
+}
+
+/** What add_column's probe hands on: where the column goes and the preimage digests. */
+interface AddSnapshot {
+  readonly previousKeyID: string;
+  readonly preimage?: string;
+}
+
+/** The destination of a rollup: the relation column's database. */
+function rollupSource(av: AvFile, relationKeyID: string): string | undefined {
+  const k = avKey(av, relationKeyID);
+  return k?.type === "relation" ? keyState(k).relation?.avID : undefined;
+}
+
+/**
+ * add_column's state: the key set, and the far side the column reaches (a relation's destination
+ * with its back key; a rollup's inputs). `backKeyID` names the back key once it exists.
+ */
+async function addState(ctx: ToolContext, av: AvFile, a: AddArgs, backKeyID = "") {
+  const state: Json = { db: keySetState(av) };
+  if (a.relation !== undefined) {
+    state["relation"] = relationSide(await other(ctx, av, a.relation.avID), backKeyID);
+  }
+  if (a.rollup !== undefined) state["rollup"] = await rollupInputs(ctx, av, a.rollup);
+  return state;
+}
+
+/** What a rollup reads: the relation column's values and the destination column's. */
+async function rollupInputs(ctx: ToolContext, av: AvFile, r: NonNullable<AddArgs["rollup"]>) {
+  const dest = await other(ctx, av, rollupSource(av, r.relationKeyID));
+  return {
+    related: columnState(av, r.relationKeyID),
+    dest:
+      dest === null
+        ? null
+        : { id: dest.id, target: avKey(dest, r.keyID) ? columnState(dest, r.keyID) : null },
+  };
+}
+
+/** The image a receipt digests: the relation's far side, or the rollup's inputs. */
+const image = (state: Json): unknown => state["relation"] ?? state["rollup"];
+
+async function probeAdd(ctx: ToolContext, a: AddArgs): Promise<Probed<AddSnapshot>> {
+  const av = await requireAv(ctx, a.id);
+  const keys = avKeys(av);
+  if (ctx.phase !== "commit") await checkAdd(ctx, av, a);
+  const state = await addState(ctx, av, a);
+  const far = image(state);
+  return {
+    state,
+    notebooks: [],
+    snapshot: {
+      // After the last column unless told: the kernel's "" would make it the first.
+      previousKeyID: a.previousKeyID ?? keys[keys.length - 1]?.id ?? "",
+      ...(far === undefined ? {} : { preimage: avDigest(far) }),
+    },
+  };
+}
+
+/** The arguments against the databases: anchor column, destination, rollup's relation and target. */
+async function checkAdd(ctx: ToolContext, av: AvFile, a: AddArgs) {
+  if (a.previousKeyID !== undefined && avKey(av, a.previousKeyID) === undefined) {
+    throw notFound(`column of database ${a.id}`, a.previousKeyID);
+  }
+  if (a.relation !== undefined && a.relation.avID !== a.id) await requireAv(ctx, a.relation.avID);
+  if (a.rollup !== undefined) {
+    const destID = rollupSource(av, a.rollup.relationKeyID);
+    if (destID === undefined) {
+      throw invalid(
+        `rollup.relationKeyID ${a.rollup.relationKeyID} is not a relation column pointing at a database`,
+      );
+    }
+    const dest = destID === av.id ? av : await requireAv(ctx, destID);
+    if (avKey(dest, a.rollup.keyID) === undefined) {
+      throw notFound(`column of database ${destID}`, a.rollup.keyID);
+    }
+  }
+}
+
+/** What the executor made: the new column's ID and, for a two-way relation, the back key's. */
+interface Added {
+  readonly keyID: string;
+  readonly backKeyID: string;
+}
+
+async function executeAdd(
+  ctx: WriteContext,
+  a: AddArgs,
+  before: Probed<AddSnapshot>,
+): Promise<Added> {
+  const keyID = newNodeId();
+  let backKeyID = a.relation?.twoWay ? newNodeId() : "";
+  while (backKeyID === keyID) backKeyID = newNodeId();
+  await ctx.write.addAttributeViewKey(
+    a.id,
+    { id: keyID, name: a.name, type: a.type },
+    before.snapshot.previousKeyID,
+  );
+  if (a.relation !== undefined) {
+    await ctx.write.updateAttrViewColRelation({
+      avID: a.id,
+      keyID,
+      destAvID: a.relation.avID,
+      isTwoWay: a.relation.twoWay,
+      backKeyID,
+      backName: a.relation.backName ?? "",
+      name: a.name,
+    });
+  }
+  if (a.rollup !== undefined) {
+    await ctx.write.updateAttrViewColRollup({
+      avID: a.id,
+      keyID,
+      relationKeyID: a.rollup.relationKeyID,
+      targetKeyID: a.rollup.keyID,
+      operator: a.rollup.calc,
+    });
+  }
+  return { keyID, backKeyID };
+}
+
+/** The rendered rollup cells of column `keyID` by row (what the kernel computes; not stored). */
+async function renderedColumn(ctx: ToolContext, avID: string, keyID: string): Promise<Json> {
+  const r = await ctx.kernel.renderAttributeView(avID, { page: 1, pageSize: 1024 });
+  if (r === null) throw notFound("database", avID);
+  const view = (r.view ?? {}) as Json;
+  const columns = (Array.isArray(view["columns"]) ? view["columns"] : []) as Json[];
+  const at = columns.findIndex((c) => c["id"] === keyID);
+  const out: Json = {};
+  for (const row of (Array.isArray(view["rows"]) ? view["rows"] : []) as Json[]) {
+    const cell = (Array.isArray(row["cells"]) ? row["cells"] : [])[at] as Json | undefined;
+    out[String(row["id"])] = at < 0 ? null : plainCell(cell?.["value"]);
+  }
+  return out;
+}
+
+/** Why the new column does not show as requested, or `undefined` when it does. */
+function addProblem(av: AvFile, dest: AvFile | null, a: AddArgs, made: Added): string | undefined {
+  const k = avKey(av, made.keyID);
+  if (k === undefined) return `column ${made.keyID} is missing after its insert`;
+  const ks = keyState(k);
+  if (ks.name !== a.name || ks.type !== a.type)
+    return `column ${made.keyID} is not ${a.name} (${a.type})`;
+  if (a.relation !== undefined) {
+    const want = { avID: a.relation.avID, isTwoWay: a.relation.twoWay, backKeyID: made.backKeyID };
+    if (JSON.stringify(ks.relation) !== JSON.stringify(want)) {
+      return `relation column ${made.keyID} does not point at database ${a.relation.avID} as requested`;
+    }
+    if (a.relation.twoWay) {
+      const back = dest ? avKey(dest, made.backKeyID) : undefined;
+      const rel = back ? keyState(back).relation : undefined;
+      if (rel?.avID !== a.id || !rel.isTwoWay || rel.backKeyID !== made.keyID) {
+        return `database ${a.relation.avID} has no back key ${made.backKeyID} relating to ${made.keyID}`;
+      }
+    }
+  }
+  if (a.rollup !== undefined) {
+    const want = {
+      relationKeyID: a.rollup.relationKeyID,
+      keyID: a.rollup.keyID,
+      operator: a.rollup.calc,
+    };
+    if (JSON.stringify(ks.rollup) !== JSON.stringify(want)) {
+      return `rollup column ${made.keyID} is not configured as requested`;
+    }
+  }
+  return undefined;
+}
+
+async function readbackAdd(
+  ctx: ToolContext,
+  a: AddArgs,
+  before: Probed<AddSnapshot>,
+  made: Added,
+): Promise<ReadbackResult> {
+  await ctx.kernel.flush();
+  const av = await requireAv(ctx, a.id);
+  const state = await addState(ctx, av, a, made.backKeyID);
+  const dest = a.relation ? await other(ctx, av, a.relation.avID) : null;
+  const problem = addProblem(av, dest, a, made);
+  if (problem !== undefined) return { state, verdict: "mismatch", reason: problem };
+  const receipt: Json = { id: a.id, keyID: made.keyID };
+  if (made.backKeyID !== "") receipt["backKeyID"] = made.backKeyID;
+  if (a.relation !== undefined) {
+    receipt[RECEIPT_DIGESTS] = {
+      relationPreimageHash: before.snapshot.preimage,
+      relationPostimageHash: avDigest(image(state)),
+    };
+  }
+  if (a.rollup !== undefined) {
+    receipt[RECEIPT_DIGESTS] = {
+      rollupPreimageHash: before.snapshot.preimage,
+      rollupPostimageHash: avDigest(await renderedColumn(ctx, a.id, made.keyID)),
+    };
+  }
+  return { state, verdict: "applied", receipt };
+}
+
+/** av.add_column (state). */
+export const addColumn: MutationHandler<AddArgs, AddSnapshot, Added> = {
+  targets: (a) => [a.id, ...(a.relation ? [a.relation.avID] : [])],
+  probe: probeAdd,
+  execute: executeAdd,
+  readback: readbackAdd,
+};
+
+// ------------------------------------------------------------------ remove_column
+
+/** What remove_column's probe hands on: the far side of a two-way relation, and its preimage. */
+interface RemoveSnapshot {
+  readonly far?: { readonly avID: string; readonly backKeyID: string; readonly preimage: string };
+}
+
+/** remove_column's state: the key set, the column's values, and a two-way relation's far side. */
+async function removeState(
+  ctx: ToolContext,
+  av: AvFile,
+  keyID: string,
+  far?: RemoveSnapshot["far"],
+) {
+  const k = avKey(av, keyID);
+  const rel = k ? keyState(k).relation : undefined;
+  const side = far ?? (rel?.isTwoWay ? { avID: rel.avID, backKeyID: rel.backKeyID } : undefined);
+  const state: Json = { db: keySetState(av), values: k ? columnState(av, keyID) : null };
+  if (side !== undefined)
+    state["relation"] = relationSide(await other(ctx, av, side.avID), side.backKeyID);
+  return state;
+}
+
+async function probeRemove(ctx: ToolContext, a: RemoveArgs): Promise<Probed<RemoveSnapshot>> {
+  const av = await requireAv(ctx, a.id);
+  const k = avKey(av, a.keyID);
+  if (ctx.phase !== "commit") {
+    if (k === undefined) throw notFound(`column of database ${a.id}`, a.keyID);
+    if (k.type === "block") throw invalid("the primary key column cannot be removed");
+  }
+  const state = await removeState(ctx, av, a.keyID);
+  const rel = k ? keyState(k).relation : undefined;
+  const far =
+    rel?.isTwoWay && state["relation"] !== undefined
+      ? { avID: rel.avID, backKeyID: rel.backKeyID, preimage: avDigest(state["relation"]) }
+      : undefined;
+  return { state, notebooks: [], snapshot: far ? { far } : {} };
+}
+
+/** The column is gone; a two-way relation's back key is gone too, or left one-way. */
+async function readbackRemove(
+  ctx: ToolContext,
+  a: RemoveArgs,
+  before: Probed<RemoveSnapshot>,
+): Promise<ReadbackResult> {
+  await ctx.kernel.flush();
+  const av = await requireAv(ctx, a.id);
+  const far = before.snapshot.far;
+  const state = await removeState(ctx, av, a.keyID, far);
+  const bad = (reason: string): ReadbackResult => ({ state, verdict: "mismatch", reason });
+  if (avKey(av, a.keyID) !== undefined)
+    return bad(`column ${a.keyID} is still in database ${a.id}`);
+  const receipt: Json = { id: a.id, keyID: a.keyID };
+  if (far !== undefined) {
+    const dest = await other(ctx, av, far.avID);
+    const back = dest ? avKey(dest, far.backKeyID) : undefined;
+    if (dest !== null && a.removeBackKey && back !== undefined) {
+      return bad(`back key ${far.backKeyID} is still in database ${far.avID}`);
+    }
+    if (
+      dest !== null &&
+      !a.removeBackKey &&
+      (back === undefined || keyState(back).relation?.isTwoWay)
+    ) {
+      return bad(`back key ${far.backKeyID} in database ${far.avID} is not left one-way`);
+    }
+    receipt[RECEIPT_DIGESTS] = {
+      relationPreimageHash: far.preimage,
+      relationPostimageHash: avDigest(state["relation"]),
+    };
+  }
+  return { state, verdict: "applied", receipt };
+}
+
+/** av.remove_column (state, dangerous). */
+export const removeColumn: MutationHandler<RemoveArgs, RemoveSnapshot, null> = {
+  targets: (a) => [a.id, a.keyID],
+  probe: probeRemove,
+  execute: async (ctx, a, before) => {
+    const twoWay = before.snapshot.far !== undefined;
+    await ctx.write.removeAttributeViewKey(a.id, a.keyID, twoWay ? a.removeBackKey : undefined);
+    return null;
+  },
+  readback: readbackRemove,
+};
