@@ -1,4 +1,4 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 import { zodEnglishOnly } from "../../build-support/zod-english-only.ts";
 
 // One ESM file, `dist/cli.js`: the workspace packages are bundled from their TypeScript sources
@@ -6,6 +6,32 @@ import { zodEnglishOnly } from "../../build-support/zod-english-only.ts";
 // link loads on the first call, and the prompt library (loaded only to ask a question) stay in
 // node_modules.
 const EXTERNAL = ["@modelcontextprotocol/client", "@clack/prompts"];
+
+/**
+ * The workspace packages' modules have no import-time side effects (no bare imports, no top-level
+ * calls but pure schema and table definitions), so a module none of whose exports the CLI uses is
+ * left out whole, with everything only it imports. Without this the root `@sisyphus/mcp-tools`
+ * entry brought the tools' handlers, the App's preview and the MCP server SDK (about 700 KB of the
+ * 1.3 MB bundle) into every start. esbuild warns when it drops a bare import of such a module.
+ */
+const WORKSPACE_SOURCE =
+  /[\\/]packages[\\/](mcp-tools|siyuan-api|write-safety|core-hash|node-server)[\\/]src[\\/]/;
+const workspaceSideEffectFree = {
+  name: "workspace-side-effect-free",
+  setup(build: Parameters<NonNullable<Options["esbuildPlugins"]>[number]["setup"]>[0]) {
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === WORKSPACE_SOURCE || args.kind === "entry-point") return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: WORKSPACE_SOURCE,
+      });
+      if (resolved.errors.length > 0 || !WORKSPACE_SOURCE.test(resolved.path)) return undefined;
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
 
 export default defineConfig({
   entry: { cli: "src/main.ts" },
@@ -20,7 +46,7 @@ export default defineConfig({
   banner: {
     js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
   },
-  esbuildPlugins: [zodEnglishOnly],
+  esbuildPlugins: [zodEnglishOnly, workspaceSideEffectFree],
   esbuildOptions(options) {
     options.conditions = ["source"];
   },

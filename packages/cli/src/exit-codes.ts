@@ -21,7 +21,10 @@ export const EXIT = Object.freeze({
   unavailable: 6,
   /** The settings do not allow it: the notebook's permission, or the tool or action is turned off. */
   denied: 7,
-  /** Interrupted (Ctrl-C) before anything was written. */
+  /**
+   * Interrupted (Ctrl-C) before anything was written, or a download stopped with its partial
+   * output removed.
+   */
   interrupted: 130,
 });
 

@@ -10,6 +10,7 @@ import { runComplete, runCompletion } from "./commands/completion.js";
 import { runConfig } from "./commands/config-cmd.js";
 import { runDoctor } from "./commands/doctor.js";
 import { runSkill } from "./commands/skill.js";
+import { runSnapshot } from "./commands/snapshot.js";
 import { runTask } from "./commands/task.js";
 import { resolveConfig } from "./config.js";
 import { CliError } from "./errors.js";
@@ -157,6 +158,13 @@ export async function run(
         return await runDoctor(io, resolveConfig(p.values, env));
       case "task":
         return await runTask(io, resolveConfig(p.values, env), second, third);
+      case "snapshot":
+        return await runSnapshot(
+          io,
+          resolveConfig(p.values, env),
+          p.rest.slice(1),
+          !p.switches.has("no-autostart"),
+        );
       default: {
         const surface = actionOf(command, second);
         return await runCall(io, resolveConfig(p.values, env), surface, p.rest.slice(2), {

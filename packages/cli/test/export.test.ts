@@ -6,12 +6,25 @@
  * `export-resources` saves the kernel's zip the same way.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { EXPORT_MAX_BYTES } from "@sisyphus/mcp-tools";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, errorCode, inTerminal, killAuthorities, scene, tempDir } from "./harness.js";
+import {
+  cli,
+  doc,
+  errorCode,
+  inTerminal,
+  killAuthorities,
+  scene,
+  start,
+  tempDir,
+} from "./harness.js";
 
 let sb: Sandbox;
 const bytes = Buffer.from("an attachment\n");
@@ -100,5 +113,84 @@ describe("file extract-doc with the kernel plugin as the authority", () => {
     const tty = await inTerminal(s, args);
     expect(tty.code, tty.screen).toBe(0);
     expect(tty.screen).toMatch(/Downloaded \S+\.zip \(\d+(\.\d)? (B|KiB|MiB)\)/);
+  });
+
+  it("Ctrl-C during a download stops it, removes its partial output and keeps sibling files (exit 130)", async () => {
+    const id = sb.control.external.createDoc(
+      "20260101120000-nbresch",
+      "/CLI interrupted",
+      `See [att](${asset}).`,
+    );
+    const s = scene(sb);
+    const parent = tempDir();
+    writeFileSync(join(parent, "sibling.txt"), "kept");
+    const out = join(parent, "doc");
+    const get = `/${asset}`;
+    const gets = sb.control.count(get);
+    // The Markdown is saved; the asset's download is held, so the call waits mid-download.
+    sb.control.armFault({ endpoint: get, kind: "delay", delayMs: 5_000 });
+    const run = start(s, ["file", "extract-doc", "--id", id, "--output-path", out, "--json"]);
+    await waitFor(() => sb.control.count(get) > gets && existsSync(out), {
+      what: "the asset's download",
+    });
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    expect(done.code, done.stdout + done.stderr).toBe(130);
+    expect(done.stderr).toMatch(/kernel call has ended \(completed\)/);
+    expect(doc(done).result["error"]).toMatchObject({
+      code: "output_failed",
+      reason: "cancelled",
+      writeAttempted: false,
+    });
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(parent)).toEqual(["sibling.txt"]);
+  });
+
+  it("refuses a download announced over the 512 MiB limit before saving anything", async () => {
+    // A proxy in front of the kernel that announces an oversized zip (only its length is sent).
+    const proxy = createServer((req, res) => {
+      if (req.method === "GET" && req.url?.startsWith("/export/") === true) {
+        res.writeHead(200, { "content-length": String(EXPORT_MAX_BYTES + 1) });
+        res.write("PK");
+        return;
+      }
+      const upstream = request(
+        `${sb.url}${req.url ?? "/"}`,
+        { method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    try {
+      const s = scene({
+        url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        token: sb.token,
+      });
+      const parent = tempDir();
+      const out = join(parent, "big.zip");
+      const run = await cli(s, [
+        "file",
+        "export-resources",
+        "--paths",
+        "data/assets",
+        "--output-path",
+        out,
+        "--json",
+      ]);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(doc(run).result["error"]).toMatchObject({
+        code: "output_too_large",
+        limit: EXPORT_MAX_BYTES,
+        writeAttempted: false,
+      });
+      expect(readdirSync(parent)).toEqual([]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });

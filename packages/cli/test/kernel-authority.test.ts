@@ -10,8 +10,17 @@ import { join } from "node:path";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, killAuthorities, preflightUpdate, scene, start, words } from "./harness.js";
+import { sandboxWithPlugin, writeSettings } from "../../kernel-plugin/test/harness.js";
+import {
+  cli,
+  doc,
+  errorCode,
+  killAuthorities,
+  preflightUpdate,
+  scene,
+  start,
+  words,
+} from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -24,6 +33,7 @@ afterAll(async () => {
 
 const UPDATE = "/api/block/updateBlock";
 const KRAMDOWN = "/api/block/getBlockKramdown";
+const ROUTE = "/plugin/private/siyuan-plugins-mcp-sisyphus/mcp";
 
 describe("with the kernel plugin as the authority", () => {
   it("writes in two steps through the plugin, starts no Node authority, and `task result` returns the call's answer", async () => {
@@ -66,6 +76,90 @@ describe("with the kernel plugin as the authority", () => {
     ]);
     expect(unknown.code).toBe(1);
     expect(doc(unknown).result["found"]).toBe(false);
+  });
+
+  it("answers every outcome class with its exit code through the plugin", async () => {
+    const s = scene(sb);
+    const calls = sb.control.count(ROUTE);
+    // 2: the command line is wrong; nothing reaches the plugin.
+    const usage = await cli(s, [
+      "block",
+      "get-kramdown",
+      "--id",
+      DEMO_IDS.paragraphGoals,
+      "--bogus",
+      "1",
+    ]);
+    expect(usage.code).toBe(2);
+    expect(sb.control.count(ROUTE)).toBe(calls);
+
+    // 1: the tool's own refusal (no such block).
+    const missing = await cli(s, [
+      "block",
+      "get-kramdown",
+      "--id",
+      "20991231235959-nosuchx",
+      "--json",
+    ]);
+    expect(missing.code, missing.stdout).toBe(1);
+    expect(errorCode(missing)).toBe("not_found");
+
+    // 3: a commit without its preflight.
+    const bare = await cli(s, [
+      "block",
+      "update",
+      "--id",
+      DEMO_IDS.paragraphGoals,
+      "--data",
+      "x",
+      "--json",
+    ]);
+    expect(bare.code, bare.stdout).toBe(3);
+    expect(errorCode(bare)).toBe("precondition_required");
+
+    // 4: a destructive commit without --yes and without a terminal; nothing deleted.
+    const id = DEMO_IDS.paragraphQuote;
+    const p = doc(await cli(s, ["block", "delete", "--id", id, "--validate-only", "--json"]));
+    expect(p.next).toMatch(/ --yes$/);
+    const refused = await cli(s, [...words(p.next as string).slice(1, -1), "--json"]);
+    expect(refused.code, refused.stdout).toBe(4);
+    expect(errorCode(refused)).toBe("confirmation_required");
+    expect(sb.control.kramdown(id)).not.toBeNull();
+
+    // 6: the plugin's route is not serving.
+    const fault = sb.control.armFault({
+      endpoint: ROUTE,
+      kind: "http5xx",
+      status: 503,
+      times: "always",
+    });
+    try {
+      const off = await cli(s, ["notebook", "list", "--json"]);
+      expect(off.code, off.stdout).toBe(6);
+      expect(errorCode(off)).toBe("write_coordinator_unavailable");
+    } finally {
+      sb.control.disarmFault(fault);
+    }
+
+    // 7: the settings close the notebook.
+    await writeSettings(sb, {
+      kernelEndpointEnabled: true,
+      permissions: { default: "delete", notebooks: { [DEMO_IDS.notebookPersonal]: "none" } },
+    });
+    try {
+      const denied = await cli(s, [
+        "block",
+        "get-kramdown",
+        "--id",
+        DEMO_IDS.paragraphJournal,
+        "--json",
+      ]);
+      expect(denied.code, denied.stdout).toBe(7);
+      expect(errorCode(denied)).toBe("permission_denied");
+    } finally {
+      await writeSettings(sb, { kernelEndpointEnabled: true });
+    }
+    expect(existsSync(join(s.dataDir, "authority.json"))).toBe(false);
   });
 
   it("Ctrl-C before the barrier: the cancel is accepted and nothing is written", async () => {

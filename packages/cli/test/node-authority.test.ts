@@ -4,8 +4,18 @@
  * command the preflight prints, `--json` as one document, flags checked before any request.
  */
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, doc, errorCode, killAuthorities, preflightUpdate, scene, words } from "./harness.js";
+import {
+  cli,
+  doc,
+  errorCode,
+  killAuthorities,
+  preflightUpdate,
+  scene,
+  start,
+  words,
+} from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -17,6 +27,7 @@ afterAll(async () => {
 });
 
 const UPDATE = "/api/block/updateBlock";
+const KRAMDOWN = "/api/block/getBlockKramdown";
 
 describe("without a kernel request", () => {
   it("refuses bad command lines with exit 2 and sends nothing", async () => {
@@ -171,6 +182,47 @@ describe("through the Node authority", () => {
     expect(JSON.stringify(doc(commit).result)).toContain(String(p.result["requestId"]));
   });
 
+  it("Ctrl-C sends MCP cancellation: a read is interrupted (exit 130), a sent write is outcome_unknown with its requestId (exit 5)", async () => {
+    const s = scene(sb);
+    // The authority is started by a first call, so the interrupted ones find it running.
+    expect((await cli(s, ["notebook", "list"])).code).toBe(0);
+    let reads = sb.control.count(KRAMDOWN);
+    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
+    const read = start(s, ["block", "get-kramdown", "--id", DEMO_IDS.paragraphGoals, "--json"]);
+    await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the read at the kernel" });
+    read.child.kill("SIGINT");
+    const interrupted = await read.done;
+    expect(interrupted.stderr).toMatch(/MCP cancellation sent/);
+    expect(interrupted.code, interrupted.stdout).toBe(130);
+    expect(errorCode(interrupted)).toBe("interrupted");
+
+    const { preflight, commit } = await preflightUpdate(
+      s,
+      DEMO_IDS.paragraphMilestones,
+      "Milestones: interrupted",
+    );
+    const writes = sb.control.count(UPDATE);
+    reads = sb.control.count(KRAMDOWN);
+    // The commit's probe is held, so the interrupt comes before its barrier.
+    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
+    const write = start(s, commit);
+    await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the commit's probe" });
+    write.child.kill("SIGINT");
+    const unknown = await write.done;
+    expect(unknown.code, unknown.stdout).toBe(5);
+    const error = doc(unknown).result["error"] as { code: string; requestId?: string };
+    expect(error).toMatchObject({
+      code: "outcome_unknown",
+      requestId: preflight.result["requestId"],
+    });
+    // Reconciling is repeating the commit with the same requestId: the cancelled attempt stopped
+    // before its barrier, so this one executes, once.
+    const again = await cli(s, commit);
+    expect(again.code, again.stderr).toBe(0);
+    expect(doc(again).result).toMatchObject({ status: "committed", executedNow: true });
+    expect(sb.control.count(UPDATE)).toBe(writes + 1);
+  });
+
   it("an unreachable kernel, or no authority without autostart, is exit 6", async () => {
     const dead = scene({ url: "http://127.0.0.1:9", token: "t" });
     const run = await cli(dead, ["notebook", "list", "--json"]);
@@ -180,6 +232,13 @@ describe("through the Node authority", () => {
     const off = await cli(s, ["notebook", "list", "--no-autostart", "--json"]);
     expect(off.code).toBe(6);
     expect(errorCode(off)).toBe("write_coordinator_unavailable");
+  });
+
+  it("a tool's own refusal (no such block) is exit 1", async () => {
+    const s = scene(sb);
+    const run = await cli(s, ["block", "get-kramdown", "--id", "20991231235959-nosuchx", "--json"]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(errorCode(run)).toBe("not_found");
   });
 
   it("a notebook the settings close is exit 7", async () => {

@@ -53,7 +53,7 @@ describe("sisyphus skill", () => {
     // Edited by a person: refused, untouched; --force replaces it.
     writeFileSync(file, `${renderSkill()}\nMy own notes.\n`);
     const refused = await cli(s, ["skill", "install", "--target", target]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/changed since Sisyphus wrote it/);
     expect(readFileSync(file, "utf8")).toContain("My own notes.");
     const forced = await cli(s, ["skill", "install", "--target", target, "--force"]);

@@ -12,9 +12,10 @@ import {
   KERNEL_TRANSFER_UPLOAD_PATH,
 } from "@sisyphus/mcp-tools/settings";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
-import { cli, doc, inTerminal, killAuthorities, scene, tempDir, words } from "./harness.js";
+import { cli, doc, inTerminal, killAuthorities, scene, start, tempDir, words } from "./harness.js";
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -78,5 +79,28 @@ describe("file upload-asset with the kernel plugin as the authority", () => {
     const piped = await cli(s, args);
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toMatch(/Upload/);
+  });
+
+  it("Ctrl-C while the file is staged stops the staging and sends no call (exit 130)", async () => {
+    const s = scene(sb);
+    const path = join(tempDir(), "held.bin");
+    writeFileSync(path, randomBytes(32 * 1024));
+    const route = "/plugin/private/siyuan-plugins-mcp-sisyphus/mcp";
+    const calls = sb.control.count(route);
+    const uploads = sb.control.count(KERNEL_TRANSFER_UPLOAD_PATH);
+    sb.control.armFault({ endpoint: KERNEL_TRANSFER_UPLOAD_PATH, kind: "delay", delayMs: 5_000 });
+    const run = start(s, ["file", "upload-asset", "--local-file-path", path, "--json"]);
+    await waitFor(() => sb.control.count(KERNEL_TRANSFER_UPLOAD_PATH) > uploads, {
+      what: "the upload to the staging area",
+    });
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    expect(done.stderr).toMatch(/has not reached the kernel yet/);
+    expect(done.code, done.stdout).toBe(130);
+    expect(doc(done).result).toMatchObject({
+      writeAttempted: false,
+      error: { code: "cancelled" },
+    });
+    expect(sb.control.count(route)).toBe(calls);
   });
 });

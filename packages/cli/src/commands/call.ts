@@ -8,9 +8,10 @@
  *
  * Ctrl-C: at the kernel authority the call's taskId is cancelled through `/tasks` and the answer
  * says whether that was accepted (it stops before writing) or the call is already committing; the
- * command keeps waiting for the call's own answer. At the Node authority MCP's cancellation is
- * sent; a write that was sent then answers `outcome_unknown` with its requestId. A second Ctrl-C
- * stops waiting at once.
+ * command keeps waiting for the call's own answer. A file being staged or downloaded on this host
+ * stops at once (a download's partial output is removed). At the Node authority MCP's
+ * cancellation is sent; a write that was sent then answers `outcome_unknown` with its requestId.
+ * A second Ctrl-C stops waiting at once.
  */
 import { randomUUID } from "node:crypto";
 import { type ActionSurface, findAction, policyOf, TOOL_NAMES } from "@sisyphus/mcp-tools";
@@ -110,10 +111,13 @@ export async function runCall(
       result = await callOnce(io, authority, surface.tool, sent, mayExecute);
       structured = (result.structuredContent ?? {}) as Structured;
     }
-    // A call cancelled before it ran is an answer, not an error: nothing was written (exit 130).
+    // A call cancelled before it ran is an answer, not an error: nothing was written (exit 130);
+    // so is a download stopped by Ctrl-C (nothing saved, its partial output removed).
     const exit =
       result.isError === true
-        ? classify(errorCode(structured) ?? "internal_error")
+        ? stoppedTransfer(structured)
+          ? EXIT.interrupted
+          : classify(errorCode(structured) ?? "internal_error")
         : structured["status"] === "cancelled"
           ? EXIT.interrupted
           : EXIT.ok;
@@ -129,6 +133,27 @@ export async function runCall(
   } finally {
     await authority.link.close();
   }
+}
+
+/** A download of this host that the user's Ctrl-C stopped (`output_failed`, reason `cancelled`). */
+function stoppedTransfer(structured: Structured): boolean {
+  const e = structured["error"] as { code?: unknown; reason?: unknown } | undefined;
+  return e?.code === "output_failed" && e.reason === "cancelled";
+}
+
+/** What `/tasks` answered to the Ctrl-C's cancel, for the person waiting. */
+function cancelAnswerText(answer: Record<string, unknown> | undefined): string {
+  if (answer === undefined)
+    return "Could not reach /tasks to cancel; still waiting for the answer (Ctrl-C again to stop waiting).";
+  if (answer["accepted"] === true)
+    return "Cancel accepted: the call stops before writing. Waiting for its answer…";
+  if (answer["found"] !== true)
+    return "The call has not reached the kernel yet; a file being staged stops. Waiting for the answer…";
+  if (answer["state"] !== "running")
+    return `The kernel call has ended (${String(answer["state"])}); a download stops and its partial output is removed. Waiting for the answer…`;
+  if (answer["committing"] === true)
+    return "Too late to cancel: the call is already committing. Waiting for its result…";
+  return "Cancel not accepted. Waiting for the answer…";
 }
 
 /** After a passing preflight: the commit's command line, with the issued requestId and credential. */
@@ -157,6 +182,8 @@ async function callOnce(
   mayExecute: boolean,
 ): Promise<{ isError?: boolean | undefined; structuredContent?: unknown; taskId?: string }> {
   const controller = new AbortController();
+  // The kernel call is cancelled through /tasks; this stops only the files moved on this host.
+  const transfers = new AbortController();
   const taskId = authority.kind === "kernel" ? randomUUID() : undefined;
   let interrupts = 0;
   let giveUp: (() => void) | undefined;
@@ -181,44 +208,9 @@ async function callOnce(
       controller.abort();
       return;
     }
+    transfers.abort();
     void authority.link.task(taskId, "cancel").then((answer) => {
-      if (answer === undefined) {
-        err(
-          io,
-          paint(
-            io,
-            "yellow",
-            "Could not reach /tasks to cancel; still waiting for the answer (Ctrl-C again to stop waiting).",
-          ),
-        );
-      } else if (answer["accepted"] === true) {
-        err(
-          io,
-          paint(
-            io,
-            "yellow",
-            "Cancel accepted: the call stops before writing. Waiting for its answer…",
-          ),
-        );
-      } else if (answer["committing"] === true) {
-        err(
-          io,
-          paint(
-            io,
-            "yellow",
-            "Too late to cancel: the call is already committing. Waiting for its result…",
-          ),
-        );
-      } else {
-        err(
-          io,
-          paint(
-            io,
-            "yellow",
-            `Cancel not accepted (state ${String(answer["state"])}). Waiting for the answer…`,
-          ),
-        );
-      }
+      err(io, paint(io, "yellow", cancelAnswerText(answer)));
     });
   };
   process.on("SIGINT", onInterrupt);
@@ -230,6 +222,7 @@ async function callOnce(
         controller.signal,
         mayExecute,
         taskId === undefined ? {} : { [TASK_ID_META_KEY]: taskId },
+        transfers.signal,
       ),
       stopped,
     ]);

@@ -3,11 +3,13 @@
  * is made from (the tool descriptions agents read, the action schemas the server enforces).
  */
 import { ACTIONS, type ActionSurface, describeTools, TOOL_NAMES } from "@sisyphus/mcp-tools";
+import { PROFILE_KEYS } from "../config.js";
 import { CliError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
 import { type FlagSpec, flagsOf } from "../flags.js";
 import { type Io, out, paint, table } from "../io.js";
 import { actionOf } from "./call.js";
+import { SNAPSHOT_HELP } from "./snapshot.js";
 
 function classOf(a: ActionSurface): string {
   return a.policy.kind === "mutation"
@@ -62,9 +64,47 @@ function flagText(s: FlagSpec): string {
   return `--${s.flag}${value}`;
 }
 
+/** `sisyphus help <command>` for the commands that are not tools. */
+const COMMAND_HELP = new Map<string, string>([
+  [
+    "list",
+    "sisyphus list\n\nEvery tool and action: its class (read, write…) and whether it asks for confirmation.",
+  ],
+  [
+    "help",
+    "sisyphus help [tool] [action]\n\nA tool's actions, an action's flags, or a command's usage.",
+  ],
+  [
+    "doctor",
+    "sisyphus doctor\n\nChecks in order: the kernel answers, the API token is accepted, the settings select an\nauthority, the kernel plugin runs, the authority answers. Exit 0 when a call can go through, 6\notherwise. Writes nothing.",
+  ],
+  [
+    "task",
+    "sisyphus task status|result|cancel <taskId>\n\nThe kernel authority's record of a call (the taskId an outcome_unknown answer names).\nUnder the Node authority reconcile by requestId instead.",
+  ],
+  [
+    "config",
+    `sisyphus config path|list|get KEY|set KEY VALUE|unset KEY|use PROFILE [--profile NAME]\n\nThe profiles file. Keys: ${Object.keys(PROFILE_KEYS).join(", ")}. A token is never stored, only the\nname of the variable holding it.`,
+  ],
+  [
+    "completion",
+    "sisyphus completion bash|zsh|fish\n\nPrints a completion script that asks sisyphus itself for candidates.",
+  ],
+  [
+    "skill",
+    "sisyphus skill list|read [FILE]|install --target DIR [--force]\n\nThe agent skill this version ships. install writes DIR/<skill>/ and refuses (writing nothing)\na file changed since it wrote it, unless --force.",
+  ],
+  ["snapshot", SNAPSHOT_HELP],
+]);
+
 export function runHelp(io: Io, tool: string | undefined, action: string | undefined): number {
   if (tool === undefined) {
     out(io, USAGE);
+    return 0;
+  }
+  const command = COMMAND_HELP.get(tool);
+  if (command !== undefined) {
+    out(io, command);
     return 0;
   }
   if (!(TOOL_NAMES as readonly string[]).includes(tool)) {
@@ -120,6 +160,7 @@ export const USAGE = `sisyphus: SiYuan notes from a terminal, every write under 
   sisyphus config list|get|set|unset|use|path                 profiles
   sisyphus completion bash|zsh|fish                           shell completion script
   sisyphus skill list|read [FILE]|install --target DIR        the agent skill (--force replaces a changed file)
+  sisyphus snapshot <notebook-or-doc-id> --out DIR [--force]  Markdown files; later runs write only changes
 
 Tools: ${TOOL_NAMES.join(", ")}
 
@@ -138,6 +179,7 @@ Global flags (a profile's value in brackets; environment variable in parentheses
   -v, --version          print the version
   -h, --help             print this
 
-Exit codes: 0 ok, 1 tool error, 2 usage, 3 safety rejection (preflight again), 4 confirmation
-needed or declined, 5 outcome unknown (reconcile with the requestId), 6 kernel or authority
-unavailable, 7 not permitted (permission or turned-off action), 130 interrupted.`;
+Exit codes: 0 ok, 1 tool error, 2 usage, 3 safety rejection (preflight again; for snapshot and
+skill install: a file changed here was left as it is), 4 confirmation needed or declined, 5 outcome unknown
+(reconcile with the requestId), 6 kernel or authority unavailable, 7 not permitted (permission or
+turned-off action), 130 interrupted.`;

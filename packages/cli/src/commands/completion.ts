@@ -10,7 +10,7 @@ import { EXIT } from "../exit-codes.js";
 import { flagsOf } from "../flags.js";
 import { type Io, out } from "../io.js";
 
-const COMMANDS = ["list", "help", "doctor", "task", "config", "completion", "skill"];
+const COMMANDS = ["list", "help", "doctor", "task", "config", "completion", "skill", "snapshot"];
 const GLOBAL_FLAGS = [
   "--siyuan-url",
   "--token-env",
@@ -48,6 +48,8 @@ export function candidates(words: readonly string[]): string[] {
       pool = before.length === 1 ? ["path", "list", "get", "set", "unset", "use"] : [];
     } else if (first === "skill") {
       pool = before.length === 1 ? ["list", "read", "install"] : ["--target", "--force"];
+    } else if (first === "snapshot") {
+      pool = before.length === 1 ? [] : ["--out", "--docs-per-page", "--force"];
     } else if (first === "completion") {
       pool = before.length === 1 ? ["bash", "zsh", "fish"] : [];
     } else if ((TOOL_NAMES as readonly string[]).includes(first ?? "")) {

@@ -111,7 +111,7 @@ export function runSkill(io: Io, words: readonly string[]): number {
   const refused = plan.filter((p) => p.state === "changed");
   if (refused.length > 0 && values.force !== true) {
     throw new CliError(
-      EXIT.error,
+      EXIT.safety,
       "file_changed",
       `${refused.map((p) => p.path).join(", ")} changed since Sisyphus wrote it (or was not written by it); nothing was written. Pass --force to replace it.`,
     );
