@@ -1,0 +1,216 @@
+/**
+ * Writes docs/performance.md, the one place performance figures are published (issue 19).
+ *   pnpm bench    (root: `report.ts --bench` runs every package's `bench` through turbo, one at a
+ *                 time, echoing their output, then writes the report with each package's output;
+ *                 further arguments go to turbo, e.g. from the root
+ *                 `pnpm exec tsx --conditions=source packages/mcp-tools/bench/report.ts --bench
+ *                 --filter=@sisyphus/core-hash`)
+ *   pnpm --filter @sisyphus/mcp-tools exec tsx --conditions=source bench/report.ts
+ *                 (the deterministic tables only; the timing sections say how to run them)
+ * The tables that do not depend on machine speed are generated here from the catalog; each
+ * package's benchmark figures are taken as it printed them (turbo names the package on each line).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join, relative } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import {
+  BUDGETS,
+  type MutationRow,
+  md,
+  mutationRows,
+  overGoal,
+  renderEndpoints,
+  renderMutations,
+  renderSurface,
+  surfaceTable,
+} from "./perf-tables.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const OUT = join(ROOT, "docs/performance.md");
+
+interface BenchPackage {
+  readonly name: string;
+  readonly dir: string;
+  readonly script: string;
+}
+
+/** Every workspace package with a `bench` script, in directory order (turbo runs the same set). */
+export function benchPackages(root = ROOT): BenchPackage[] {
+  const dir = join(root, "packages");
+  return readdirSync(dir)
+    .map((d) => join(dir, d))
+    .filter((d) => existsSync(join(d, "package.json")))
+    .flatMap((d) => {
+      const pkg = JSON.parse(readFileSync(join(d, "package.json"), "utf8")) as {
+        name: string;
+        scripts?: Record<string, string>;
+      };
+      const script = pkg.scripts?.["bench"];
+      return script === undefined ? [] : [{ name: pkg.name, dir: d, script }];
+    });
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+/** A line of turbo's output for one package's bench task: `@scope/name:bench: text`. */
+const TASK_LINE = /^(@?[\w./-]+):bench: ?(.*)$/;
+/** Lines turbo and pnpm add around a task's own output. */
+const NOISE = /^(cache (bypass|miss|hit)|> )/;
+
+/** The benchmark output per package name, and whether turbo reported a failure. */
+export interface BenchRun {
+  readonly output: ReadonlyMap<string, readonly string[]>;
+  readonly failed: boolean;
+}
+
+/** Splits turbo's combined output by package, dropping turbo's and pnpm's own lines. */
+export function splitTurboOutput(lines: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const raw of lines) {
+    const m = TASK_LINE.exec(raw.replace(ANSI, ""));
+    if (!m) continue;
+    const [, pkg, text] = m as unknown as [string, string, string];
+    if (NOISE.test(text)) continue;
+    out.set(pkg, [...(out.get(pkg) ?? []), text]);
+  }
+  return out;
+}
+
+/**
+ * Runs every package's `bench` through turbo, one at a time, echoing its output as it comes;
+ * `turboArgs` narrow the run (`--filter=@sisyphus/core-hash`, `--only`).
+ */
+async function runBenches(turboArgs: readonly string[]): Promise<BenchRun> {
+  const args = ["exec", "turbo", "run", "bench", "--concurrency=1", "--continue", ...turboArgs];
+  const child = spawn("pnpm", args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    console.log(line);
+    lines.push(line);
+  }
+  const code = await new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once("close", resolve);
+  });
+  return { output: splitTurboOutput(lines), failed: code !== 0 };
+}
+
+/** One package's section: the command and, when the benchmarks ran, what it printed. */
+function benchSection(p: BenchPackage, run: BenchRun | undefined): string {
+  const rel = relative(ROOT, p.dir);
+  const readme = join(p.dir, "bench/README.md");
+  const head = [
+    `### ${p.name}`,
+    "",
+    `Command: \`pnpm --filter ${p.name} bench\` (\`${p.script}\`).${existsSync(readme) ? ` How each figure is measured: [${rel}/bench/README.md](../${rel}/bench/README.md).` : ""}`,
+    "",
+  ];
+  const lines = run?.output.get(p.name);
+  if (lines === undefined)
+    return [
+      ...head,
+      run === undefined
+        ? "Not run for this report: run `pnpm bench` at the root on a quiet machine."
+        : "Not run by this `pnpm bench` (filtered out, or turbo stopped before it).",
+    ].join("\n");
+  const failed = lines.some((l) => /ELIFECYCLE|ERR_PNPM/.test(l));
+  return [
+    ...head,
+    ...(failed ? ["**The benchmark failed**; its output up to the failure:", ""] : []),
+    "```text",
+    lines.join("\n").trim(),
+    "```",
+  ].join("\n");
+}
+
+function worst(rows: readonly MutationRow[], pick: (r: MutationRow) => number): string {
+  const max = Math.max(...rows.map(pick));
+  const keys = [...new Set(rows.filter((r) => pick(r) === max).map((r) => r.key))];
+  return `${max} (${keys.join(", ")})`;
+}
+
+function summary(rows: readonly MutationRow[]): string {
+  const over = rows.filter((r) => overGoal(r) !== null);
+  return [
+    `- Worst preflight: ${worst(rows, (r) => r.preflight.calls)} kernel calls; worst commit: ${worst(rows, (r) => r.commit.calls)} kernel calls, ${worst(rows, (r) => r.commit.roundTrips)} sequential round trips.`,
+    `- State-kind mutations over the goal (≤ ${BUDGETS.statePreflightCalls} calls in the preflight, ≤ ${BUDGETS.stateCommitCalls} in the commit): ${
+      over.length === 0
+        ? "none"
+        : over.map((r) => `${md(r.scenario)} (${r.preflight.calls} + ${r.commit.calls})`).join("; ")
+    }.`,
+  ].join("\n");
+}
+
+/** The whole report as Markdown: the tables from `rows`, and the benchmarks' output when they ran. */
+export function renderReport(rows: readonly MutationRow[], run?: BenchRun): string {
+  const cpu = cpus();
+  return [
+    "# Performance",
+    "",
+    "Generated by `pnpm bench` at the repository root (every package's benchmarks one at a time, then",
+    "[`packages/mcp-tools/bench/report.ts`](../packages/mcp-tools/bench/report.ts)). Do not edit by hand.",
+    "",
+    `- Date: ${new Date().toISOString()}`,
+    `- CPU: ${cpu[0]?.model ?? "unknown"} × ${cpu.length}; load average at generation ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" / ")}`,
+    `- Node ${process.version} (${process.platform} ${process.arch})`,
+    "",
+    "Counts (the first two sections) do not depend on machine speed; timing figures do, so read",
+    "ratios measured in one run rather than milliseconds.",
+    "",
+    "## Tool surface: `tools/list` tokens",
+    "",
+    "o200k_base tokens of each tool's `tools/list` entry (name, description, inputSchema, annotations)",
+    "with every action enabled and strict mode on.",
+    "",
+    renderSurface(surfaceTable()),
+    "",
+    "## Kernel calls per strict mutation",
+    "",
+    "Every scenario of the fault matrix's registry ([`test/support/fault-scenarios.ts`](../packages/mcp-tools/test/support/fault-scenarios.ts)),",
+    "run clean in a fresh sandbox kernel: kernel API calls in the sandbox's request log during the",
+    "preflight and during the commit (readback included), the commit's write calls, and sequential",
+    "round trips (the longest chain of requests each sent after the previous one's answer arrived, from",
+    "when the client had each request in flight). Precondition is the kind the preflight answered;",
+    `the goal applies to state-kind mutations. No settings reads: the tools run with fixed permissions.`,
+    "",
+    summary(rows),
+    "",
+    renderMutations(rows),
+    "",
+    "<details><summary>Endpoints per scenario, in the order the kernel logged them</summary>",
+    "",
+    renderEndpoints(rows),
+    "",
+    "</details>",
+    "",
+    "## Package benchmarks",
+    "",
+    "Each package's benchmark output as it printed it (timing figures, taken on the machine above).",
+    "",
+    benchPackages()
+      .map((p) => benchSection(p, run))
+      .join("\n\n"),
+    "",
+  ].join("\n");
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const run = args.includes("--bench")
+    ? await runBenches(args.filter((a) => a !== "--bench"))
+    : undefined;
+  writeFileSync(OUT, renderReport(await mutationRows(), run));
+  console.log(`wrote ${relative(ROOT, OUT)}`);
+  if (run?.failed) {
+    console.error("a benchmark failed: see its section in the report");
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The performance report's deterministic tables come from the catalog (issue 19): one token row per
+ * tool whose action counts add up to the catalog's, and a kernel-call row for every strict mutation,
+ * measured from the fault matrix's scenarios in sandbox kernels.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  type MutationRow,
+  mutationRows,
+  renderMutations,
+  roundTrips,
+  surfaceTable,
+  unmeasuredMutations,
+} from "../bench/perf-tables.js";
+import { benchPackages, renderReport, splitTurboOutput } from "../bench/report.js";
+import { ACTIONS, TOOL_NAMES } from "../src/index.js";
+import { catalogMutations } from "./support/fault-matrix.js";
+
+describe("per-tool token table", () => {
+  it("has one row per tool and the catalog's action count", () => {
+    const s = surfaceTable();
+    expect(s.rows.map((r) => r.tool)).toEqual([...TOOL_NAMES]);
+    for (const r of s.rows)
+      expect(r.actions, r.tool).toBe(ACTIONS.filter((a) => a.tool === r.tool).length);
+    expect(s.totalActions).toBe(ACTIONS.length);
+    expect(s.totalTokens).toBe(s.rows.reduce((n, r) => n + r.tokens, 0));
+    // The App client sees every tool (those with a strict write linking the App) and the entry point.
+    expect(s.appTokens).toBeGreaterThan(s.totalTokens + s.appEntryTokens);
+    expect(s.appLinkedTools).toEqual([
+      ...new Set(ACTIONS.filter((a) => a.policy.kind === "mutation").map((a) => a.tool)),
+    ]);
+  });
+});
+
+describe("sequential round trips", () => {
+  it("count requests in flight together once", () => {
+    // reread A ‖ B, write, flush, readback C ‖ D: four round trips.
+    const calls = [
+      { start: 0, end: 2 },
+      { start: 0.1, end: 1.5 },
+      { start: 2.1, end: 3 },
+      { start: 3.2, end: 4 },
+      { start: 4.1, end: 5 },
+      { start: 4.2, end: 4.9 },
+    ];
+    expect(roundTrips(calls)).toBe(4);
+    expect(roundTrips([])).toBe(0);
+  });
+
+  it("follow the longest chain when one call outlasts another's successor", () => {
+    // B starts with A, C starts after A but while B is in flight, D after both.
+    expect(
+      roundTrips([
+        { start: 0, end: 1 },
+        { start: 0, end: 5 },
+        { start: 2, end: 3 },
+        { start: 6, end: 7 },
+      ]),
+    ).toBe(3);
+  });
+});
+
+describe("kernel calls per strict mutation", () => {
+  let rows: MutationRow[];
+  beforeAll(async () => {
+    rows = await mutationRows();
+  }, 120_000);
+
+  it("every strict mutation of the catalog has a committed row", () => {
+    expect(unmeasuredMutations()).toEqual([]);
+    const keys = new Set(rows.map((r) => r.key));
+    for (const key of catalogMutations()) expect(keys.has(key), key).toBe(true);
+    for (const r of rows) {
+      expect(r.result, r.scenario).toBe("committed");
+      expect(r.commit.writes, r.scenario).toBeGreaterThan(0);
+      expect(r.commit.roundTrips, r.scenario).toBeLessThanOrEqual(r.commit.calls);
+    }
+  });
+
+  it("counts a strict block.update as reread, write, flush, readback", () => {
+    const r = rows.find((x) => x.scenario === "block.update single block with a user attribute");
+    expect(r?.kind).toBe("state");
+    expect(r?.preflight).toMatchObject({ calls: 2, writes: 0, roundTrips: 1 });
+    expect(r?.commit).toMatchObject({ calls: 6, writes: 1, roundTrips: 4 });
+  });
+
+  it("renders a table row for every strict mutation and every package bench", () => {
+    const table = renderMutations(rows);
+    for (const key of catalogMutations()) expect(table).toContain(`| ${key} |`);
+    const report = renderReport(rows);
+    expect(report).toContain(`| **all** | ${ACTIONS.length} |`);
+    for (const p of benchPackages()) expect(report).toContain(`### ${p.name}`);
+    expect(benchPackages().map((p) => p.name)).toContain("@sisyphus/mcp-tools");
+  });
+});
+
+describe("turbo output", () => {
+  it("is split by package without turbo's and pnpm's own lines", () => {
+    const out = splitTurboOutput([
+      "   • Running bench in 2 packages",
+      "@sisyphus/a:bench: cache bypass, force executing 0ca9",
+      "@sisyphus/a:bench: ",
+      "@sisyphus/a:bench: > @sisyphus/a@0.1.0 bench /work/main/packages/a",
+      "@sisyphus/a:bench: > tsx bench/run.ts",
+      "@sisyphus/a:bench: | x | 1 |",
+      "\u001b[36m@sisyphus/b:bench: \u001b[0mratio 1.2",
+    ]);
+    expect(Object.fromEntries(out)).toEqual({
+      "@sisyphus/a": ["", "| x | 1 |"],
+      "@sisyphus/b": ["ratio 1.2"],
+    });
+  });
+});
