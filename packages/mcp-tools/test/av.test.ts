@@ -282,6 +282,13 @@ describe("av.create", () => {
     ]);
     expect(census(h.sandbox, doc)).toEqual({ blocks: 1, files: filesBefore + 1 });
     expect(h.sandbox.control.avBlocks(avID)).toEqual([c["id"]]);
+    // The template's pre/postimage digests are answered as aliases, never complete.
+    for (const field of ["templatePreimageHash", "templatePostimageHash"]) {
+      expect(c[field], field).toMatch(/^[0-9a-f]{4,16}$/);
+    }
+    expect(c["templatePreimageHash"]).not.toBe(c["templatePostimageHash"]);
+    expect(c).not.toHaveProperty("digests");
+    expect(JSON.stringify(c)).not.toMatch(/[0-9a-f]{64}/);
 
     // The readback as an agent would do it.
     const got = ok(await h.call("av", { action: "get", id: avID }));
@@ -298,6 +305,7 @@ describe("av.create", () => {
       "Primary Key",
       "Select",
     ]);
+    expect(c).not.toHaveProperty("templatePreimageHash");
     const inserts = h.writes(INSERT);
     const again = ok(
       await h.call("av", h.commitArgs({ action: "create", parentID: doc }, preflight)),

@@ -19,6 +19,7 @@
  * block or database; what it cannot prove (a block or database under a reserved ID that is not
  * this creation's) fails, answered `outcome_unknown` with the reserved IDs and confirmed stages.
  */
+import { RECEIPT_DIGESTS } from "@sisyphus/write-safety";
 import { notFound, ToolError } from "../../errors.js";
 import type {
   ArgsOf,
@@ -30,6 +31,7 @@ import type {
 } from "../../handler.js";
 import type { AvFile, AvKey } from "../../kernel.js";
 import { notebooksOfBlocks } from "../../permissions.js";
+import { avDigest, keySetState } from "../../state/av-state.js";
 import { requireContainer } from "../block/checks.js";
 import { compactKey } from "./reads.js";
 
@@ -215,17 +217,28 @@ function viewColumns(av: AvFile): AvKey[] {
   return fields.map((f) => byId.get(f.id)).filter((k): k is AvKey => k !== undefined);
 }
 
-/** The receipt: carrier block, database, view, name and columns as the kernel now shows them. */
-async function receiptOf(ctx: ToolContext, ids: Reserved): Promise<Receipt> {
+/**
+ * The receipt: carrier block, database, view, name and columns as the kernel now shows them. With a
+ * template, its complete pre/postimage digests (the template as requested; the database's key set
+ * as created), which every answer names by their aliases.
+ */
+async function receiptOf(ctx: ToolContext, a: Args, ids: Reserved): Promise<Receipt> {
   const av = await ctx.kernel.getAttributeView(ids.av);
   if (av === null) throw unproven(`database ${ids.av} has no file`, ids);
-  return {
+  const receipt: Receipt = {
     id: ids.block,
     avID: ids.av,
     viewID: av.viewID ?? "",
     name: av.name ?? "",
     columns: viewColumns(av).map(compactKey),
   };
+  if (a.columns !== undefined && a.columns.length > 0) {
+    receipt[RECEIPT_DIGESTS] = {
+      templatePreimageHash: avDigest({ template: a.columns.map((c) => [c.name, c.type]) }),
+      templatePostimageHash: avDigest(keySetState(av)),
+    };
+  }
+  return receipt;
 }
 
 /**
@@ -263,7 +276,7 @@ async function execute(ctx: WriteContext, a: Args): Promise<Receipt> {
     await stageTrim(ctx, ids, file === null);
     await ctx.creation.record({ confirmedStage: "trim" });
   }
-  const receipt = await receiptOf(ctx, ids);
+  const receipt = await receiptOf(ctx, a, ids);
   await ctx.creation.record({ receipt });
   return receipt;
 }
