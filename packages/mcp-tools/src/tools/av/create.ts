@@ -115,6 +115,12 @@ async function reserve(ctx: WriteContext, a: Args): Promise<Reserved> {
 }
 
 /** Stage `block`: the carrier block, unless the kernel already shows it. */
+/**
+ * Recorded when the kernel answered the carrier insert with another block than the reserved one:
+ * something was written that the creation cannot find by its IDs, so it never resumes.
+ */
+const STRAY_BLOCK = "stray-block";
+
 async function stageBlock(ctx: WriteContext, a: Args, ids: Reserved, resuming: boolean) {
   let shows: string | null = null;
   if (resuming) {
@@ -124,6 +130,8 @@ async function stageBlock(ctx: WriteContext, a: Args, ids: Reserved, resuming: b
   if (shows === null) {
     const made = await ctx.write.insertBlock("markdown", carrierMarkdown(ids), a);
     if (made !== ids.block) {
+      // A block landed where the reserved one was expected: a replay must not insert another.
+      await ctx.creation.record({ confirmedStage: STRAY_BLOCK });
       throw unproven(`the kernel made carrier block ${made} instead of ${ids.block}`, ids);
     }
     await ctx.kernel.flush();
@@ -252,6 +260,9 @@ async function execute(ctx: WriteContext, a: Args): Promise<Receipt> {
   const resuming = resumed !== undefined;
   const templated = (a.columns?.length ?? 0) > 0;
   let ids = await reserve(ctx, a);
+  if (done.has(STRAY_BLOCK)) {
+    throw unproven("an earlier attempt's carrier insert made another block than reserved", ids);
+  }
   if (!done.has("block")) {
     await stageBlock(ctx, a, ids, resuming);
     await ctx.creation.record({ confirmedStage: "block" });

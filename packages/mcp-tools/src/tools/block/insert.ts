@@ -13,6 +13,7 @@ import type {
 } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
 import { readBlockState } from "../../state/block-state.js";
+import { contentMismatch } from "../../state/readback.js";
 import { requireContainer } from "./checks.js";
 
 /**
@@ -33,9 +34,13 @@ async function probeAnchor(
   };
 }
 
-/** Readback of a created block: it must exist after the kernel applied the queue. */
+/**
+ * Readback of a created block: it must exist after the kernel applied the queue and show the
+ * requested content (several requested blocks are read from the document after the first).
+ */
 async function createdBlockReadback(
   ctx: ToolContext,
+  request: { readonly data: string; readonly dataType: "markdown" | "dom" },
   newId: string | null,
 ): Promise<ReadbackResult> {
   if (newId === null) {
@@ -55,6 +60,10 @@ async function createdBlockReadback(
       receipt: { id: newId },
     };
   }
+  const mismatch = await contentMismatch(ctx.kernel, { id: newId, ...request }, after, after);
+  if (mismatch !== undefined) {
+    return { state: after.state, verdict: "mismatch", reason: mismatch, receipt: { id: newId } };
+  }
   return { state: after.state, verdict: "applied", receipt: { id: newId } };
 }
 
@@ -68,7 +77,7 @@ export const insert: MutationHandler<ArgsOf<"block", "insert">, null, string | n
       : probeAnchor(ctx, a.parentID as string, "parent");
   },
   execute: (ctx, a) => ctx.write.insertBlock(a.dataType, a.data, a),
-  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+  readback: (ctx, a, _before, newId) => createdBlockReadback(ctx, a, newId),
 };
 
 /** block.prepend: as the first child of `parentID`. */
@@ -76,7 +85,7 @@ export const prepend: MutationHandler<ArgsOf<"block", "prepend">, null, string |
   targets: (a) => [a.parentID],
   probe: (ctx, a) => probeAnchor(ctx, a.parentID, "parent"),
   execute: (ctx, a) => ctx.write.prependBlock(a.dataType, a.data, a.parentID),
-  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+  readback: (ctx, a, _before, newId) => createdBlockReadback(ctx, a, newId),
 };
 
 /** block.append: as the last child of `parentID`. */
@@ -84,5 +93,5 @@ export const append: MutationHandler<ArgsOf<"block", "append">, null, string | n
   targets: (a) => [a.parentID],
   probe: (ctx, a) => probeAnchor(ctx, a.parentID, "parent"),
   execute: (ctx, a) => ctx.write.appendBlock(a.dataType, a.data, a.parentID),
-  readback: (ctx, _a, _before, newId) => createdBlockReadback(ctx, newId),
+  readback: (ctx, a, _before, newId) => createdBlockReadback(ctx, a, newId),
 };

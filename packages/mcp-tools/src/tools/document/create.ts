@@ -4,6 +4,8 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
 import { locateDoc, normalizeHpath } from "../../state/doc-state.js";
+import { splitOwnIal } from "../../state/ial.js";
+import { documentShows } from "../../state/readback.js";
 
 /** Probe of a document creation: the notebook must exist and be open. */
 export async function probeNotebookOpen(ctx: ToolContext, notebook: string) {
@@ -15,11 +17,16 @@ export async function probeNotebookOpen(ctx: ToolContext, notebook: string) {
   return { state: { notebook }, notebooks: [notebook], snapshot: null };
 }
 
-/** Readback of a created document: it exists live, at the requested hpath. */
+/**
+ * Readback of a created document: it exists live, at the requested hpath, and shows the requested
+ * Markdown (an empty request is not compared: the kernel gives a new empty document one empty
+ * paragraph).
+ */
 export async function createdDocReadback(
   ctx: ToolContext,
   id: string,
   hpath: string,
+  markdown: string,
 ): Promise<ReadbackResult> {
   await ctx.kernel.flush();
   const [loc, actual] = await Promise.all([locateDoc(ctx, id), ctx.kernel.getHPathByID(id)]);
@@ -39,6 +46,17 @@ export async function createdDocReadback(
       receipt: { id },
     };
   }
+  if (markdown.trim() !== "") {
+    const body = splitOwnIal((await ctx.kernel.getBlockKramdown(id)) ?? "").body;
+    if (!documentShows(body, markdown)) {
+      return {
+        state,
+        verdict: "mismatch",
+        reason: `document ${id} does not show the requested content`,
+        receipt: { id },
+      };
+    }
+  }
   return { state, verdict: "applied", receipt: { id, hpath: actual } };
 }
 
@@ -47,5 +65,5 @@ export const create: MutationHandler<ArgsOf<"document", "create">, null, string>
   targets: (a) => [a.notebook],
   probe: (ctx, a) => probeNotebookOpen(ctx, a.notebook),
   execute: (ctx, a) => ctx.write.createDocWithMd(a.notebook, normalizeHpath(a.hpath), a.markdown),
-  readback: (ctx, a, _before, id) => createdDocReadback(ctx, id, a.hpath),
+  readback: (ctx, a, _before, id) => createdDocReadback(ctx, id, a.hpath, a.markdown),
 };

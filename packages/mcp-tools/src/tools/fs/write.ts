@@ -54,7 +54,7 @@ export const write: MutationHandler<ArgsOf<"fs", "write">, WriteSnapshot, string
   },
   async readback(ctx, a, before, id) {
     if (before.snapshot.existing === null)
-      return createdDocReadback(ctx, id, before.snapshot.hpath);
+      return createdDocReadback(ctx, id, before.snapshot.hpath, a.markdown);
     await ctx.kernel.flush();
     // Existence first (live, by ID), then the block tree.
     if (!(await ctx.kernel.checkBlockExist(id)))
