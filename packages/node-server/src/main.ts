@@ -32,6 +32,7 @@ import { cryptoRandomSource } from "./random.js";
 import { type StartupSettings, startupSettings } from "./settings-reader.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
 import { FileReservationStore } from "./stores/file-reservation-store.js";
+import { withTestCrashPoint } from "./test-crash-point.js";
 
 // Everything that needs the MCP SDK, zod or the tool catalog lives in `mcp-stack.ts`, loaded with
 // `import()` only once the HTTP socket listens (or, in stdio mode, at once): keep it out of the
@@ -193,9 +194,12 @@ async function startHttp(
     const epoch = `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`;
     const coordinator: WriteCoordinator = await createWriteCoordinator({
       clock: systemClock,
+      // Lease expiry on a monotonic clock: a wall-clock step neither extends nor cuts a lease.
+      monotonic: { now: () => performance.now() },
       random: cryptoRandomSource,
       epoch,
-      ledgerStore,
+      // Inert unless a test sets SISYPHUS_TEST_CRASH_POINT (see test-crash-point.ts).
+      ledgerStore: withTestCrashPoint(ledgerStore),
       reservationStore,
       strict,
     });

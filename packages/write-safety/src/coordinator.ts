@@ -59,6 +59,12 @@ export interface WriteCoordinatorLimits {
 /** Options of {@link createWriteCoordinator}. */
 export interface WriteCoordinatorOptions {
   clock: Clock;
+  /**
+   * Monotonic clock for lease expiry (a wall-clock step must neither extend nor cut a lease);
+   * default `clock`. Request-ID deadlines and ledger retention stay on the wall clock: they must
+   * hold across restarts.
+   */
+  monotonic?: Clock;
   random: RandomSource;
   /** This process's epoch: any string unique per process start (e.g. start time + random). */
   epoch: string;
@@ -136,6 +142,7 @@ export class WriteCoordinator {
     if (options.limits?.leasesGlobal !== undefined) limits.global = options.limits.leasesGlobal;
     const leases = new LeasePool({
       clock: options.clock,
+      ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
       epoch: options.epoch,
       aliases: this.aliases,
       limits,

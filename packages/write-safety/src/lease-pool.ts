@@ -21,8 +21,13 @@ export interface Lease {
   readonly credential: string;
   /** Epoch ms of issue (or last refresh). */
   readonly issuedAt: number;
-  /** Epoch ms; the lease resolves while `now < expiresAt`. */
+  /** Epoch ms, as answered to the caller (`leaseExpiresAt`): wall-clock issue time + TTL. */
   readonly expiresAt: number;
+  /**
+   * When the lease stops resolving, on the pool's monotonic clock: it resolves while
+   * `monotonic.now() < deadline`, so a wall-clock step neither extends nor cuts it.
+   */
+  readonly deadline: number;
   /** Process epoch of the pool that issued it. */
   readonly epoch: string;
 }
@@ -49,7 +54,13 @@ export interface LeaseLimits {
 
 /** Options of {@link LeasePool}. */
 export interface LeasePoolOptions {
+  /** Wall clock: issue times and the `expiresAt` answered to callers. */
   clock: Clock;
+  /**
+   * Monotonic clock that decides expiry (leases never outlive the process, so a process-local
+   * clock such as `performance.now` is enough); default `clock` (for runtimes without one).
+   */
+  monotonic?: Clock;
   /** Process epoch this pool belongs to. */
   epoch: string;
   /** The runtime's shared alias pool (receipts use the same pool). */
@@ -66,7 +77,7 @@ const entryKey = (scopeKey: string, digest: string): string => `${scopeKey}\u000
 
 /**
  * Issues, resolves and consumes leases. Eviction is oldest-first (by issue/refresh time), per
- * scope and globally. Expiry is checked on every call against the injected clock.
+ * scope and globally. Expiry is checked on every call against the injected monotonic clock.
  */
 export class LeasePool {
   readonly epoch: string;
@@ -74,6 +85,7 @@ export class LeasePool {
   readonly globalMax: number;
   readonly ttlMs: number;
   readonly #clock: Clock;
+  readonly #monotonic: Clock;
   readonly #aliases: AliasPool;
   /** Insertion order = age order (a refresh re-inserts), so the head is the oldest and first to expire. */
   readonly #leases = new Map<string, Lease>();
@@ -83,6 +95,7 @@ export class LeasePool {
 
   constructor(options: LeasePoolOptions) {
     this.#clock = options.clock;
+    this.#monotonic = options.monotonic ?? options.clock;
     this.epoch = options.epoch;
     this.#aliases = options.aliases;
     this.perScopeMax = options.limits?.perScope ?? LEASES_PER_SCOPE_MAX;
@@ -95,7 +108,7 @@ export class LeasePool {
 
   /** Active leases (expired ones are pruned first). */
   get size(): number {
-    this.#pruneExpired(this.#clock.now());
+    this.#pruneExpired(this.#monotonic.now());
     return this.#leases.size;
   }
 
@@ -105,7 +118,8 @@ export class LeasePool {
    */
   issue(scopeKey: string, digest: StateDigest): Lease {
     const now = this.#clock.now();
-    this.#pruneExpired(now);
+    const tick = this.#monotonic.now();
+    this.#pruneExpired(tick);
     const key = entryKey(scopeKey, digest);
     if (this.#leases.has(key)) this.#remove(key);
     this.#tombstones.delete(key);
@@ -115,6 +129,7 @@ export class LeasePool {
       credential: this.#aliases.aliasFor(digest),
       issuedAt: now,
       expiresAt: now + this.ttlMs,
+      deadline: tick + this.ttlMs,
       epoch: this.epoch,
     });
     this.#leases.set(key, lease);
@@ -138,14 +153,14 @@ export class LeasePool {
    */
   resolve(scopeKey: string, credentialHex: string, expectEpoch?: string): LeaseResolution {
     if (expectEpoch !== undefined && expectEpoch !== this.epoch) return { status: "other-epoch" };
-    const now = this.#clock.now();
-    this.#pruneExpired(now);
+    const tick = this.#monotonic.now();
+    this.#pruneExpired(tick);
     const digest = this.#aliases.resolve(credentialHex);
     if (digest === undefined) return { status: "missing" };
     const key = entryKey(scopeKey, digest);
     const lease = this.#leases.get(key);
     if (lease !== undefined) {
-      if (now < lease.expiresAt) return { status: "found", lease };
+      if (tick < lease.deadline) return { status: "found", lease };
       this.#remove(key);
       this.#tomb(key, "expired");
       return { status: "expired" };
@@ -164,11 +179,11 @@ export class LeasePool {
     }
   }
 
-  #pruneExpired(now: number): void {
+  #pruneExpired(tick: number): void {
     for (const [key, lease] of this.#leases) {
-      // Every lease has the same TTL, so age order is expiry order while the clock moves forward.
-      // (After a clock step back a stale lease may linger here; resolve() still checks expiry.)
-      if (now < lease.expiresAt) break;
+      // Every lease has the same TTL and the monotonic clock never steps back, so age order is
+      // expiry order.
+      if (tick < lease.deadline) break;
       this.#remove(key);
       this.#tomb(key, "expired");
     }
