@@ -27,6 +27,21 @@ describe("LeasePool", () => {
     expect(leases.resolve("scope-b", lease.credential)).toEqual({ status: "missing" });
   });
 
+  it("expiry follows the monotonic clock: a wall clock stepped back or forward changes nothing", () => {
+    const clock = new FakeClock();
+    const monotonic = new FakeClock(0);
+    const leases = new LeasePool({ clock, monotonic, epoch: "e1", aliases: new AliasPool() });
+    const lease = leases.issue("s", d(1));
+    expect(lease.expiresAt).toBe(clock.now() + LEASE_TTL_MS);
+    clock.advance(-3_600_000);
+    monotonic.advance(LEASE_TTL_MS);
+    expect(leases.resolve("s", lease.credential).status).toBe("expired");
+    const next = leases.issue("s", d(2));
+    clock.advance(7_200_000);
+    monotonic.advance(LEASE_TTL_MS - 1);
+    expect(leases.resolve("s", next.credential)).toEqual({ status: "found", lease: next });
+  });
+
   it("a 64-digit credential is only a lookup key: it resolves only to an existing lease", () => {
     const { leases } = pool();
     const lease = leases.issue("s", d(1));
