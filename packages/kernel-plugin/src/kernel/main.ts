@@ -391,10 +391,14 @@ sy.server.private.http.handler = async (req) => {
   }
   if (path === "/tasks") {
     if (req.request.method !== "POST") return jsonResponse(405, { error: "method_not_allowed" });
-    let body: { taskId?: unknown; operation?: unknown };
+    let body: { taskId?: unknown; operation?: unknown } | null;
     try {
       body = JSON.parse((await req.request.body.data?.text()) ?? "") as typeof body;
     } catch {
+      return jsonResponse(400, { error: "invalid_json" });
+    }
+    // Any JSON value parses; only an object names a task (reading a field of `null` threw: a 500).
+    if (typeof body !== "object" || body === null) {
       return jsonResponse(400, { error: "invalid_json" });
     }
     const answer = a.tasks.operate(

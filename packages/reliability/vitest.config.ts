@@ -1,0 +1,18 @@
+import { defineProject } from "vitest/config";
+
+/**
+ * The reliability suite (issue 18): its own run (`pnpm test:reliability`), not part of `pnpm test`
+ * (the root config leaves this package out), bounded to 10 minutes on 2 cores in CI.
+ */
+export default defineProject({
+  resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"] } },
+  test: {
+    name: "reliability",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["../siyuan-sandbox/test/no-repo-requests.setup.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    server: { deps: { inline: [/@modelcontextprotocol\/client/, /eventsource/] } },
+  },
+});
