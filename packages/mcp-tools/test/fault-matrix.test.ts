@@ -24,27 +24,13 @@ import {
   describeAnswer,
   isWriteEndpoint,
   judge,
+  pool,
   type Run,
   runScenario,
   type Scenario,
   type SentRequest,
 } from "./support/fault-matrix.js";
 import { SCENARIOS } from "./support/fault-scenarios.js";
-
-/** Runs `fn` over `items` with at most `limit` at a time, keeping order. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>) {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i] as T);
-      }
-    }),
-  );
-  return out;
-}
 
 interface Discovered {
   readonly scenario: Scenario;

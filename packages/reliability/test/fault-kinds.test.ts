@@ -14,7 +14,7 @@
  */
 import type { RequestLogEntry } from "@sisyphus/siyuan-sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { catalogMutations, runScenario } from "../../mcp-tools/test/support/fault-matrix.js";
+import { catalogMutations, pool, runScenario } from "../../mcp-tools/test/support/fault-matrix.js";
 import { SCENARIOS } from "../../mcp-tools/test/support/fault-scenarios.js";
 import {
   applications,
@@ -26,21 +26,6 @@ import {
   type Kind,
   runCell,
 } from "./support/matrix-kinds.js";
-
-/** Runs `fn` over `items` with at most `limit` at a time, keeping order. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>) {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i] as T);
-      }
-    }),
-  );
-  return out;
-}
 
 /** The first scenario of each strict mutation. */
 const REPRESENTATIVES = catalogMutations().flatMap((key) => {

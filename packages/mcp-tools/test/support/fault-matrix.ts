@@ -22,6 +22,7 @@ import {
 import { type RequestLogEntry, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   createWriteCoordinator,
+  type LedgerStore,
   MemoryLedgerStore,
   MemoryReservationStore,
 } from "@sisyphus/write-safety";
@@ -161,6 +162,69 @@ export interface Env {
   stop(): Promise<void>;
 }
 
+/** The tools a matrix calls: a strict coordinator on a fixed clock and staged upload sources. */
+export interface MatrixTools {
+  /** Stages bytes as the kernel plugin would; returns the `uploadSource` handle. */
+  stage(fileName: string, bytes: Uint8Array): string;
+  call(tool: string, args: Record<string, unknown>, confirmed: boolean): Promise<ToolResult>;
+}
+
+/** The tools over `client`, with a strict coordinator (fixed clock, seeded IDs) on `ledgerStore`. */
+export async function matrixTools(
+  client: SiyuanClient,
+  ledgerStore: LedgerStore,
+  epoch: string,
+): Promise<MatrixTools> {
+  const coordinator = await createWriteCoordinator({
+    clock: { now: () => 1_790_000_000_000 },
+    random: seededRandomSource(7),
+    epoch,
+    ledgerStore,
+    reservationStore: new MemoryReservationStore(),
+    strict: true,
+  });
+  const staged = new Map<string, SourceBytes>();
+  const runtime = createToolRuntime({
+    client,
+    coordinator,
+    config: { loadPermissions: () => ({ default: "delete" }) },
+    sources: {
+      read: async (ref) =>
+        ("uploadSource" in ref ? staged.get(ref.uploadSource) : undefined) ?? {
+          error: "not_found",
+          message: "no such source",
+        },
+    },
+  });
+  return {
+    stage(fileName, bytes) {
+      const handle = `stage-${staged.size + 1}`;
+      staged.set(handle, { fileName, bytes });
+      return handle;
+    },
+    call: (tool, args, confirmed) => runtime.callTool(tool, args, { confirmed }),
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time, keeping order. */
+export async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (t: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return out;
+}
+
 export async function startEnv(): Promise<Env> {
   // Local-time timestamps, as a real kernel's: the daily note's date is the same local day the
   // tools render (a UTC kernel clock would name another day in a zone far from UTC).
@@ -179,37 +243,12 @@ export async function startEnv(): Promise<Env> {
   const verify = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
   });
-  const coordinator = await createWriteCoordinator({
-    clock: { now: () => 1_790_000_000_000 },
-    random: seededRandomSource(7),
-    epoch: "fault-matrix",
-    ledgerStore: new MemoryLedgerStore(),
-    reservationStore: new MemoryReservationStore(),
-    strict: true,
-  });
-  const staged = new Map<string, SourceBytes>();
-  const runtime = createToolRuntime({
-    client,
-    coordinator,
-    config: { loadPermissions: () => ({ default: "delete" }) },
-    sources: {
-      read: async (ref) =>
-        ("uploadSource" in ref ? staged.get(ref.uploadSource) : undefined) ?? {
-          error: "not_found",
-          message: "no such source",
-        },
-    },
-  });
+  const tools = await matrixTools(client, new MemoryLedgerStore(), "fault-matrix");
   return {
     sandbox,
     transport,
     verify,
-    stage(fileName, bytes) {
-      const handle = `stage-${staged.size + 1}`;
-      staged.set(handle, { fileName, bytes });
-      return handle;
-    },
-    call: (tool, args, confirmed) => runtime.callTool(tool, args, { confirmed }),
+    ...tools,
     async stop() {
       await sandbox.control.refuseConnections(false);
       await client.close();

@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seededRandomSource } from "@sisyphus/core-hash";
 import {
   createSiyuanClient,
   type Transport,
@@ -16,18 +15,12 @@ import {
   undiciTransport,
 } from "@sisyphus/siyuan-api";
 import { type RequestLogEntry, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import {
-  createWriteCoordinator,
-  type LedgerEntry,
-  type LedgerState,
-  MemoryLedgerStore,
-  MemoryReservationStore,
-} from "@sisyphus/write-safety";
-import { createToolRuntime, type SourceBytes } from "../../../mcp-tools/src/index.js";
+import { type LedgerEntry, type LedgerState, MemoryLedgerStore } from "@sisyphus/write-safety";
 import {
   type Env,
   isWriteEndpoint,
   MatrixTransport,
+  matrixTools,
 } from "../../../mcp-tools/test/support/fault-matrix.js";
 
 /** A ledger store that throws on the next `put` of a record in a given state (once). */
@@ -137,27 +130,7 @@ export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
   const client = createSiyuanClient({ transport, random: () => 0.5 });
   const verify = createSiyuanClient({ transport: http() });
   const ledger = new FlakyLedgerStore();
-  const coordinator = await createWriteCoordinator({
-    clock: { now: () => 1_790_000_000_000 },
-    random: seededRandomSource(7),
-    epoch: "fault-kinds",
-    ledgerStore: ledger,
-    reservationStore: new MemoryReservationStore(),
-    strict: true,
-  });
-  const staged = new Map<string, SourceBytes>();
-  const runtime = createToolRuntime({
-    client,
-    coordinator,
-    config: { loadPermissions: () => ({ default: "delete" }) },
-    sources: {
-      read: async (ref) =>
-        ("uploadSource" in ref ? staged.get(ref.uploadSource) : undefined) ?? {
-          error: "not_found",
-          message: "no such source",
-        },
-    },
-  });
+  const tools = await matrixTools(client, ledger, "fault-kinds");
   const logBeforeRestart: RequestLogEntry[] = [];
   const externalSeqs = new Set<number>();
   const env: KindsEnv = {
@@ -170,12 +143,7 @@ export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
     hooks,
     logBeforeRestart,
     externalSeqs,
-    stage(fileName, bytes) {
-      const handle = `stage-${staged.size + 1}`;
-      staged.set(handle, { fileName, bytes });
-      return handle;
-    },
-    call: (tool, args, confirmed) => runtime.callTool(tool, args, { confirmed }),
+    ...tools,
     async restart() {
       if (!dataDir) throw new Error("restart needs a persisted kernel");
       logBeforeRestart.push(...sandbox.control.log());
