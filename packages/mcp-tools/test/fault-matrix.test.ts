@@ -24,6 +24,7 @@ import {
   describeAnswer,
   isWriteEndpoint,
   judge,
+  logEntry,
   pool,
   type Run,
   runScenario,
@@ -198,17 +199,6 @@ describe("regression: a multi-step write that loses its second step", () => {
 
 describe("fault matrix: the judge", () => {
   // Synthetic runs: the judge must flag each broken promise (so a green matrix means something).
-  const entry = (path: string, over: Partial<RequestLogEntry> = {}): RequestLogEntry => ({
-    seq: 0,
-    method: "POST",
-    path,
-    status: 200,
-    code: 0,
-    faults: [],
-    startedAtMs: 0,
-    durationMs: 0,
-    ...over,
-  });
   const sent = (endpoint: string, over: Partial<SentRequest> = {}): SentRequest => ({
     endpoint,
     body: `{"id":"x"}`,
@@ -249,7 +239,7 @@ describe("fault matrix: the judge", () => {
       run(
         attemptOf(
           err("kernel_unavailable", false),
-          [entry(UPDATE)],
+          [logEntry(UPDATE)],
           [sent(UPDATE), sent(ATTRS, { refused: true, error: "not_dispatched" })],
         ),
       ),
@@ -264,21 +254,21 @@ describe("fault matrix: the judge", () => {
       [],
       [sent(UPDATE, { refused: true, error: "not_dispatched" })],
     );
-    const replay = attemptOf(ok("committed"), [entry(UPDATE)], [sent(UPDATE)]);
+    const replay = attemptOf(ok("committed"), [logEntry(UPDATE)], [sent(UPDATE)]);
     expect(judge(run(commit, replay))).toEqual([]);
   });
 
   it("flags success the live state does not show, and no_change for a change", () => {
     const v = judge(
-      run(attemptOf(ok("no_change"), [entry(UPDATE)], [sent(UPDATE)], "body differs")),
+      run(attemptOf(ok("no_change"), [logEntry(UPDATE)], [sent(UPDATE)], "body differs")),
     );
     expect(v.join("\n")).toMatch(/claims no_change but the live state does not show/);
     expect(v.join("\n")).toMatch(/no_change for a request that differs/);
   });
 
   it("flags a replay that writes again, and a write applied twice", () => {
-    const commit = attemptOf(err("outcome_unknown", true), [entry(UPDATE)], [sent(UPDATE)]);
-    const replay = attemptOf(ok("committed"), [entry(UPDATE)], [sent(UPDATE)]);
+    const commit = attemptOf(err("outcome_unknown", true), [logEntry(UPDATE)], [sent(UPDATE)]);
+    const replay = attemptOf(ok("committed"), [logEntry(UPDATE)], [sent(UPDATE)]);
     const v = judge(run(commit, replay)).join("\n");
     expect(v).toMatch(/the replay wrote again/);
     expect(v).toMatch(/applied one write 2 times/);
@@ -288,9 +278,9 @@ describe("fault matrix: the judge", () => {
     const commit = attemptOf(
       err("readback_mismatch", true),
       [
-        entry(UPDATE, { faults: ["silentDrop"] }),
-        entry(UPDATE, { status: 500, code: null, faults: ["http5xx"] }),
-        entry(UPDATE, { code: -1 }),
+        logEntry(UPDATE, { faults: ["silentDrop"] }),
+        logEntry(UPDATE, { status: 500, code: null, faults: ["http5xx"] }),
+        logEntry(UPDATE, { code: -1 }),
       ],
       [sent(UPDATE), sent(UPDATE), sent(UPDATE)],
     );

@@ -12,9 +12,13 @@
  *
  * Run: `pnpm exec vitest run test/fault-kinds.test.ts` in packages/reliability.
  */
-import type { RequestLogEntry } from "@sisyphus/siyuan-sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { catalogMutations, pool, runScenario } from "../../mcp-tools/test/support/fault-matrix.js";
+import {
+  catalogMutations,
+  logEntry,
+  pool,
+  runScenario,
+} from "../../mcp-tools/test/support/fault-matrix.js";
 import { SCENARIOS } from "../../mcp-tools/test/support/fault-scenarios.js";
 import {
   applications,
@@ -123,17 +127,6 @@ describe("fault kinds: generation", () => {
 });
 
 describe("fault kinds: the counters", () => {
-  const entry = (path: string, over: Partial<RequestLogEntry> = {}): RequestLogEntry => ({
-    seq: 0,
-    method: "POST",
-    path,
-    status: 200,
-    code: 0,
-    faults: [],
-    startedAtMs: 0,
-    durationMs: 0,
-    ...over,
-  });
   const UPDATE = "/api/block/updateBlock";
   const clean: CleanCommit = {
     writes: [{ endpoint: UPDATE, body: "{}", occurrence: 0 }],
@@ -141,14 +134,14 @@ describe("fault kinds: the counters", () => {
   };
 
   it("counts a write applied twice as 2, and dropped, 5xx'd or rejected ones as 0", () => {
-    expect(applications([entry(UPDATE), entry(UPDATE)], clean)).toBe(2);
+    expect(applications([logEntry(UPDATE), logEntry(UPDATE)], clean)).toBe(2);
     expect(
       applications(
         [
-          entry(UPDATE, { faults: ["silentDrop"] }),
-          entry(UPDATE, { status: 500, code: null, faults: ["http5xx"] }),
-          entry(UPDATE, { code: -1 }),
-          entry("/api/block/getBlockKramdown"),
+          logEntry(UPDATE, { faults: ["silentDrop"] }),
+          logEntry(UPDATE, { status: 500, code: null, faults: ["http5xx"] }),
+          logEntry(UPDATE, { code: -1 }),
+          logEntry("/api/block/getBlockKramdown"),
         ],
         clean,
       ),

@@ -206,6 +206,21 @@ export async function matrixTools(
   };
 }
 
+/** A synthetic request-log entry (a handled POST that succeeded), for tests of the judges. */
+export function logEntry(path: string, over: Partial<RequestLogEntry> = {}): RequestLogEntry {
+  return {
+    seq: 0,
+    method: "POST",
+    path,
+    status: 200,
+    code: 0,
+    faults: [],
+    startedAtMs: 0,
+    durationMs: 0,
+    ...over,
+  };
+}
+
 /** Runs `fn` over `items` with at most `limit` at a time, keeping order. */
 export async function pool<T, R>(
   items: readonly T[],
