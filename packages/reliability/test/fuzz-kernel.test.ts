@@ -76,43 +76,45 @@ function judged(property: string, answer: RawAnswer): RawAnswer {
   return answer;
 }
 
-describe("fuzzed tool arguments through the plugin's /mcp", () => {
-  it("answers each with a result or a typed error, and writes nothing", async () => {
-    await fc.assert(
-      fc.asyncProperty(toolCall, async (c) => {
-        count("kernel.toolArguments");
-        const { headers, body } = modernCall(c.name, c.arguments);
-        const before = logMark(sb);
-        const answer = judged(
-          "toolArguments",
-          await rawHttp(port(), route("/mcp"), { ...auth(), ...headers }, { body }),
-        );
-        expect(unexpectedWrites(sb, before, c, answer)).toEqual([]);
-      }),
-      params(60),
-    );
-    await stillServes();
-  });
-});
+/** Tool calls, fuzzed and schema-shaped: each answered or refused with a typed code, no write. */
+const TOOL_CALL_PROPERTIES = [
+  {
+    label: "toolArguments",
+    suite: "fuzzed tool arguments through the plugin's /mcp",
+    title: "answers each with a result or a typed error, and writes nothing",
+    calls: toolCall,
+    runs: 60,
+  },
+  {
+    label: "shapedArguments",
+    suite: "schema-shaped tool arguments through the plugin's /mcp",
+    title:
+      "answers reads and preflights, refuses commits without a lease with a typed code, and writes nothing",
+    calls: shapedCall,
+    runs: 50,
+  },
+] as const;
 
-describe("schema-shaped tool arguments through the plugin's /mcp", () => {
-  it("answers reads and preflights, refuses commits without a lease with a typed code, and writes nothing", async () => {
-    await fc.assert(
-      fc.asyncProperty(shapedCall, async (c) => {
-        count("kernel.shapedArguments");
-        const { headers, body } = modernCall(c.name, c.arguments);
-        const before = logMark(sb);
-        const answer = judged(
-          "shapedArguments",
-          await rawHttp(port(), route("/mcp"), { ...auth(), ...headers }, { body }),
-        );
-        expect(unexpectedWrites(sb, before, c, answer)).toEqual([]);
-      }),
-      params(50),
-    );
-    await stillServes();
+for (const p of TOOL_CALL_PROPERTIES) {
+  describe(p.suite, () => {
+    it(p.title, async () => {
+      await fc.assert(
+        fc.asyncProperty(p.calls, async (c) => {
+          count(`kernel.${p.label}`);
+          const { headers, body } = modernCall(c.name, c.arguments);
+          const before = logMark(sb);
+          const answer = judged(
+            p.label,
+            await rawHttp(port(), route("/mcp"), { ...auth(), ...headers }, { body }),
+          );
+          expect(unexpectedWrites(sb, before, c, answer)).toEqual([]);
+        }),
+        params(p.runs),
+      );
+      await stillServes();
+    });
   });
-});
+}
 
 describe("fuzzed JSON-RPC frames and headers on the plugin's /mcp", () => {
   it("answers every frame with a typed error or result, and writes nothing", async () => {

@@ -100,35 +100,41 @@ function resultOf(answer: { body: string }): Record<string, unknown> {
   >;
 }
 
-describe("fuzzed tool arguments (every catalog action)", () => {
-  it("answers each with a result or a typed error, and writes nothing", async () => {
-    await fc.assert(
-      fc.asyncProperty(toolCall, async (c) => {
-        count("node.toolArguments");
-        const before = logMark(shared.sandbox);
-        const answer = await call("toolArguments", c.name, c.arguments);
-        expect(unexpectedWrites(shared.sandbox, before, c, answer)).toEqual([]);
-      }),
-      params(120),
-    );
-    await stillServes();
-  });
-});
+/** Tool calls, fuzzed and schema-shaped: each answered or refused with a typed code, no write. */
+const TOOL_CALL_PROPERTIES = [
+  {
+    label: "toolArguments",
+    suite: "fuzzed tool arguments (every catalog action)",
+    title: "answers each with a result or a typed error, and writes nothing",
+    calls: toolCall,
+    runs: 120,
+  },
+  {
+    label: "shapedArguments",
+    suite: "schema-shaped tool arguments (every catalog action, one field spoiled or none)",
+    title:
+      "answers reads and preflights, refuses commits without a lease with a typed code, and writes nothing",
+    calls: shapedCall,
+    runs: 100,
+  },
+] as const;
 
-describe("schema-shaped tool arguments (every catalog action, one field spoiled or none)", () => {
-  it("answers reads and preflights, refuses commits without a lease with a typed code, and writes nothing", async () => {
-    await fc.assert(
-      fc.asyncProperty(shapedCall, async (c) => {
-        count("node.shapedArguments");
-        const before = logMark(shared.sandbox);
-        const answer = await call("shapedArguments", c.name, c.arguments);
-        expect(unexpectedWrites(shared.sandbox, before, c, answer)).toEqual([]);
-      }),
-      params(100),
-    );
-    await stillServes();
+for (const p of TOOL_CALL_PROPERTIES) {
+  describe(p.suite, () => {
+    it(p.title, async () => {
+      await fc.assert(
+        fc.asyncProperty(p.calls, async (c) => {
+          count(`node.${p.label}`);
+          const before = logMark(shared.sandbox);
+          const answer = await call(p.label, c.name, c.arguments);
+          expect(unexpectedWrites(shared.sandbox, before, c, answer)).toEqual([]);
+        }),
+        params(p.runs),
+      );
+      await stillServes();
+    });
   });
-});
+}
 
 describe("fuzzed credentials on a leased commit", () => {
   it("refuses every commit whose requestId or precondition is not the lease's, with a typed code and no write", async () => {
