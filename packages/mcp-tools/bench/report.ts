@@ -57,6 +57,8 @@ export function benchPackages(root = ROOT): BenchPackage[] {
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 /** A line of turbo's output for one package's bench task: `@scope/name:bench: text`. */
 const TASK_LINE = /^(@?[\w./-]+):bench: ?(.*)$/;
+/** A chart a benchmark wrote (bench/svg-chart.ts `writeChart`): shown as an image, not as text. */
+const CHART_LINE = /^\s*!\[[^\]]*\]\([^)\s]+\.svg\)\s*$/;
 /** Lines turbo and pnpm add around a task's own output. */
 const NOISE = /^(cache (bypass|miss|hit)|> )/;
 
@@ -120,12 +122,17 @@ function benchSection(p: BenchPackage, run: BenchRun | undefined): string {
         : "Not run by this `pnpm bench` (filtered out, or turbo stopped before it).",
     ].join("\n");
   const failed = lines.some((l) => /ELIFECYCLE|ERR_PNPM/.test(l));
+  const charts = lines.filter((l) => CHART_LINE.test(l));
   return [
     ...head,
     ...(failed ? ["**The benchmark failed**; its output up to the failure:", ""] : []),
     "```text",
-    lines.join("\n").trim(),
+    lines
+      .filter((l) => !CHART_LINE.test(l))
+      .join("\n")
+      .trim(),
     "```",
+    ...charts.flatMap((c) => ["", c.trim()]),
   ].join("\n");
 }
 

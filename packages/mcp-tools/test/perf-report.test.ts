@@ -110,4 +110,13 @@ describe("turbo output", () => {
       "@sisyphus/b": ["ratio 1.2"],
     });
   });
+
+  it("shows a chart a benchmark printed as an image after its text block", () => {
+    const output = new Map([
+      ["@sisyphus/mcp-tools", ["ratio 1.2", "![Latency](perf/latency.svg)", "done"]],
+    ]);
+    const report = renderReport([], { output, failed: false });
+    const section = report.slice(report.indexOf("### @sisyphus/mcp-tools"));
+    expect(section).toContain("```text\nratio 1.2\ndone\n```\n\n![Latency](perf/latency.svg)");
+  });
 });
