@@ -112,7 +112,7 @@ function yAxis(f: Frame, ticks: readonly number[], label: string) {
   return { svg: parts, y };
 }
 
-function legend(f: Frame, names: readonly string[]): string[] {
+function legend(names: readonly string[]): string[] {
   return names.map((name, i) => {
     const x = MARGIN.left + 8;
     const y = MARGIN.top + 8 + i * 16;
@@ -159,13 +159,7 @@ export function lineChart(o: LineChartOptions): string {
       }
     }
   });
-  if (o.series.length > 1)
-    parts.push(
-      ...legend(
-        f,
-        o.series.map((s) => s.name),
-      ),
-    );
+  if (o.series.length > 1) parts.push(...legend(o.series.map((s) => s.name)));
   parts.push("</svg>");
   return `${parts.join("\n")}\n`;
 }
@@ -190,7 +184,7 @@ export function barChart(o: BarChartOptions): string {
       `<text x="${(left + slot * 0.35).toFixed(1)}" y="${base + 16}" text-anchor="middle" ${FONT}>${escapeXml(b.label)}</text>`,
     );
   });
-  if (groups.length > 1) parts.push(...legend(f, groups));
+  if (groups.length > 1) parts.push(...legend(groups));
   parts.push("</svg>");
   return `${parts.join("\n")}\n`;
 }
