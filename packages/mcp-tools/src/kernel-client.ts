@@ -117,6 +117,13 @@ function mcpSend(
   });
 }
 
+/** A batch read's map without the entries the client mapped to `null` (the kernel's empty answer). */
+function present(map: Record<string, string | null>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map)) if (v !== null) out[k] = v;
+  return out;
+}
+
 /** The tools' kernel ports over a siyuan-api client. */
 export function kernelFromClient(client: SiyuanClient): {
   reads: KernelReads;
@@ -130,6 +137,10 @@ function kernelReads(c: SiyuanClient): KernelReads {
     mcpListTools: () => mcpSend(c, "tools/list", {}, "read"),
     getBlockKramdown: async (id) => (await c.block.getBlockKramdown({ id }))?.kramdown ?? null,
     getBlockDOM: async (id) => (await c.block.getBlockDOM({ id }))?.dom ?? null,
+    getBlockKramdowns: async (ids) => present(await c.block.getBlockKramdowns({ ids: [...ids] })),
+    getBlockDOMs: async (ids) => present(await c.block.getBlockDOMs({ ids: [...ids] })),
+    // The smallest load: only the root ID is used.
+    getDocRootID: async (id) => (await c.filetree.getDoc({ id, size: 1 }))?.rootID ?? null,
     getBlockAttrs: (id) => c.attr.getBlockAttrs({ id }),
     getChildBlocks: async (id) =>
       (await c.block.getChildBlocks({ id })).map((b) => ({

@@ -156,6 +156,15 @@ export interface KernelReads {
   mcpListTools(): Promise<McpHttpAnswer>;
   getBlockKramdown(id: string): Promise<string | null>;
   getBlockDOM(id: string): Promise<string | null>;
+  /** Several blocks' Kramdown in one call, as `getBlockKramdown` gives each; unknown IDs absent. */
+  getBlockKramdowns(ids: readonly string[]): Promise<Record<string, string>>;
+  /** Several blocks' DOM in one call, as `getBlockDOM` gives each; unknown IDs absent. */
+  getBlockDOMs(ids: readonly string[]): Promise<Record<string, string>>;
+  /**
+   * The ID of the document holding a block, once the kernel applied every queued write
+   * (`/api/filetree/getDoc` flushes the write queue before it loads); `null` for an unknown block.
+   */
+  getDocRootID(id: string): Promise<string | null>;
   getBlockAttrs(id: string): Promise<Record<string, string> | null>;
   getChildBlocks(id: string): Promise<ChildBlock[]>;
   getBlockInfo(id: string): Promise<BlockInfo | null>;

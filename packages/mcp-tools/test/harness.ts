@@ -49,10 +49,15 @@ export interface Harness {
 export interface HarnessOptions {
   readonly strict?: boolean;
   readonly sources?: SourceReader;
+  /** How often the sandbox applies its write queue by itself (default 5 ms). */
+  readonly flushIntervalMs?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sandbox = await startSandbox({ seed: "demo", flushIntervalMs: 5 });
+  const sandbox = await startSandbox({
+    seed: "demo",
+    flushIntervalMs: options.flushIntervalMs ?? 5,
+  });
   const client = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
   });

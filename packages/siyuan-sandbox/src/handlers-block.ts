@@ -326,7 +326,9 @@ function checkAttrs(id: string, attrs: unknown): Record<string, string | null> {
 async function setBlockAttrs(ctx: HandlerContext): Promise<unknown> {
   const id = reqId(ctx);
   const attrs = checkAttrs(id, ctx.body.attrs);
-  await flushIfPending(ctx, [id]);
+  // The kernel's SetBlockAttrs waits for the whole write queue first (`FlushTxQueue`): a queued
+  // update of this block lands before the attributes, never over them.
+  await ctx.kernel.flush();
   if (!ctx.kernel.ws.locate(id)) throw kernelError(-1, "tree not found");
   ctx.kernel.ws.setAttrs(id, attrs);
   return null;
@@ -341,10 +343,7 @@ async function batchSetBlockAttrs(ctx: HandlerContext): Promise<unknown> {
     if (!isValidNodeId(item.id)) throw kernelError(-1, "invalid ID argument");
     return { id: item.id, attrs: checkAttrs(item.id, item.attrs) };
   });
-  await flushIfPending(
-    ctx,
-    items.map((i) => i.id),
-  );
+  await ctx.kernel.flush(); // BatchSetBlockAttrs also waits for the write queue first
   for (const it of items) {
     if (!ctx.kernel.ws.locate(it.id)) throw kernelError(-1, "tree not found");
   }

@@ -302,6 +302,16 @@ describe("the asynchronous write queue", () => {
     expect(await ok(sb, "/api/block/checkBlockExist", { id })).toBe(false);
   });
 
+  it("setBlockAttrs waits for the write queue first: a queued update of the block lands before the attributes", async () => {
+    const [id] = sb.control.external.appendBlock(I.docReading, "plain");
+    await ok(sb, "/api/block/updateBlock", { id, dataType: "markdown", data: "> quoted" });
+    expect(await kramdown(sb, id!)).toMatch(/^plain\n/);
+    await ok(sb, "/api/attr/setBlockAttrs", { id, attrs: { "custom-kept": "yes" } });
+    const k = await kramdown(sb, id!);
+    expect(k).toMatch(/^> quoted\n/);
+    expect(k).toContain('custom-kept="yes"');
+  });
+
   it("deleteBlock is queued: the block is still readable until flushed", async () => {
     const [id] = sb.control.external.appendBlock(I.docReading, "to be deleted");
     const tx = await ok<Array<{ doOperations: Array<{ action: string; data: unknown }> }>>(

@@ -35,6 +35,33 @@ export type BlockState =
 /** Reads one block's state (2 kernel calls, in parallel). */
 export async function readBlockState(kernel: KernelReads, id: string): Promise<BlockSnapshot> {
   const [kramdown, dom] = await Promise.all([kernel.getBlockKramdown(id), kernel.getBlockDOM(id)]);
+  return snapshotOf(id, kramdown, dom);
+}
+
+/**
+ * Reads several blocks' states, in the order given: 2 kernel calls in parallel whatever their
+ * number (the batch endpoints answer each block as the single ones do). `extraKramdown` are IDs
+ * whose Kramdown alone rides along in the same call (a readback's documents).
+ */
+export async function readBlockStates(
+  kernel: KernelReads,
+  ids: readonly string[],
+  extraKramdown: readonly string[] = [],
+): Promise<{ snapshots: BlockSnapshot[]; kramdowns: Readonly<Record<string, string>> }> {
+  if (ids.length === 1 && extraKramdown.length === 0) {
+    return { snapshots: [await readBlockState(kernel, ids[0] as string)], kramdowns: {} };
+  }
+  const [kramdowns, doms] = await Promise.all([
+    kernel.getBlockKramdowns([...new Set([...ids, ...extraKramdown])]),
+    kernel.getBlockDOMs(ids),
+  ]);
+  return {
+    snapshots: ids.map((id) => snapshotOf(id, kramdowns[id] ?? null, doms[id] ?? null)),
+    kramdowns,
+  };
+}
+
+function snapshotOf(id: string, kramdown: string | null, dom: string | null): BlockSnapshot {
   if (kramdown === null || dom === null) {
     return { id, exists: false, state: { id, missing: true }, body: "", attrs: {} };
   }

@@ -41,16 +41,18 @@ export async function readDocMeta(ctx: ToolContext, id: string) {
   };
 }
 
-/** A document's full content state: location and the whole document's kramdown (2 calls, in parallel). */
-export async function readDocContent(ctx: ToolContext, id: string) {
-  const [loc, kramdown] = await Promise.all([locateDoc(ctx, id), ctx.kernel.getBlockKramdown(id)]);
-  if (!loc || kramdown === null)
-    return { location: null, kramdown: "", state: { id, missing: true } };
-  return {
-    location: loc,
-    kramdown,
-    state: { id, notebook: loc.notebook, path: loc.path, kramdown: normalizeKramdown(kramdown) },
-  };
+/**
+ * The content state of the document a path resolved to (1 call): its ID and its whole Kramdown,
+ * read live. Where it is needs no read of its own: the path was just resolved to this ID
+ * (`getIDsByHPath` answers document IDs only), and a commit resolves it again, so a document
+ * that moved away or was replaced shows as `not_found` or as another ID. A readback reads the
+ * same two fields, so an unchanged document hashes as before. `null` when the kernel no longer
+ * has it.
+ */
+export async function readDocBody(ctx: ToolContext, id: string) {
+  const kramdown = await ctx.kernel.getBlockKramdown(id);
+  if (kramdown === null) return null;
+  return { kramdown, state: { id, kramdown: normalizeKramdown(kramdown) } };
 }
 
 /** The parent of a set of sibling documents: a notebook root or a document. */

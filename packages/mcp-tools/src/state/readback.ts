@@ -78,16 +78,28 @@ export function requestIsNoOp(
 }
 
 /**
+ * True when the request replaces a (non-document) target with several blocks: the first keeps the
+ * target's ID and the others go after it, so a readback must read them from the document.
+ */
+export function spreadsToSiblings(request: ContentRequest, prior: BlockSnapshot): boolean {
+  if (isDocument(prior)) return false;
+  return requestedBlocks(formOf(request.data, request.dataType), optionsFor(prior)).length > 1;
+}
+
+/**
  * Checks that the live state shows a content request: `undefined` when it does, else the reason
  * it does not. `prior` is the block before the write (its type decides how the kernel treats the
  * data), `after` the block read back. A request of several blocks replaces the target with the
- * first and adds the others after it, so those are read from the document (2 more kernel calls).
+ * first and adds the others after it, so those are read from the document: from `document` (its
+ * Kramdown, read live by the caller; `null` when it could not be read), else with 2 more kernel
+ * calls.
  */
 export async function contentMismatch(
   kernel: KernelReads,
   request: ContentRequest,
   prior: BlockSnapshot,
   after: BlockSnapshot,
+  document?: string | null,
 ): Promise<string | undefined> {
   if (!after.exists) return `block ${request.id} no longer exists`;
   const options = optionsFor(prior);
@@ -99,7 +111,7 @@ export async function contentMismatch(
   const shown =
     isDocument(prior) || wanted.length <= 1
       ? formOfMarkdown(after.body)
-      : await blocksFrom(kernel, request.id, wanted.length);
+      : await blocksFrom(kernel, request.id, wanted.length, document);
   if (shown === undefined)
     return `the blocks written after block ${request.id} cannot be located in its document`;
   if (canonicalForm(wanted, options) !== canonicalForm(shown, options))
@@ -107,19 +119,24 @@ export async function contentMismatch(
   return undefined;
 }
 
-/** The block `id` and the `count - 1` siblings after it, read live from its document. */
+/** The block `id` and the `count - 1` siblings after it, from its document's live Kramdown. */
 async function blocksFrom(
   kernel: KernelReads,
   id: string,
   count: number,
+  document?: string | null,
 ): Promise<FormBlock[] | undefined> {
-  const info = await kernel.getBlockInfo(id);
-  if (!info) return undefined;
-  const kramdown = await kernel.getBlockKramdown(info.rootID);
+  const kramdown = document === undefined ? await documentKramdown(kernel, id) : document;
   if (kramdown === null) return undefined;
   const at = placementOf(formOfMarkdown(splitOwnIal(kramdown).body), id);
   if (!at) return undefined;
   return at.siblings.slice(at.index, at.index + count);
+}
+
+/** The Kramdown of the document holding block `id` (2 kernel calls); `null` when unknown. */
+async function documentKramdown(kernel: KernelReads, id: string): Promise<string | null> {
+  const info = await kernel.getBlockInfo(id);
+  return info ? kernel.getBlockKramdown(info.rootID) : null;
 }
 
 /**

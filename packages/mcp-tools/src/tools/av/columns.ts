@@ -39,10 +39,36 @@ type AddArgs = ArgsOf<"av", "add_column">;
 type RemoveArgs = ArgsOf<"av", "remove_column">;
 type Json = Record<string, unknown>;
 
+/** Reads a database file, `null` when it has none. */
+type AvRead = (id: string) => Promise<AvFile | null>;
+
+/**
+ * A reader that asks the kernel once per database for one step (a probe, a readback): its checks
+ * and its state name the same far database, and one live read answers both.
+ */
+function avReader(ctx: ToolContext): AvRead {
+  const seen = new Map<string, Promise<AvFile | null>>();
+  return (id) => {
+    let file = seen.get(id);
+    if (file === undefined) {
+      file = ctx.kernel.getAttributeView(id);
+      seen.set(id, file);
+    }
+    return file;
+  };
+}
+
 /** The other database a column reads, or `null` (also when its file is gone). */
-async function other(ctx: ToolContext, av: AvFile, id: string | undefined) {
+async function other(read: AvRead, av: AvFile, id: string | undefined) {
   if (id === undefined || id === "") return null;
-  return id === av.id ? av : await ctx.kernel.getAttributeView(id);
+  return id === av.id ? av : await read(id);
+}
+
+/** A database the arguments name, or `not_found`. */
+async function requireOther(read: AvRead, av: AvFile, id: string): Promise<AvFile> {
+  const file = await other(read, av, id);
+  if (file === null) throw notFound("database", id);
+  return file;
 }
 
 /** What add_column's probe hands on: where the column goes and the preimage digests. */
@@ -61,18 +87,18 @@ function rollupSource(av: AvFile, relationKeyID: string): string | undefined {
  * add_column's state: the key set, and the far side the column reaches (a relation's destination
  * with its back key; a rollup's inputs). `backKeyID` names the back key once it exists.
  */
-async function addState(ctx: ToolContext, av: AvFile, a: AddArgs, backKeyID = "") {
+async function addState(read: AvRead, av: AvFile, a: AddArgs, backKeyID = "") {
   const state: Json = { db: keySetState(av) };
   if (a.relation !== undefined) {
-    state["relation"] = relationSide(await other(ctx, av, a.relation.avID), backKeyID);
+    state["relation"] = relationSide(await other(read, av, a.relation.avID), backKeyID);
   }
-  if (a.rollup !== undefined) state["rollup"] = await rollupInputs(ctx, av, a.rollup);
+  if (a.rollup !== undefined) state["rollup"] = await rollupInputs(read, av, a.rollup);
   return state;
 }
 
 /** What a rollup reads: the relation column's values and the destination column's. */
-async function rollupInputs(ctx: ToolContext, av: AvFile, r: NonNullable<AddArgs["rollup"]>) {
-  const dest = await other(ctx, av, rollupSource(av, r.relationKeyID));
+async function rollupInputs(read: AvRead, av: AvFile, r: NonNullable<AddArgs["rollup"]>) {
+  const dest = await other(read, av, rollupSource(av, r.relationKeyID));
   return {
     related: columnState(av, r.relationKeyID),
     dest:
@@ -88,8 +114,9 @@ const image = (state: Json): unknown => state["relation"] ?? state["rollup"];
 async function probeAdd(ctx: ToolContext, a: AddArgs): Promise<Probed<AddSnapshot>> {
   const av = await requireAv(ctx, a.id);
   const keys = avKeys(av);
-  if (ctx.phase !== "commit") await checkAdd(ctx, av, a);
-  const state = await addState(ctx, av, a);
+  const read = avReader(ctx);
+  if (ctx.phase !== "commit") await checkAdd(read, av, a);
+  const state = await addState(read, av, a);
   const far = image(state);
   return {
     state,
@@ -103,11 +130,11 @@ async function probeAdd(ctx: ToolContext, a: AddArgs): Promise<Probed<AddSnapsho
 }
 
 /** The arguments against the databases: anchor column, destination, rollup's relation and target. */
-async function checkAdd(ctx: ToolContext, av: AvFile, a: AddArgs) {
+async function checkAdd(read: AvRead, av: AvFile, a: AddArgs) {
   if (a.previousKeyID !== undefined && avKey(av, a.previousKeyID) === undefined) {
     throw notFound(`column of database ${a.id}`, a.previousKeyID);
   }
-  if (a.relation !== undefined && a.relation.avID !== a.id) await requireAv(ctx, a.relation.avID);
+  if (a.relation !== undefined) await requireOther(read, av, a.relation.avID);
   if (a.rollup !== undefined) {
     const destID = rollupSource(av, a.rollup.relationKeyID);
     if (destID === undefined) {
@@ -115,7 +142,7 @@ async function checkAdd(ctx: ToolContext, av: AvFile, a: AddArgs) {
         `rollup.relationKeyID ${a.rollup.relationKeyID} is not a relation column pointing at a database`,
       );
     }
-    const dest = destID === av.id ? av : await requireAv(ctx, destID);
+    const dest = await requireOther(read, av, destID);
     if (avKey(dest, a.rollup.keyID) === undefined) {
       throw notFound(`column of database ${destID}`, a.rollup.keyID);
     }
@@ -220,8 +247,9 @@ async function readbackAdd(
 ): Promise<ReadbackResult> {
   await ctx.kernel.flush();
   const av = await requireAv(ctx, a.id);
-  const state = await addState(ctx, av, a, made.backKeyID);
-  const dest = a.relation ? await other(ctx, av, a.relation.avID) : null;
+  const read = avReader(ctx);
+  const state = await addState(read, av, a, made.backKeyID);
+  const dest = a.relation ? await other(read, av, a.relation.avID) : null;
   const problem = addProblem(av, dest, a, made);
   if (problem !== undefined) return { state, verdict: "mismatch", reason: problem };
   const receipt: Json = { id: a.id, keyID: made.keyID };
@@ -257,18 +285,13 @@ interface RemoveSnapshot {
 }
 
 /** remove_column's state: the key set, the column's values, and a two-way relation's far side. */
-async function removeState(
-  ctx: ToolContext,
-  av: AvFile,
-  keyID: string,
-  far?: RemoveSnapshot["far"],
-) {
+async function removeState(read: AvRead, av: AvFile, keyID: string, far?: RemoveSnapshot["far"]) {
   const k = avKey(av, keyID);
   const rel = k ? keyState(k).relation : undefined;
   const side = far ?? (rel?.isTwoWay ? { avID: rel.avID, backKeyID: rel.backKeyID } : undefined);
   const state: Json = { db: keySetState(av), values: k ? columnState(av, keyID) : null };
   if (side !== undefined)
-    state["relation"] = relationSide(await other(ctx, av, side.avID), side.backKeyID);
+    state["relation"] = relationSide(await other(read, av, side.avID), side.backKeyID);
   return state;
 }
 
@@ -279,7 +302,7 @@ async function probeRemove(ctx: ToolContext, a: RemoveArgs): Promise<Probed<Remo
     if (k === undefined) throw notFound(`column of database ${a.id}`, a.keyID);
     if (k.type === "block") throw invalid("the primary key column cannot be removed");
   }
-  const state = await removeState(ctx, av, a.keyID);
+  const state = await removeState(avReader(ctx), av, a.keyID);
   const rel = k ? keyState(k).relation : undefined;
   const far =
     rel?.isTwoWay && state["relation"] !== undefined
@@ -297,13 +320,14 @@ async function readbackRemove(
   await ctx.kernel.flush();
   const av = await requireAv(ctx, a.id);
   const far = before.snapshot.far;
-  const state = await removeState(ctx, av, a.keyID, far);
+  const read = avReader(ctx);
+  const state = await removeState(read, av, a.keyID, far);
   const bad = (reason: string): ReadbackResult => ({ state, verdict: "mismatch", reason });
   if (avKey(av, a.keyID) !== undefined)
     return bad(`column ${a.keyID} is still in database ${a.id}`);
   const receipt: Json = { id: a.id, keyID: a.keyID };
   if (far !== undefined) {
-    const dest = await other(ctx, av, far.avID);
+    const dest = await other(read, av, far.avID);
     const back = dest ? avKey(dest, far.backKeyID) : undefined;
     if (dest !== null && a.removeBackKey && back !== undefined) {
       return bad(`back key ${far.backKeyID} is still in database ${far.avID}`);

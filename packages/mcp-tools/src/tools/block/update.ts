@@ -2,13 +2,13 @@
  * block.update: content writes that keep each block's ID and attributes, read back as a content
  * form (every block type and inline mark kept) against what was asked.
  */
-import type { ArgsOf, MutationHandler } from "../../handler.js";
+import { notFound } from "../../errors.js";
+import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { attributesToKeep, type BlockSnapshot, readBlockState } from "../../state/block-state.js";
+import { attributesToKeep, type BlockSnapshot, readBlockStates } from "../../state/block-state.js";
 import { parseIalLine, renderIalLine } from "../../state/ial.js";
-import { contentMismatch, requestIsNoOp } from "../../state/readback.js";
+import { contentMismatch, requestIsNoOp, spreadsToSiblings } from "../../state/readback.js";
 import { checkUpdateData } from "./checks.js";
-import { requireBlock } from "./require-block.js";
 
 type UpdateArgs = ArgsOf<"block", "update">;
 /** One block of an update: its ID, its new data and the data's type. */
@@ -96,6 +96,24 @@ function planUpdate(item: UpdateItem, before: BlockSnapshot): UpdatePlan {
 type UpdateSnapshot = readonly BlockSnapshot[];
 
 /**
+ * Makes the kernel's queued writes visible to the readback's tree reads, and names the document of
+ * every plan whose data spread over several blocks (their Kramdown is read in the same call as the
+ * blocks'). `getDoc` waits for the write queue before it loads, so it stands in for the flush;
+ * a plan list that ends with `setBlockAttrs` needs neither, because that call also waits for the
+ * queue first and writes the tree before it answers. The readback reads no SQL.
+ */
+async function settle(
+  ctx: ToolContext,
+  plans: readonly UpdatePlan[],
+  before: UpdateSnapshot,
+): Promise<Map<string, string | null>> {
+  const spread = plans.filter((p, i) => spreadsToSiblings(p.item, before[i] as BlockSnapshot));
+  const roots = await Promise.all(spread.map((p) => ctx.kernel.getDocRootID(p.item.id)));
+  if (spread.length === 0 && plans.at(-1)?.restore === undefined) await ctx.kernel.flush();
+  return new Map(spread.map((p, i) => [p.item.id, roots[i] ?? null]));
+}
+
+/**
  * block.update: one block (`id`, `data`) or several (`items`), each keeping its attributes (the
  * kernel's `updateBlock` replaces a block's IAL with what the data carries).
  */
@@ -107,7 +125,11 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     // once the target's descendants are known (foreign DOM data-node-id).
     for (const item of itemsOf(a)) if (item.dataType === "markdown") checkUpdateData(item);
     const items = distinctItems(a);
-    const snaps = await Promise.all(items.map((i) => requireBlock(ctx, i.id)));
+    const { snapshots: snaps } = await readBlockStates(
+      ctx.kernel,
+      items.map((i) => i.id),
+    );
+    for (const snap of snaps) if (!snap.exists) throw notFound("block", snap.id);
     for (const [i, item] of items.entries()) {
       const state = (snaps[i] as BlockSnapshot).state;
       if (item.dataType === "dom" && "dom" in state) checkUpdateData(item, state.dom);
@@ -126,18 +148,20 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
     for (const plan of plans) {
       await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
-      if (plan.restore) {
-        // The kernel may answer an update before applying it; attributes set before the queued
-        // update lands would be replaced by it, so wait for the apply first.
-        await ctx.kernel.flush();
-        await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
-      }
+      // The kernel may answer an update before applying it, and attributes set before the queued
+      // update lands would be replaced by it: `setBlockAttrs` waits for the write queue before it
+      // sets (kernel `SetBlockAttrs` calls `FlushTxQueue` first), so no flush goes between.
+      if (plan.restore) await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
     }
     return plans;
   },
   async readback(ctx, _a, before, plans) {
-    await ctx.kernel.flush();
-    const afters = await Promise.all(plans.map((p) => readBlockState(ctx.kernel, p.item.id)));
+    const roots = await settle(ctx, plans, before.snapshot);
+    const { snapshots: afters, kramdowns } = await readBlockStates(
+      ctx.kernel,
+      plans.map((p) => p.item.id),
+      [...roots.values()].filter((r): r is string => r !== null),
+    );
     const state = afters.map((s) => s.state);
     // `unchanged` only when every item asked for what its block already was (request vs
     // before-state); an item that asked for a change must show it and must differ from before.
@@ -145,7 +169,10 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     for (const [i, plan] of plans.entries()) {
       const after = afters[i] as BlockSnapshot;
       const prior = before.snapshot[i] as BlockSnapshot;
-      const mismatch = await contentMismatch(ctx.kernel, plan.item, prior, after);
+      const root = roots.get(plan.item.id);
+      const document =
+        root === undefined ? undefined : root === null ? null : (kramdowns[root] ?? null);
+      const mismatch = await contentMismatch(ctx.kernel, plan.item, prior, after, document);
       if (mismatch !== undefined) return { state, verdict: "mismatch", reason: mismatch };
       for (const [k, v] of Object.entries(plan.expectAttrs)) {
         if (after.attrs[k] !== v) {

@@ -7,7 +7,7 @@ import {
   listChildren,
   locateDoc,
   normalizeHpath,
-  readDocContent,
+  readDocBody,
   requireDoc,
 } from "../../state/doc-state.js";
 import { removedDocReadback } from "../document/meta-mutations.js";
@@ -18,8 +18,8 @@ export const rm: MutationHandler<ArgsOf<"fs", "rm">, { id: string }, null> = {
   targets: (a) => [a.path],
   async probe(ctx, a) {
     const { id, notebook } = await requireDocAt(ctx, a.path);
-    const doc = await readDocContent(ctx, id);
-    if (!doc.location) throw notFound("path", a.path);
+    const doc = await readDocBody(ctx, id);
+    if (!doc) throw notFound("path", a.path);
     return { state: doc.state, notebooks: [notebook], snapshot: { id } };
   },
   async execute(ctx, _a, before) {

@@ -1,7 +1,7 @@
 /** fs.write: create, or with `overwrite` replace, the document at a path. */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler } from "../../handler.js";
-import { normalizeHpath, readDocContent } from "../../state/doc-state.js";
+import { normalizeHpath, readDocBody } from "../../state/doc-state.js";
 import { splitOwnIal } from "../../state/ial.js";
 import { documentShows } from "../../state/readback.js";
 import { createdDocReadback, probeNotebookOpen } from "../document/create.js";
@@ -36,8 +36,8 @@ export const write: MutationHandler<ArgsOf<"fs", "write">, WriteSnapshot, string
       return { ...open, snapshot: { notebook, hpath: p.hpath, existing: null, before: "" } };
     }
     if (!existing) throw notFound("path", a.path);
-    const doc = await readDocContent(ctx, existing);
-    if (!doc.location) throw notFound("path", a.path);
+    const doc = await readDocBody(ctx, existing);
+    if (!doc) throw notFound("path", a.path);
     return {
       state: doc.state,
       notebooks: [notebook],
@@ -56,31 +56,32 @@ export const write: MutationHandler<ArgsOf<"fs", "write">, WriteSnapshot, string
     if (before.snapshot.existing === null)
       return createdDocReadback(ctx, id, before.snapshot.hpath, a.markdown);
     await ctx.kernel.flush();
-    // Existence first (live, by ID), then the block tree.
-    if (!(await ctx.kernel.checkBlockExist(id)))
+    // The document's whole Kramdown, live by ID (the kernel answers none once it is gone): the
+    // same state the probe read, so an unchanged document hashes as before.
+    const doc = await readDocBody(ctx, id);
+    if (doc === null)
       return {
         state: { id, missing: true },
         verdict: "mismatch",
         reason: `document ${id} no longer exists`,
       };
-    const doc = await readDocContent(ctx, id);
-    const body = splitOwnIal(doc.kramdown).body;
-    if (!documentShows(body, a.markdown)) {
+    const state = doc.state;
+    if (!documentShows(splitOwnIal(doc.kramdown).body, a.markdown)) {
       return {
-        state: doc.state,
+        state,
         verdict: "mismatch",
         reason: "the document does not show the written content",
       };
     }
     // `unchanged` is decided from the request and the before-state, never from the readback.
     const same = documentShows(before.snapshot.before, a.markdown);
-    if (!same && JSON.stringify(doc.state) === JSON.stringify(before.state)) {
+    if (!same && JSON.stringify(state) === JSON.stringify(before.state)) {
       return {
-        state: doc.state,
+        state,
         verdict: "mismatch",
         reason: "the document still shows its previous content although the request changes it",
       };
     }
-    return { state: doc.state, verdict: same ? "unchanged" : "applied", receipt: { id } };
+    return { state, verdict: same ? "unchanged" : "applied", receipt: { id } };
   },
 };
