@@ -28,6 +28,7 @@ import { NodeServerError } from "./errors.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
 import { IdleStop } from "./idle-stop.js";
 import { importEsm } from "./import-esm.js";
+import type { ServerExtension } from "./mcp-stack.js";
 import { cryptoRandomSource } from "./random.js";
 import { type StartupSettings, startupSettings } from "./settings-reader.js";
 import { FileLedgerStore } from "./stores/file-ledger-store.js";
@@ -109,6 +110,11 @@ export interface StartOptions {
    * stops as on SIGTERM. Default: `shutdown(config.shutdownGraceMs)`.
    */
   readonly onIdle?: () => void;
+  /**
+   * Test builds only (the conformance fixtures): more tools, prompts or resources on the Node
+   * authority's HTTP endpoint and on a stdio server. The executable `sisyphus-server` passes none.
+   */
+  readonly extension?: ServerExtension;
 }
 
 /** The SiYuan URL as `authority.json` records it: without user info (never a secret in a file). */
@@ -241,6 +247,7 @@ async function startHttp(
           admission,
           drain,
           authToken: authTokens[0] as string,
+          ...(options.extension === undefined ? {} : { extension: options.extension }),
           onError: (e) => log(`sisyphus-server: ${e.message}`),
         }),
       // The admission gate's counts, and the write lane's from the coordinator that owns it (the
@@ -433,7 +440,12 @@ async function startStdio(
   log: Log,
   options: StartOptions,
 ): Promise<RunningServer> {
-  const handle = await (await import("./mcp-stack.js")).startStdio(config, log, options.launcher);
+  const handle = await (await import("./mcp-stack.js")).startStdio(
+    config,
+    log,
+    options.launcher,
+    options.extension,
+  );
   return {
     close: () => handle.close(),
     endGrace: () => undefined,

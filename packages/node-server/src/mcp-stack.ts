@@ -16,10 +16,12 @@ import {
 import {
   type AuthInfo,
   type CallToolResult,
+  classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
   McpServer,
+  type ServerCapabilities,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import {
@@ -34,6 +36,7 @@ import {
   registerTools,
   SERVER_INSTRUCTIONS,
   TOOL_ERROR_HINTS,
+  type ToolDescriptor,
   type ToolListing,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
@@ -74,12 +77,80 @@ export type ServerFactory = (ctx: { era: "modern" | "legacy"; authInfo?: AuthInf
 /** Writes one line to stderr (stdout belongs to the stdio protocol). */
 type Log = (line: string) => void;
 
+/**
+ * Runs one call of an extension's tool through the shell's admission gate, in the read lane: past
+ * the cap it answers `queue_full`, cancelled before it ran `cancelled`, like any tool call.
+ */
+export type ExtensionGate = (
+  signal: AbortSignal,
+  run: () => Promise<CallToolResult>,
+) => Promise<CallToolResult>;
+
+/**
+ * More tools, prompts or resources on every server instance this process builds, served through
+ * the same transports, sessions, authentication, guards and admission gate as the SiYuan tools.
+ * A seam for test builds only (the conformance fixtures, `conformance-main.ts`): the production
+ * executable passes none, and nothing in its configuration can.
+ */
+export interface ServerExtension {
+  /** Capabilities the extension needs beyond the server's own (merged into them). */
+  readonly capabilities?: ServerCapabilities;
+  /** The tools `register` adds, as `tools/list` shows them after the SiYuan tools. */
+  readonly tools: readonly ExtensionTool[];
+  /**
+   * The SDK's `requestState` verify hook (`ServerOptions.requestState.verify`): throwing answers
+   * the round `-32602`. It sees every round's state, the shell's own confirmation states too, so it
+   * must let through (return `undefined` for) any state it did not issue.
+   */
+  readonly verifyRequestState?: (state: string, ctx: ServerContext) => unknown;
+  /** Registers the extension on one server instance; wrap each tool call in `gate`. */
+  register(server: McpServer, gate: ExtensionGate): void;
+}
+
+/** One extension tool in `tools/list`. */
+export interface ExtensionTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
+}
+
+/** An extension with the admission gate its calls share with the SiYuan tools. */
+interface Extending {
+  readonly extension: ServerExtension;
+  readonly admission: Admission;
+}
+
+function gateFor(admission: Admission): ExtensionGate {
+  return async (signal, run) => {
+    const outcome = await admission.admit<undefined, CallToolResult>(
+      "read",
+      signal,
+      async () => ({ go: undefined }),
+      run,
+    );
+    if (!("refused" in outcome)) return outcome;
+    return outcome.refused === "queue_full"
+      ? shellError("queue_full", `More than ${admission.cap} calls in flight; nothing ran.`, {
+          limit: admission.cap,
+        })
+      : shellError("cancelled", "The call was cancelled before it ran.");
+  };
+}
+
+/** The SiYuan tools the settings leave on, then the extension's. */
+function withTools(listing: ToolListing, { extension }: Extending): ToolListing {
+  // The listing handler reads only the descriptor's fields, not the SiYuan tool-name type.
+  return async () => [...(await listing()), ...(extension.tools as readonly ToolDescriptor[])];
+}
+
 function buildFactory(
   runtime: ToolRuntime,
   gateway: ReturnType<typeof createGateway>,
   principal: string,
   listing: ToolListing,
   app: AppOptions,
+  extending?: Extending,
 ): ServerFactory {
   return () => {
     const server = new McpServer(
@@ -90,6 +161,9 @@ function buildFactory(
       {
         capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
         instructions: SERVER_INSTRUCTIONS,
+        ...(extending?.extension.verifyRequestState === undefined
+          ? {}
+          : { requestState: { verify: extending.extension.verifyRequestState } }),
       },
     );
     const conn: GatewayConnection = {
@@ -102,12 +176,19 @@ function buildFactory(
       (tool: string, args: Record<string, unknown>, ctx: ServerContext) =>
         gateway(tool, args, ctx, conn),
     );
-    registerToolListing(server, listing);
+    registerToolListing(server, extending === undefined ? listing : withTools(listing, extending));
     // The skill siyuan-strict-writes (SKILL.md and its manifest), rendered in memory from the
     // same source as system.bootstrap: bundled, never read from disk.
     registerSkillResources(server);
     // The MCP App (a strict write's before/after for the user) and its app-only entry point.
     registerApp(server, app);
+    if (extending !== undefined) {
+      const { extension, admission } = extending;
+      if (extension.capabilities !== undefined) {
+        server.server.registerCapabilities(extension.capabilities);
+      }
+      extension.register(server, gateFor(admission));
+    }
     return server;
   };
 }
@@ -138,6 +219,8 @@ export interface HttpEndpointOptions {
   readonly clock?: Clock;
   /** The process's shutdown drain. */
   readonly drain?: DrainGate;
+  /** Test builds only: more tools, prompts or resources (see {@link ServerExtension}). */
+  readonly extension?: ServerExtension;
   readonly onError: (error: Error) => void;
 }
 
@@ -199,6 +282,9 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
       admission: options.admission,
       snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
     },
+    options.extension === undefined
+      ? undefined
+      : { extension: options.extension, admission: options.admission },
   );
   const authInfo: AuthInfo = { token: "", clientId: principal, scopes: [] };
   const modern = createMcpHandler(() => factory({ era: "modern", authInfo }), {
@@ -268,7 +354,10 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
       const legacy =
         req.method !== "POST" ||
         req.headers["mcp-session-id"] !== undefined ||
-        (await isLegacyRequest(await toWebRequest(req as NodeIncomingMessageLike, body), body));
+        (body === undefined
+          ? await isLegacyRequest(await toWebRequest(req as NodeIncomingMessageLike, body), body)
+          : classifyInboundRequest({ httpMethod: "POST", ...eraHeaders(req), body }).kind ===
+            "legacy");
       if (legacy) {
         await handleLegacy(req, res, body);
         return;
@@ -283,6 +372,26 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
       await modern.close();
     },
   };
+}
+
+/**
+ * The headers the SDK's era classification reads, straight from Node's request: with the body
+ * already parsed, `classifyInboundRequest` decides what `isLegacyRequest` would without building
+ * a web `Request` (the SDK's Node handler builds its own for the modern path).
+ */
+function eraHeaders(req: IncomingMessage) {
+  const out: { protocolVersionHeader?: string; mcpMethodHeader?: string; mcpNameHeader?: string } =
+    {};
+  const fields = [
+    ["protocolVersionHeader", "mcp-protocol-version"],
+    ["mcpMethodHeader", "mcp-method"],
+    ["mcpNameHeader", "mcp-name"],
+  ] as const;
+  for (const [key, name] of fields) {
+    const v = req.headers[name];
+    if (v !== undefined) out[key] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return out;
 }
 
 function lazyTransport(baseUrl: string, token: string | undefined) {
@@ -358,6 +467,7 @@ export async function startStdio(
   config: ServerConfig,
   log: Log,
   launcher?: string,
+  extension?: ServerExtension,
 ): Promise<{ close(): Promise<void> }> {
   const siyuanUrl = config.siyuanUrl as string;
   const { kind, strictSafeWrites } = await startupSettings(
@@ -420,6 +530,7 @@ export async function startStdio(
       `stdio:${process.pid}`,
       toolListing(runtime, siyuanUrl, config.siyuanToken),
       { kernel: kernelFromClient(client).reads, admission, snapshot },
+      extension === undefined ? undefined : { extension, admission },
     ),
     {
       onerror: (e) => log(`sisyphus-server: ${e.message}`),
