@@ -107,6 +107,26 @@ describe("the copying path and the writing path agree", () => {
       { numRuns: 1000 },
     );
   });
+  it("sorts each object's own keys when siblings share, reorder or change their key lists", () => {
+    const rows = [
+      { b: 1, a: 2 },
+      { b: 3, a: 4 },
+      { a: 5, b: 6 },
+      { b: 7, a: 8, c: 9 },
+      { b: 10, a: 11 },
+      { b: 12, c: 13 },
+      { b: 14, a: { b: 15, a: 16 } },
+    ];
+    const expected =
+      '[{"a":2,"b":1},{"a":4,"b":3},{"a":5,"b":6},{"a":8,"b":7,"c":9},{"a":11,"b":10},' +
+      '{"b":12,"c":13},{"a":{"a":16,"b":15},"b":14}]';
+    expect(canonicalJson(rows)).toBe(expected);
+    expect(canonicalJsonWritten(rows)).toBe(expected);
+    // A second call with the same key list but new values, and the key list read back unchanged.
+    expect(canonicalJson({ b: "x", a: "y" })).toBe('{"a":"y","b":"x"}');
+    expect(canonicalJson({ b: "z", a: "w" })).toBe('{"a":"w","b":"z"}');
+    expect(Object.keys(rows[0]!)).toEqual(["b", "a"]);
+  });
   it("keeps an own __proto__ key as data", () => {
     const parsed = JSON.parse('{"b":1,"__proto__":{"x":2},"a":[3]}');
     expect(canonicalJson(parsed)).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');

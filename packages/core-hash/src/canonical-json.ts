@@ -156,6 +156,36 @@ function isArrayIndexKey(key: string): boolean {
   return Number(key) < 4294967295;
 }
 
+/**
+ * The last key list `sortedKeys` sorted, and its sorted copy. Sibling objects (an array of blocks,
+ * of rows) usually share one key list in one order, so each array is sorted once, not once per
+ * element: sorting was the largest part of copying. Keys are compared by identity first, then
+ * as strings, so a hit never changes the result.
+ */
+let lastKeys: string[] = [];
+let lastSorted: string[] = [];
+
+/** `objectKeys(source).sort()`, reusing the previous result when the key list is the same. */
+function sortedKeys(source: object): string[] {
+  const keys = objectKeys(source);
+  const n = keys.length;
+  if (n === lastKeys.length) {
+    let i = 0;
+    while (i < n && keys[i] === lastKeys[i]) i++;
+    if (i === n) return lastSorted;
+  }
+  let ordered = true;
+  for (let i = 1; i < n; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      ordered = false;
+      break;
+    }
+  }
+  lastKeys = keys;
+  lastSorted = ordered ? keys : keys.slice().sort();
+  return lastSorted;
+}
+
 // ---- fast path: validate while copying with sorted keys, then JSON.stringify the copy ----
 
 function copyValue(value: unknown, ancestors: object[]): unknown {
@@ -192,7 +222,7 @@ function copyContainer(value: object, ancestors: object[]): unknown {
     return out;
   }
   const source = value as Record<string, unknown>;
-  const keys = objectKeys(source).sort();
+  const keys = sortedKeys(source);
   const n = keys.length;
   const out: Record<string, unknown> = {};
   ancestors.push(source);

@@ -94,6 +94,32 @@ describe("padding boundaries", () => {
       expect(portableSha256Hex(bytes.subarray(0, n))).toBe(nodeSha256Hex(bytes.subarray(0, n)));
     }
   });
+  it("55, 56, 63, 64, 65 and 119 to 129 bytes: one-shot, byte by byte and node:crypto agree", () => {
+    for (const n of [55, 56, 63, 64, 65, 119, 120, 127, 128, 129]) {
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = (i * 29 + n) & 0xff;
+      const streamed = createPortableSha256();
+      for (let i = 0; i < n; i++) streamed.update(bytes.subarray(i, i + 1));
+      const expected = nodeSha256Hex(bytes);
+      expect(portableSha256Hex(bytes), `${n} bytes`).toBe(expected);
+      expect(streamed.digestHex(), `${n} bytes streamed`).toBe(expected);
+    }
+  });
+  it("a large input in one call, then small inputs, agree with node:crypto (first call is large)", () => {
+    // The order matters on V8: the first call of a fresh function that loops over many blocks is
+    // compiled on-stack; later short calls then run what that compilation produced.
+    const big = new Uint8Array(3 * 1024 * 1024 + 5);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+    expect(portableSha256Hex(big)).toBe(nodeSha256Hex(big));
+    for (const n of [0, 1, 64, 200, 4096]) {
+      expect(portableSha256Hex(big.subarray(n, 2 * n + 1))).toBe(
+        nodeSha256Hex(big.subarray(n, 2 * n + 1)),
+      );
+    }
+    const streamed = createPortableSha256();
+    for (let p = 0; p < big.length; p += 65_537) streamed.update(big.subarray(p, p + 65_537));
+    expect(streamed.digestHex()).toBe(nodeSha256Hex(big));
+  });
   it("hashes a Uint8Array view at an offset into its buffer, not the whole buffer", () => {
     const whole = utf8Encode("xxabcxx");
     expect(portableSha256Hex(whole.subarray(2, 5))).toBe(VECTORS[1]![2]);
@@ -149,6 +175,23 @@ describe("compression paths", () => {
     }
     const astral = "\u{1f600}".repeat(3 * piece);
     expect(portableSha256Hex(astral)).toBe(nodeSha256Hex(astral));
+  });
+  it("one call over many blocks equals one call per block, from any start word", () => {
+    const bytes = new Uint8Array(64 * 9);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 97 + 13) & 0xff;
+    const words = new Int32Array(bytes.buffer);
+    for (const start of [0, 16, 48]) {
+      const once = new Int32Array(H0);
+      compressWords(once, words, start, words.length);
+      const each = new Int32Array(H0);
+      for (let q = start; q < words.length; q += 16) compressWords(each, words, q, q + 16);
+      expect(Array.from(once), `start ${start}`).toEqual(Array.from(each));
+    }
+  });
+  it("leaves the state alone when the range holds no whole block", () => {
+    const state = new Int32Array(H0);
+    compressWords(state, new Int32Array(15), 0, 15);
+    expect(Array.from(state)).toEqual(Array.from(new Int32Array(H0)));
   });
   it("the generated rounds file is current with its generator", () => {
     const script = fileURLToPath(new URL("../scripts/generate-sha256-rounds.mjs", import.meta.url));
