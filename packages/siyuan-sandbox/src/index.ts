@@ -24,6 +24,8 @@ export {
   checkLanguageLevel,
   DEFAULT_KERNEL_RESTART_DOWN_MS,
   type LanguageViolation,
+  type PluginClientCall,
+  type PluginClientInterceptor,
   type PluginHostControl,
   type PluginHostOptions,
   type PluginLogLine,

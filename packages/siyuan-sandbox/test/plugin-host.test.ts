@@ -929,6 +929,24 @@ describe("lifecycle, reload and kernel restart (contract §7)", () => {
     expect(await (await pluginFetch(s, "slowload", "/x")).text()).toBe("up");
   });
 
+  it("stepClock moves the wall clock plugins read through Date.now (back and forward)", async () => {
+    await s.plugins.install({
+      files: {
+        "plugin.json": JSON.stringify({ name: "clocked", kernels: ["all"] }),
+        "index.js": "",
+        "kernel.js": `siyuan.server.private.http.handler = () => ({ statusCode: 200, body: { string: { format: String(Date.now()), values: [] } } });`,
+      },
+    });
+    const read = async () => Number(await (await pluginFetch(s, "clocked", "/x")).text());
+    const before = Date.now();
+    expect(s.plugins.stepClock(-3_600_000)).toBe(-3_600_000);
+    const back = await read();
+    expect(back).toBeLessThanOrEqual(Date.now() - 3_600_000);
+    expect(back).toBeGreaterThanOrEqual(before - 3_600_000);
+    expect(s.plugins.stepClock(3_600_000)).toBe(0);
+    expect(await read()).toBeGreaterThanOrEqual(before);
+  });
+
   it("hot reload: writing kernel.js through /api/file/putFile restarts the plugin", async () => {
     await mem();
     const starts = s.plugins.status("good")!.starts;

@@ -38,6 +38,7 @@ import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sis
 import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js";
 import { HostProbe, PROBE_PATH } from "./host-probe.js";
 import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
+import { monotonicFromWall } from "./monotonic.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { runtimeTimers, siyuanGlobal } from "./runtime-globals.js";
 import {
@@ -66,6 +67,12 @@ const RESERVATIONS_DIR = "reservations";
  * request (contract §8.2), so the plugin knows one context: callers the kernel admitted.
  */
 const KERNEL_PRINCIPAL = "siyuan-kernel";
+
+/**
+ * How often the monotonic clock reads the wall clock, in milliseconds: a backwards step is
+ * absorbed within this interval instead of being netted against the progress that follows it.
+ */
+const MONOTONIC_SAMPLE_MS = 1000;
 
 /** How often idle legacy sessions are swept, in milliseconds. */
 const LEGACY_SESSION_SWEEP_MS = 60_000;
@@ -100,8 +107,13 @@ async function open(): Promise<Authority> {
   // reloads. Unusable settings keep it on.
   const atLoad = await readKernelSettings(storage);
   const strict = !atLoad.ok || atLoad.settings.strictSafeWrites;
+  const monotonic = monotonicFromWall();
+  const sample = setInterval(() => monotonic.now(), MONOTONIC_SAMPLE_MS);
   const coordinator = await createWriteCoordinator({
     clock: systemClock,
+    // Lease expiry on a clock that never goes backwards: a wall-clock step back cannot keep a
+    // lease alive (goja has no performance.now; see monotonic.ts for the residual).
+    monotonic,
     random: mathRandomSource,
     epoch,
     ledgerStore: await SegmentLedgerStore.open(storage, { dir: LEDGER_DIR }),
@@ -293,6 +305,7 @@ async function open(): Promise<Authority> {
     },
     async close() {
       clearInterval(sweep);
+      clearInterval(sample);
       streams.closeAll();
       await sessions.closeAll();
       await modern.close();

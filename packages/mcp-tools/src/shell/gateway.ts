@@ -2,7 +2,8 @@
  * The shell's route for every `tools/call`: the shutdown drain (new writes refused while draining),
  * the admission gate (cap 128 → `queue_full`; reads 4 at a time; mutations and external effects
  * are not serialised here but go on to the write coordinator's FIFO lane, in this process or at the
- * authority), for dangerous actions the commit's own checks first (request ID, ledger, lease,
+ * authority), the call's settings snapshot (read only once admitted, so a refused call costs no
+ * kernel request), for dangerous actions the commit's own checks first (request ID, ledger, lease,
  * here or at the authority: nobody is asked to approve a commit that would be refused) and then
  * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
  * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
@@ -100,8 +101,9 @@ export interface GatewayOptions {
   /** The process's shutdown drain (the HTTP authority); absent: calls are never cut off. */
   drain?: DrainGate;
   /**
-   * The call's settings snapshot, read once per call before admission and confirmation (reads
-   * included): a refusal stops the call (e.g. `write_coordinator_changed` for a strict call when the
+   * The call's settings snapshot, read once per call right after admission and before
+   * confirmation (reads included; a call refused with `queue_full` never reads it): a refusal
+   * stops the call (e.g. `write_coordinator_changed` for a strict call when the
    * settings select another authority than the one this process started with); otherwise the
    * settings of this call: a turned-off tool or action answers `action_disabled` here, and the
    * runtime applies their permissions and kernel options. Absent: the runtime's own
@@ -478,17 +480,8 @@ export function createGateway(options: GatewayOptions) {
       }
       return precheckOnly(tool, args);
     }
-    let applied: Applied | undefined;
-    if (snapshot !== undefined) {
-      const snap = await snapshot(writeClass);
-      if ("refusal" in snap) return snap.refusal;
-      control?.settingsSeen?.(snap.settings);
-      const refused = refusedBySettings(snap.settings, tool, cls.action, writeClass);
-      if (refused !== undefined) return refused;
-      applied = { permissions: snap.settings.permissions, options: snap.settings.options };
-    }
     if (!writeClass || drain === undefined) {
-      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control?.barrier, applied);
+      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control);
     }
     if (drain.draining) {
       return shellError(
@@ -512,13 +505,33 @@ export function createGateway(options: GatewayOptions) {
           ctx,
           conn,
           AbortSignal.any([signal, ticket.signal]),
+          control,
           barrier,
-          applied,
         ),
       () =>
         cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
     );
   };
+
+  /**
+   * The call's one settings snapshot, read once it is admitted: its refusal (unusable settings,
+   * another authority, a turned-off tool or action), or the permissions and options it runs under.
+   * Absent a snapshot: the runtime's own `loadPermissions`, every tool on.
+   */
+  async function settingsOf(
+    tool: string,
+    cls: ReturnType<ShellRuntime["classify"]>,
+    writeClass: boolean,
+    control: CallControl | undefined,
+  ): Promise<{ refusal: CallToolResult } | { applied: Applied | undefined }> {
+    if (snapshot === undefined) return { applied: undefined };
+    const snap = await snapshot(writeClass);
+    if ("refusal" in snap) return snap;
+    control?.settingsSeen?.(snap.settings);
+    const refused = refusedBySettings(snap.settings, tool, cls.action, writeClass);
+    if (refused !== undefined) return { refusal: refused };
+    return { applied: { permissions: snap.settings.permissions, options: snap.settings.options } };
+  }
 
   async function admitted(
     tool: string,
@@ -528,14 +541,21 @@ export function createGateway(options: GatewayOptions) {
     ctx: ServerContext,
     conn: GatewayConnection,
     signal: AbortSignal,
-    barrier?: { cancellation: WriteCancellation },
-    applied?: Applied,
+    control?: CallControl,
+    barrier: { cancellation: WriteCancellation } | undefined = control?.barrier,
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
-    const outcome = await admission.admit<{ confirmed: boolean }, CallToolResult>(
+    const outcome = await admission.admit<
+      { confirmed: boolean; applied: Applied | undefined },
+      CallToolResult
+    >(
       writeClass ? "write" : "read",
       signal,
       async () => {
+        // Admitted first, then the settings: a call refused with `queue_full` costs no kernel read.
+        const settled = await settingsOf(tool, cls, writeClass, control);
+        if ("refusal" in settled) return { stop: settled.refusal };
+        const { applied } = settled;
         if (role.kind === "local") {
           const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
           if (expected !== undefined && expected !== role.epoch) {
@@ -553,11 +573,11 @@ export function createGateway(options: GatewayOptions) {
         if (cls.dangerous && !cls.validateOnly && cls.kind !== "invalid") {
           const verdict = await confirm(tool, args, confirmArg, ctx, conn);
           if (!verdict.ok) return { stop: verdict.result };
-          return { go: { confirmed: true } };
+          return { go: { confirmed: true, applied } };
         }
-        return { go: { confirmed: false } };
+        return { go: { confirmed: false, applied } };
       },
-      async ({ confirmed }) => {
+      async ({ confirmed, applied }) => {
         const run = (withConfirmation: boolean) => {
           if (role.kind === "delegate" && writeClass) {
             const forwarded = withConfirmation ? { ...args, confirm: true } : args;

@@ -10,6 +10,7 @@ import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import {
   type Authority,
   authorityFor,
+  delegatingClient,
   httpClient,
   sc,
   tempDataDir,
@@ -30,21 +31,48 @@ const CRASH_HOLD_MS = 1_500;
 /** How long a kernel restart keeps the listener away (ms). */
 const KERNEL_DOWN_MS = 300;
 
-/** A running system under test. */
-class System {
+/**
+ * How agents reach the authority: MCP over HTTP, or each through its own delegating stdio front
+ * (`sisyphus-server --stdio --no-autostart`, which outlives the authority's crashes and finds the
+ * restarted one in the data directory).
+ */
+export type Via = "http" | "stdio";
+
+/**
+ * A running system under test: the kernel, the authority and one MCP client per agent. `crash`
+ * takes the authority down between rounds and brings it back; `crashDuring` takes it down while a
+ * commit is inside the kernel call (then `restart` brings it back). The Node server is SIGKILLed;
+ * the kernel plugin (support/kernel-history.ts) is reloaded.
+ */
+export interface HistorySystem {
+  readonly sandbox: Sandbox;
+  clients: Client[];
+  start(): Promise<void>;
+  crash(): Promise<void>;
+  crashDuring(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The Node server spawned as the authority. */
+class System implements HistorySystem {
   authority!: Authority;
   clients: Client[] = [];
   readonly dataDir = tempDataDir();
   constructor(
     readonly sandbox: Sandbox,
     private readonly agents: number,
+    private readonly via: Via,
   ) {}
 
   async start(): Promise<void> {
     this.authority = await authorityFor(this.sandbox, this.dataDir);
-    this.clients = await Promise.all(
-      Array.from({ length: this.agents }, () => httpClient(this.authority.url, { era: "modern" })),
-    );
+    if (this.via === "stdio" && this.clients.length > 0) return;
+    const connect = () =>
+      this.via === "stdio"
+        ? delegatingClient(this.sandbox, this.dataDir, { extraArgs: ["--no-autostart"] })
+        : httpClient(this.authority.url, { era: "modern" });
+    this.clients = await Promise.all(Array.from({ length: this.agents }, connect));
   }
 
   /** SIGKILL the authority (its clients go with it) and start it again on the same data dir. */
@@ -53,8 +81,13 @@ class System {
     await this.restart();
   }
 
+  crashDuring(): Promise<void> {
+    return this.authority.stop("SIGKILL");
+  }
+
   async restart(): Promise<void> {
-    await Promise.all(this.clients.map((c) => c.close().catch(() => undefined)));
+    if (this.via === "http")
+      await Promise.all(this.clients.map((c) => c.close().catch(() => undefined)));
     await this.start();
   }
 
@@ -68,7 +101,7 @@ class System {
 class Run {
   readonly rec: Recorder;
   constructor(
-    readonly sys: System,
+    readonly sys: HistorySystem,
     readonly plan: Plan,
   ) {
     this.rec = new Recorder(plan.seed);
@@ -172,7 +205,7 @@ class Run {
       () => false,
     );
     const n = this.nemesisCall("crashDuringCommit");
-    await this.sys.authority.stop("SIGKILL");
+    await this.sys.crashDuring();
     await pending;
     this.control.disarmFault(hold);
     await this.sys.restart();
@@ -224,11 +257,21 @@ class Run {
   }
 }
 
-/** Executes `plan` on a fresh demo sandbox and authority; returns the history and final state. */
-export async function runPlan(plan: Plan) {
+/**
+ * Executes `plan` on a fresh demo sandbox and authority — the Node server reached `via` HTTP or
+ * stdio, or the system `via` opens on its own kernel (the kernel plugin's) — and returns the
+ * history and final state.
+ */
+export async function runPlan(
+  plan: Plan,
+  via: Via | ((agents: number) => Promise<HistorySystem>) = "http",
+) {
   if (plan.blocks > TARGETS.length) throw new Error(`at most ${TARGETS.length} blocks`);
-  const sandbox = await startSandbox({ seed: "demo" });
-  const sys = new System(sandbox, plan.agents);
+  const sys =
+    typeof via === "function"
+      ? await via(plan.agents)
+      : new System(await startSandbox({ seed: "demo" }), plan.agents, via);
+  const sandbox = sys.sandbox;
   const run = new Run(sys, plan);
   try {
     // the tap: every body the write endpoint hands to the kernel, unchanged

@@ -16,6 +16,7 @@ import {
 } from "@sisyphus/siyuan-api";
 import { type RequestLogEntry, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { type LedgerEntry, type LedgerState, MemoryLedgerStore } from "@sisyphus/write-safety";
+import type { ToolResult } from "../../../mcp-tools/src/index.js";
 import {
   type Env,
   isWriteEndpoint,
@@ -82,10 +83,37 @@ class HookTransport implements Transport {
   }
 }
 
+/**
+ * Another runtime the calls go through instead of the in-process tools (a delegating stdio front),
+ * its kernel requests sent through this env's transport (so its hooks and records see them).
+ */
+export interface Front {
+  call(tool: string, args: Record<string, unknown>, confirmed: boolean): Promise<ToolResult>;
+  stage(fileName: string, bytes: Uint8Array): string;
+  stop(): Promise<void>;
+}
+/** Starts (or hands out) a front whose kernel requests go through `kernel` (with `token`). */
+export type FrontFactory = (kernel: Transport, token: string) => Promise<Front>;
+
+/** Where a cell arms its one write hook, per phase (HookTransport, or the plugin host's tap). */
+export interface WriteHooks {
+  begin(): void;
+  hook: WriteHook | null;
+}
+
+/** A ledger store whose next put of a record in a given state can be made to fail. */
+export interface LedgerFaults {
+  failNext(state: LedgerState): void;
+  /** The state whose put failed, once it did. */
+  readonly failed: LedgerState | null;
+}
+
 /** The tools-level Env plus a restartable kernel, a flaky ledger store and write hooks. */
 export interface KindsEnv extends Env {
-  readonly ledger: FlakyLedgerStore;
-  readonly hooks: HookTransport;
+  /** The front the calls go through, when not the in-process tools. */
+  readonly front?: Front;
+  readonly ledger: LedgerFaults;
+  readonly hooks: WriteHooks;
   /** Request-log entries of kernels stopped by `restart` since the last `resetLog`. */
   readonly logBeforeRestart: RequestLogEntry[];
   /** Sequence numbers of the log entries `external` made (not the tools' writes). */
@@ -94,12 +122,17 @@ export interface KindsEnv extends Env {
   restart(): Promise<void>;
   /** Posts a raw kernel request outside the tools (as the UI would); its envelope's `code`. */
   external(endpoint: string, body: string): Promise<number>;
+  /** Reloads the authority between steps (the kernel plugin): its memory goes, its stores stay. */
+  reload?(): Promise<void>;
 }
 
 const START_MS = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-/** A fresh kernel (persisted on disk when `persisted`), the tools, and a plain verify client. */
-export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
+/**
+ * A fresh kernel (persisted on disk when `persisted`), the tools, and a plain verify client. With
+ * `front`, calls go through it; its kernel requests go through this env's transport.
+ */
+export async function startKindsEnv(persisted: boolean, front?: FrontFactory): Promise<KindsEnv> {
   const dataDir = persisted ? mkdtempSync(join(tmpdir(), "matrix-kinds-")) : undefined;
   let generation = 0;
   let token: string | undefined;
@@ -133,6 +166,7 @@ export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
   const tools = await matrixTools(client, ledger, "fault-kinds");
   const logBeforeRestart: RequestLogEntry[] = [];
   const externalSeqs = new Set<number>();
+  const via = front ? await front(transport, sandbox.token) : undefined;
   const env: KindsEnv = {
     get sandbox() {
       return sandbox;
@@ -144,6 +178,7 @@ export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
     logBeforeRestart,
     externalSeqs,
     ...tools,
+    ...(via ? { front: via, call: via.call.bind(via), stage: via.stage.bind(via) } : {}),
     async restart() {
       if (!dataDir) throw new Error("restart needs a persisted kernel");
       logBeforeRestart.push(...sandbox.control.log());
@@ -165,6 +200,7 @@ export async function startKindsEnv(persisted: boolean): Promise<KindsEnv> {
       return json.code ?? -1;
     },
     async stop() {
+      await via?.stop();
       await client.close();
       await verify.close();
       await sandbox.stop();

@@ -21,7 +21,7 @@ import {
   type Run,
   type Scenario,
 } from "../../../mcp-tools/test/support/fault-matrix.js";
-import { type KindsEnv, startKindsEnv } from "./matrix-env.js";
+import { type FrontFactory, type KindsEnv, startKindsEnv } from "./matrix-env.js";
 
 /** The fault kinds of this matrix. */
 export const KINDS = [
@@ -45,7 +45,8 @@ export interface CleanCommit {
 /** One cell's outcome. */
 export interface CellResult {
   readonly scenario: string;
-  readonly kind: Kind;
+  /** A {@link Kind}, or a kind another runtime's matrix adds (see `runCell`'s `runs`). */
+  readonly kind: string;
   readonly precondition: string;
   /** False when the kind cannot apply to this scenario (then `note` says why). */
   readonly applicable: boolean;
@@ -56,11 +57,11 @@ export interface CellResult {
   readonly violations: readonly string[];
 }
 
-const errorOf = (r: ToolResult | undefined) =>
+export const errorOf = (r: ToolResult | undefined) =>
   (r?.structuredContent["error"] ?? {}) as Record<string, unknown>;
-const codeOf = (r: ToolResult | undefined) =>
+export const codeOf = (r: ToolResult | undefined) =>
   r?.isError ? String(errorOf(r)["code"]) : String(r?.structuredContent["status"]);
-const isSuccess = (r: ToolResult | undefined) =>
+export const isSuccess = (r: ToolResult | undefined) =>
   r !== undefined && !r.isError && ["committed", "no_change"].includes(codeOf(r));
 
 /** True when the sandbox applied this logged write (code 0, not dropped, not a 5xx). */
@@ -132,7 +133,7 @@ function alters(body: string): boolean {
 
 // ---------------------------------------------------------------- one prepared scenario
 
-interface Prepared {
+export interface Prepared {
   readonly env: KindsEnv;
   readonly fx: Fixture;
   readonly tool: string;
@@ -142,11 +143,15 @@ interface Prepared {
   readonly preflight: () => Promise<Record<string, unknown> | ToolResult>;
 }
 
-async function prepare(scenario: Scenario, persisted: boolean): Promise<Prepared> {
+async function prepare(
+  scenario: Scenario,
+  persisted: boolean,
+  options: CellOptions,
+): Promise<Prepared> {
   const [tool, action] = scenario.key.split(".") as [string, string];
   const surface = findAction(tool, action);
   if (!surface) throw new Error(`${scenario.key} is not in the catalog`);
-  const env = await startKindsEnv(persisted);
+  const env = await (options.env?.(persisted) ?? startKindsEnv(persisted, options.front));
   try {
     const fx = await scenario.setup(env);
     const policy = policyOf(surface, fx.args);
@@ -169,7 +174,7 @@ async function prepare(scenario: Scenario, persisted: boolean): Promise<Prepared
 }
 
 /** Starts a phase: fresh request logs and transport records. */
-function begin(env: KindsEnv): void {
+export function begin(env: KindsEnv): void {
   env.sandbox.control.resetLog();
   env.logBeforeRestart.length = 0;
   env.transport.begin();
@@ -177,7 +182,7 @@ function begin(env: KindsEnv): void {
 }
 
 /** Ends a phase: its log, after the kernel applied its queue; the live state. */
-async function end(p: Prepared, answer: ToolResult): Promise<Attempt> {
+export async function end(p: Prepared, answer: ToolResult): Promise<Attempt> {
   const log = [...p.env.logBeforeRestart, ...p.env.sandbox.control.log()].filter(
     (e) => !p.env.externalSeqs.has(e.seq),
   );
@@ -186,7 +191,7 @@ async function end(p: Prepared, answer: ToolResult): Promise<Attempt> {
   return { answer, log, sent, shows: await p.fx.shows() };
 }
 
-async function attempt(p: Prepared, args: Record<string, unknown>, arm?: () => void) {
+export async function attempt(p: Prepared, args: Record<string, unknown>, arm?: () => void) {
   begin(p.env);
   arm?.();
   return end(p, await p.env.call(p.tool, args, p.confirmed));
@@ -194,10 +199,14 @@ async function attempt(p: Prepared, args: Record<string, unknown>, arm?: () => v
 
 // ---------------------------------------------------------------- the kinds
 
-type Outcome = Omit<CellResult, "scenario" | "kind" | "precondition">;
-type KindRun = (p: Prepared, clean: CleanCommit, args: Record<string, unknown>) => Promise<Outcome>;
+export type Outcome = Omit<CellResult, "scenario" | "kind" | "precondition">;
+export type KindRun = (
+  p: Prepared,
+  clean: CleanCommit,
+  args: Record<string, unknown>,
+) => Promise<Outcome>;
 
-const notApplicable = (note: string): Outcome => ({
+export const notApplicable = (note: string): Outcome => ({
   applicable: false,
   note,
   expected: "n/a",
@@ -212,13 +221,17 @@ const additive = (p: Prepared) => p.precondition === "none";
 const TAKEN = ["already_exists", "no_change"];
 
 /** Commit then replay; the replay's log counts towards the applications. */
-async function commitAndReplay(p: Prepared, args: Record<string, unknown>, arm?: () => void) {
+export async function commitAndReplay(
+  p: Prepared,
+  args: Record<string, unknown>,
+  arm?: () => void,
+) {
   const commit = await attempt(p, args, arm);
   const replay = await attempt(p, args);
   return { commit, replay, run: { preflight: commit.answer, commit, replay, injected: true } };
 }
 
-function expectError(
+export function expectError(
   out: string[],
   label: string,
   r: ToolResult,
@@ -482,13 +495,23 @@ const RUNS: Record<Kind, KindRun> = {
   twoAgents,
 };
 
+/** Where a cell runs when not through the in-process tools, and the kinds that runtime adds. */
+export interface CellOptions {
+  readonly front?: FrontFactory;
+  /** Starts the cell's environment instead of startKindsEnv (the kernel plugin's: kernel-env.ts). */
+  readonly env?: (persisted: boolean) => Promise<KindsEnv>;
+  readonly runs?: Readonly<Record<string, KindRun>>;
+}
+
 /** Runs one cell in a fresh kernel. */
 export async function runCell(
   scenario: Scenario,
   clean: CleanCommit,
-  kind: Kind,
+  kind: string,
+  options: CellOptions = {},
 ): Promise<CellResult> {
-  const p = await prepare(scenario, kind === "kernelRestart");
+  const run = options.runs?.[kind] ?? RUNS[kind as Kind];
+  const p = await prepare(scenario, kind === "kernelRestart", options);
   try {
     const args = await p.preflight();
     const base = { scenario: scenario.name, kind, precondition: p.precondition };
@@ -502,7 +525,7 @@ export async function runCell(
         violations: [`preflight answered ${answer}`],
       };
     }
-    return { ...base, ...(await RUNS[kind](p, clean, args)) };
+    return { ...base, ...(await run(p, clean, args)) };
   } finally {
     await p.env.stop();
   }

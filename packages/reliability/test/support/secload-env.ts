@@ -111,7 +111,12 @@ export function raw(
  * SIGUSR2 moves `Date.now` six minutes ahead (past the 5-minute confirmation expiry) and says so on
  * stderr; with `SECLOAD_SAMPLE_FILE` set it appends `process.memoryUsage()` there every
  * `SECLOAD_SAMPLE_MS`, after a full collection when the server runs with `--expose-gc` (so the
- * heap figure is the live heap, not garbage awaiting collection).
+ * heap figure is the live heap, not garbage awaiting collection); with `SECLOAD_LISTEN_BACKLOG`
+ * and `SECLOAD_KEEPALIVE_MS` set, every HTTP server of the process listens with that accept backlog
+ * (Node's default 511 overflows when a thousand clients connect at once to a busy 2-core machine,
+ * and the kernel then resets connections the server never accepted) and keeps idle connections
+ * that long (Node's default 5 s races a loaded client reusing the socket). Both are transport
+ * artefacts of the load generator, not the subject of the load test.
  */
 export function writePreload(): string {
   const file = join(tmpdir(), `secload-preload-${process.pid}.cjs`);
@@ -126,6 +131,20 @@ process.on("SIGUSR2", () => {
   offset += 6 * 60 * 1000;
   process.stderr.write("secload: clock shifted\\n");
 });
+const backlog = Number(process.env.SECLOAD_LISTEN_BACKLOG || 0);
+const keepAlive = Number(process.env.SECLOAD_KEEPALIVE_MS || 0);
+if (backlog > 0 || keepAlive > 0) {
+  const http = require("node:http");
+  const listen = http.Server.prototype.listen;
+  http.Server.prototype.listen = function (...args) {
+    if (keepAlive > 0) this.keepAliveTimeout = keepAlive;
+    const [port, host, done] = args;
+    if (backlog > 0 && typeof port === "number" && typeof host === "string" && typeof done === "function") {
+      return listen.call(this, { port, host, backlog }, done);
+    }
+    return listen.apply(this, args);
+  };
+}
 const out = process.env.SECLOAD_SAMPLE_FILE;
 if (out) {
   const t = setInterval(() => {

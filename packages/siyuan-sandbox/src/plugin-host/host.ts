@@ -54,6 +54,24 @@ export interface PluginHostOptions {
   watchSources?: boolean;
 }
 
+/** One request a plugin sends through `siyuan.client.fetch`, as a test interceptor sees it. */
+export interface PluginClientCall {
+  readonly plugin: string;
+  readonly path: string;
+  readonly method: string;
+  /** A string body as sent; null for bytes or no body. */
+  readonly body: string | null;
+}
+
+/**
+ * A test hook around plugins' `siyuan.client.fetch` (in-process only): `before` runs before the
+ * request leaves, `after` once its answer arrived and before the plugin sees it.
+ */
+export interface PluginClientInterceptor {
+  before?(call: PluginClientCall): Promise<void> | void;
+  after?(call: PluginClientCall, status: number): Promise<void> | void;
+}
+
 /** A plugin to install at start: a folder, a `package.zip`, or files in memory. */
 export type PluginSource = string | { files: Record<string, string | Uint8Array> };
 
@@ -93,6 +111,18 @@ export interface PluginHostControl {
   readonly serialisesPaths: boolean;
   /** The `X-Auth-Token` JWT of a started plugin (what its `siyuan.client` sends), or null. */
   tokenOf(name: string): string | null;
+  /**
+   * Steps the wall clock plugins read through `Date.now()` by `ms` (negative: back), as an OS clock
+   * step or an NTP correction would; `new Date()` and timers are unaffected. Returns the total offset.
+   */
+  stepClock(ms: number): number;
+  /** Sets (or with null removes) the interceptor of plugins' kernel requests (tests). */
+  interceptClient(interceptor: PluginClientInterceptor | null): void;
+  /**
+   * Fault "storage failing": the next `siyuan.storage.put` of plugin `name` for which `match`
+   * (path relative to its storage folder, value) is true rejects, writing nothing (once).
+   */
+  failStoragePut(name: string, match: (path: string, value: string) => boolean): void;
 }
 
 /** Plugin log lines kept in memory (oldest dropped first). */
@@ -239,6 +269,10 @@ export class PluginHost implements PluginHostControl, PluginServices {
   private baseUrl = "";
   private listener: { refuse(on: boolean): Promise<void> } | null = null;
   private restarting = false;
+  /** What `stepClock` added to the plugins' wall clock. */
+  private clockOffsetMs = 0;
+  private interceptor: PluginClientInterceptor | null = null;
+  private readonly storageFaults = new Map<string, (path: string, value: string) => boolean>();
   private readonly sourceWatchers = new Map<string, FSWatcher>();
   readonly serialisesPaths: boolean;
 
@@ -424,7 +458,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
       },
       storage: this.storageFor(name),
       fetch: (path, method, headersJson, kind, body) =>
-        this.clientFetch(name, path, method, headersJson, kind, body),
+        this.intercepted(name, path, method, headersJson, kind, body),
       emit: async (topic, payloadJson) => {
         this.emittedList.push({
           plugin: name,
@@ -447,6 +481,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
           (m, key: string) => (kind === "secrets" ? this.opts.secrets : this.opts.vars)?.[key] ?? m,
         ),
       requireMissed: (id) => this.missed.push({ plugin: name, id }),
+      now: () => Date.now() + this.clockOffsetMs,
     });
     this.runtimes.set(name, rt);
     this.starts.set(name, (this.starts.get(name) ?? 0) + 1);
@@ -582,6 +617,19 @@ export class PluginHost implements PluginHostControl, PluginServices {
     return [...this.missed];
   }
 
+  interceptClient(interceptor: PluginClientInterceptor | null): void {
+    this.interceptor = interceptor;
+  }
+
+  failStoragePut(name: string, match: (path: string, value: string) => boolean): void {
+    this.storageFaults.set(name, match);
+  }
+
+  stepClock(ms: number): number {
+    this.clockOffsetMs += ms;
+    return this.clockOffsetMs;
+  }
+
   /** The current JWT of a running plugin (tests). */
   tokenOf(name: string): string | null {
     return this.tokens.get(name) ?? null;
@@ -606,6 +654,11 @@ export class PluginHost implements PluginHostControl, PluginServices {
       put: async (p: string, value: string): Promise<void> => {
         const abs = resolve(p);
         if (abs === root) throw new Error(`open ${abs}: is a directory`);
+        const fault = this.storageFaults.get(name);
+        if (fault?.(abs.slice(root.length + 1), String(value))) {
+          this.storageFaults.delete(name);
+          throw new Error(`open ${abs}: input/output error (injected)`);
+        }
         const existed = fs().kind(abs) !== null;
         fs().write(abs, Buffer.from(value, "utf8"), Date.now());
         this.changed(existed ? "WRITE" : "CREATE", abs);
@@ -632,6 +685,24 @@ export class PluginHost implements PluginHostControl, PluginServices {
         else set.delete(rel);
       },
     };
+  }
+
+  /** `clientFetch` through the test interceptor, when one is set. */
+  private async intercepted(
+    name: string,
+    path: string,
+    method: string,
+    headersJson: string,
+    kind: "string" | "arraybuffer" | "none",
+    body: unknown,
+  ): Promise<{ meta: string; body: Buffer }> {
+    const i = this.interceptor;
+    if (i === null) return this.clientFetch(name, path, method, headersJson, kind, body);
+    const call = { plugin: name, path, method, body: kind === "string" ? String(body) : null };
+    await i.before?.(call);
+    const out = await this.clientFetch(name, path, method, headersJson, kind, body);
+    await i.after?.(call, (JSON.parse(out.meta) as { status: number }).status);
+    return out;
   }
 
   private clientFetch(

@@ -4,6 +4,8 @@ export { readZip, writeZip } from "../zip.js";
 export { withPluginControl } from "./control.js";
 export {
   DEFAULT_KERNEL_RESTART_DOWN_MS,
+  type PluginClientCall,
+  type PluginClientInterceptor,
   PluginHost,
   type PluginHostControl,
   type PluginHostOptions,

@@ -2,11 +2,28 @@
  * One kernel plugin's JavaScript runtime: a `node:vm` context trimmed to what goja + goja_nodejs
  * give in SiYuan 3.7.3 (contract §6), the language-level check, and the lifecycle (§7).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { format } from "node:util";
 import { createContext, Script } from "node:vm";
 import { checkLanguageLevel, type LanguageViolation, regexViolation } from "./language.js";
 import { PRELUDE_SOURCE, REMOVED_GLOBALS } from "./prelude.js";
+
+/**
+ * Per script (by SHA-256): its language-check verdict and V8's code cache. The same `kernel.js`
+ * gets the same verdict (the check is pure) and compiles from the cache, so reloads, restarts and
+ * many sandboxes of a large bundle do not parse it again.
+ */
+const compiled = new Map<string, { violation: LanguageViolation | null; code?: Buffer }>();
+
+function compiledOf(source: string) {
+  const key = createHash("sha256").update(source).digest("hex");
+  let entry = compiled.get(key);
+  if (entry === undefined) {
+    entry = { violation: checkLanguageLevel(source) };
+    compiled.set(key, entry);
+  }
+  return entry;
+}
 
 /** Plugin states as the kernel numbers them (contract §7). */
 export const PluginState = {
@@ -62,6 +79,8 @@ export interface RuntimeServices {
   resolve(kind: "secrets" | "vars", template: string): string;
   /** `require` of a module the runtime does not have (for the record). */
   requireMissed(id: string): void;
+  /** The wall clock the plugin's `Date.now()` reads (the host's, which tests may step). */
+  now(): number;
 }
 
 /** The realm-side internals the prelude returns. */
@@ -193,7 +212,8 @@ export class PluginRuntime {
   /** Builds the realm, checks and runs `kernel.js`, then onload → running → onrunning → start. */
   async start(): Promise<void> {
     this.state = "loading";
-    this.violation = checkLanguageLevel(this.source);
+    const cache = compiledOf(this.source);
+    this.violation = cache.violation;
     if (this.violation) {
       const v = this.violation;
       this.state = "error";
@@ -242,8 +262,19 @@ export class PluginRuntime {
       filename: "siyuan-sandbox/prelude.js",
     }).runInContext(context) as (b: typeof bridge) => RealmInternals;
     this.internals = install(bridge);
+    // `Date.now()` reads the host's wall clock, so a test can step it as an OS clock steps.
+    (
+      new Script("(function (now) { Date.now = function now_() { return now(); }; })", {
+        filename: "siyuan-sandbox/clock.js",
+      }).runInContext(context) as (now: () => number) => void
+    )(() => s.now());
     try {
-      new Script(this.source, { filename: `${this.name}/kernel.js` }).runInContext(context);
+      const script = new Script(this.source, {
+        filename: `${this.name}/kernel.js`,
+        ...(cache.code ? { cachedData: cache.code } : {}),
+      });
+      script.runInContext(context);
+      cache.code ??= script.createCachedData();
     } catch (e) {
       this.state = "error";
       this.error = `${this.name}/kernel.js: ${hasMessage(e) && e instanceof Object ? `${(e as { name?: string }).name ?? "Error"}: ${messageOf(e)}` : messageOf(e)}`;
