@@ -89,6 +89,7 @@ function frame(width: number, height: number): Frame {
 function open(f: Frame, title: string): string[] {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}">`,
+    `<title>${escapeXml(title)}</title>`,
     `<rect width="${f.width}" height="${f.height}" fill="#fff"/>`,
     `<text x="${f.width / 2}" y="20" text-anchor="middle" ${FONT} font-weight="bold">${escapeXml(title)}</text>`,
   ];

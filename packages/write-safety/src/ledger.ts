@@ -95,7 +95,10 @@ export interface LedgerEntry {
 
 /**
  * Durable port for the ledger. `put` upserts by `requestId` and resolves only once the record is
- * durable; `delete` removes records (retention). A single authority writes a store; the contract
+ * durable (a store may make several concurrent puts durable together: group commit). `delete`
+ * removes records past their deadline (retention) and need not be durable when it resolves: a
+ * deletion lost in a crash is repeated after the next load, which drops such records anyway, so a
+ * store may let it ride on the next put's sync. A single authority writes a store; the contract
  * tests in `@sisyphus/write-safety/testing` check the observable part.
  */
 export interface LedgerStore {

@@ -13,8 +13,9 @@ import { WriteSafetyError } from "./errors.js";
 
 /**
  * Durable port for reservations. Implementations (Node file, kernel storage) keep every appended ID
- * forever. `append` must resolve only once the ID is durable; the contract tests in
- * `@sisyphus/write-safety/testing` check the observable part.
+ * forever. `append` must resolve only once the ID is durable (concurrent appends may share one
+ * sync: group commit); the contract tests in `@sisyphus/write-safety/testing` check the
+ * observable part.
  */
 export interface ReservationStore {
   /** Every ID ever appended, in append order. */

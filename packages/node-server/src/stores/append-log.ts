@@ -5,6 +5,12 @@
  * into a temporary file, fsyncs it, renames it over the log and fsyncs the directory. Every file
  * it creates or opens is made mode 0600 (owner read/write only), whatever the umask or the mode a
  * file had before: the records name requests and targets.
+ *
+ * Group commit: writes go to the file one at a time, in call order, but they share `fdatasync`s.
+ * A sync starts when no write is queued and none is running, and covers every append written
+ * before it started; appends written meanwhile wait for the next one. So N appends made at once
+ * cost one sync. A waiter is acknowledged only by a sync that started after its bytes were
+ * written, and a failed sync fails every waiter of its group.
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { type FileHandle, open, readFile, rename, truncate } from "node:fs/promises";
@@ -14,18 +20,82 @@ import { NodeServerError } from "../errors.js";
 /** Mode of every data file: owner read/write only. */
 export const DATA_FILE_MODE = 0o600;
 
+/** Makes the bytes written to a handle durable. The default is `fdatasync`; tests inject a fake. */
+export type SyncFn = (handle: FileHandle) => Promise<void>;
+
+/** Options of {@link AppendLog.open}. */
+export interface AppendLogOptions {
+  /** Default: `handle.datasync()`. */
+  sync?: SyncFn;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  /** Runs synchronously once the group is durable, before any waiter is resolved. */
+  onDurable: (() => void) | undefined;
+}
+
+const datasync: SyncFn = (handle) => handle.datasync();
+
+const NEWLINE = 0x0a;
+
+/**
+ * The complete lines of `bytes[0, end)`, decoded one by one: a log may be larger than the longest
+ * string V8 can hold (512 MiB), as a week of ledger records at 100 writes a minute is.
+ */
+function splitLines(bytes: Buffer, end: number): string[] {
+  const lines: string[] = [];
+  for (let at = 0; at < end; ) {
+    const nl = bytes.indexOf(NEWLINE, at);
+    lines.push(bytes.toString("utf8", at, nl));
+    at = nl + 1;
+  }
+  return lines;
+}
+
+function linesToBuffer(lines: readonly string[]): Buffer {
+  return Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
+}
+
+/** Lines per write of a compaction: a compacted log may exceed the longest string V8 can hold. */
+const COMPACT_CHUNK_LINES = 4096;
+
+/** Writes `lines` to `h` in chunks; returns the bytes written. */
+async function writeInChunks(h: FileHandle, lines: readonly string[]): Promise<number> {
+  let size = 0;
+  for (let i = 0; i < lines.length; i += COMPACT_CHUNK_LINES) {
+    const chunk = linesToBuffer(lines.slice(i, i + COMPACT_CHUNK_LINES));
+    await h.write(chunk);
+    size += chunk.length;
+  }
+  return size;
+}
+
 /** A log opened for appending, with the complete lines it held at open time. */
 export class AppendLog {
   readonly file: string;
+  readonly #sync: SyncFn;
   #handle: FileHandle;
   #bytes: number;
+  /** Serialises writes and compaction, in call order. */
   #chain: Promise<unknown> = Promise.resolve();
+  /** Written, waiting for a sync that has not started yet. */
+  #pending: Waiter[] = [];
+  #syncing = false;
+  /** Writes called and not finished: while any is queued, the last one starts the sync. */
+  #queuedWrites = 0;
+  /** Bytes written that no started sync covers (a lazy append). */
+  #dirty = false;
+  #idle: Array<() => void> = [];
+  #syncs = 0;
   #closed = false;
 
-  private constructor(file: string, handle: FileHandle, bytes: number) {
+  private constructor(file: string, handle: FileHandle, bytes: number, sync: SyncFn) {
     this.file = file;
     this.#handle = handle;
     this.#bytes = bytes;
+    this.#sync = sync;
   }
 
   /** Current size of the log file, in bytes. */
@@ -33,15 +103,23 @@ export class AppendLog {
     return this.#bytes;
   }
 
+  /** Syncs started since open (each may cover many appends). */
+  get syncCount(): number {
+    return this.#syncs;
+  }
+
   /**
    * Opens (or creates) the log and returns it with its complete lines.
    * @throws NodeServerError `store_corrupt` when the file cannot be read (fail closed), `store_io`
    *   when it cannot be opened for appending.
    */
-  static async open(file: string): Promise<{ log: AppendLog; lines: string[] }> {
-    let text = "";
+  static async open(
+    file: string,
+    options: AppendLogOptions = {},
+  ): Promise<{ log: AppendLog; lines: string[] }> {
+    let bytes: Buffer = Buffer.alloc(0);
     try {
-      text = await readFile(file, "utf8");
+      bytes = await readFile(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
         throw new NodeServerError(
@@ -52,15 +130,15 @@ export class AppendLog {
         );
       }
     }
-    const end = text.lastIndexOf("\n") + 1;
-    const complete = text.slice(0, end);
-    const validBytes = Buffer.byteLength(complete, "utf8");
+    const validBytes = bytes.lastIndexOf(NEWLINE) + 1;
     try {
-      if (validBytes < Buffer.byteLength(text, "utf8")) await truncate(file, validBytes);
+      if (validBytes < bytes.length) await truncate(file, validBytes);
       const handle = await open(file, "a", DATA_FILE_MODE);
       await handle.chmod(DATA_FILE_MODE);
-      const lines = complete === "" ? [] : complete.slice(0, -1).split("\n");
-      return { log: new AppendLog(file, handle, validBytes), lines };
+      return {
+        log: new AppendLog(file, handle, validBytes, options.sync ?? datasync),
+        lines: splitLines(bytes, validBytes),
+      };
     } catch (e) {
       throw new NodeServerError(
         "store_io",
@@ -72,45 +150,51 @@ export class AppendLog {
   }
 
   /**
-   * Appends lines (each without newline) and resolves once they are on disk (`fdatasync`).
-   * Appends are serialised in call order.
+   * Appends lines (each without newline) and resolves once they are on disk: after a sync that
+   * started once they were written (group commit). `onDurable` runs synchronously at that moment,
+   * before this or any other waiter of the group resumes.
    * @throws NodeServerError `store_io`: the lines may be partly written; the caller must not treat them as durable.
    */
-  append(lines: readonly string[]): Promise<void> {
-    const run = this.#chain.then(async () => {
-      if (this.#closed) throw new NodeServerError("store_io", "log closed", { file: this.file });
-      const data = Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
-      try {
-        await this.#handle.write(data);
-        await this.#handle.datasync();
-        this.#bytes += data.length;
-      } catch (e) {
-        throw new NodeServerError(
-          "store_io",
-          `Cannot write ${basename(this.file)}`,
-          { file: this.file },
-          { cause: e },
-        );
-      }
+  append(lines: readonly string[], onDurable?: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#write(linesToBuffer(lines), () => {
+        this.#pending.push({ resolve, reject, onDurable });
+        this.#kick();
+      }).catch(reject);
     });
-    this.#chain = run.catch(() => undefined);
-    return run;
   }
 
   /**
-   * Atomically replaces the log with `lines` (write temp + fsync + rename + directory fsync),
-   * serialised with appends.
+   * Appends lines without waiting for a sync of its own: resolves once they are written. The next
+   * group's sync (or `close`) makes them durable; a crash before may lose them. For records whose
+   * loss is harmless (a deletion that the next load repeats). `written` runs right after the
+   * write, before any later compaction takes its snapshot.
+   * @throws NodeServerError `store_io` when the write fails.
+   */
+  appendLazy(lines: readonly string[], written?: () => void): Promise<void> {
+    return this.#write(linesToBuffer(lines), () => {
+      this.#dirty = true;
+      written?.();
+    });
+  }
+
+  /**
+   * Atomically replaces the log with the lines `snapshot()` returns (write temp + fsync + rename +
+   * directory fsync). It runs after every earlier append was written and its group settled, so
+   * the snapshot sees every acknowledged record; later appends wait for it.
    * @throws NodeServerError `store_io`; on failure the old log stays in force.
    */
-  compact(lines: readonly string[]): Promise<void> {
+  compact(snapshot: () => readonly string[]): Promise<void> {
     const run = this.#chain.then(async () => {
+      await this.#settled();
       const tmp = `${this.file}.tmp`;
-      const data = Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
+      const lines = snapshot();
       try {
         const h = await open(tmp, "w", DATA_FILE_MODE);
+        let size = 0;
         try {
           await h.chmod(DATA_FILE_MODE);
-          await h.write(data);
+          size = await writeInChunks(h, lines);
           await h.sync();
         } finally {
           await h.close();
@@ -119,7 +203,8 @@ export class AppendLog {
         syncDirectory(dirname(this.file));
         await this.#handle.close();
         this.#handle = await open(this.file, "a", DATA_FILE_MODE);
-        this.#bytes = data.length;
+        this.#bytes = size;
+        this.#dirty = false;
       } catch (e) {
         throw new NodeServerError(
           "store_io",
@@ -133,12 +218,99 @@ export class AppendLog {
     return run;
   }
 
-  /** Waits for pending appends, then closes the file. */
+  /** Waits for pending appends and their syncs, syncs lazy appends, then closes the file. */
   async close(): Promise<void> {
     await this.#chain;
+    await this.#settled();
     if (this.#closed) return;
     this.#closed = true;
-    await this.#handle.close();
+    try {
+      if (this.#dirty) await this.#sync(this.#handle);
+    } finally {
+      await this.#handle.close();
+    }
+  }
+
+  /**
+   * Writes `data` after every earlier write, then runs `written` in the same step (so a later
+   * compaction or sync sees it).
+   */
+  #write(data: Buffer, written: () => void): Promise<void> {
+    this.#queuedWrites++;
+    const run = this.#chain.then(async () => {
+      try {
+        if (this.#closed) throw new NodeServerError("store_io", "log closed", { file: this.file });
+        await this.#writeNow(data);
+        written();
+      } finally {
+        this.#queuedWrites--;
+        this.#kick();
+      }
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One write at the end of the file; on failure cuts the file back to its previous end. */
+  async #writeNow(data: Buffer): Promise<void> {
+    try {
+      await this.#handle.write(data);
+      this.#bytes += data.length;
+    } catch (e) {
+      // Best effort: a partial line left in the middle would make the next open fail closed.
+      await this.#handle.truncate(this.#bytes).catch(() => undefined);
+      throw new NodeServerError(
+        "store_io",
+        `Cannot write ${basename(this.file)}`,
+        { file: this.file },
+        { cause: e },
+      );
+    }
+  }
+
+  /**
+   * Starts a sync for every waiter written so far, unless one is running (this runs again when it
+   * ends) or more writes are queued (the last one calls this), except when someone waits for idle.
+   */
+  #kick(): void {
+    if (this.#syncing) return;
+    if (this.#pending.length === 0) {
+      for (const resume of this.#idle.splice(0)) resume();
+      return;
+    }
+    if (this.#queuedWrites > 0 && this.#idle.length === 0) return;
+    const group = this.#pending;
+    this.#pending = [];
+    this.#syncing = true;
+    this.#dirty = false;
+    this.#syncs++;
+    this.#sync(this.#handle).then(
+      () => {
+        for (const w of group) w.onDurable?.();
+        for (const w of group) w.resolve();
+        this.#syncing = false;
+        this.#kick();
+      },
+      (e: unknown) => {
+        const error = new NodeServerError(
+          "store_io",
+          `Cannot sync ${basename(this.file)}`,
+          { file: this.file },
+          { cause: e },
+        );
+        for (const w of group) w.reject(error);
+        this.#syncing = false;
+        this.#kick();
+      },
+    );
+  }
+
+  /** Resolves once no sync is running and no written waiter is left. */
+  #settled(): Promise<void> {
+    if (!this.#syncing && this.#pending.length === 0) return Promise.resolve();
+    const idle = new Promise<void>((resolve) => this.#idle.push(resolve));
+    this.#kick();
+    return idle;
   }
 }
 

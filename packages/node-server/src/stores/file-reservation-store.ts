@@ -1,10 +1,11 @@
 /**
  * The Node authority's durable `ReservationStore`: every request ID ever issued, one per line
- * (4–64 lowercase hex digits), each fsynced before `append` resolves. IDs are never removed.
+ * (4–64 lowercase hex digits), each fsynced before `append` resolves; concurrent appends share one
+ * fsync (group commit, see `AppendLog`). IDs are never removed.
  * A torn last line is dropped (it was never acknowledged); any other bad line fails closed.
  */
 import { NodeServerError } from "../errors.js";
-import { AppendLog } from "./append-log.js";
+import { AppendLog, type SyncFn } from "./append-log.js";
 
 const ID = /^[0-9a-f]{4,64}$/;
 
@@ -22,8 +23,11 @@ export class FileReservationStore {
    * Opens (or creates) the reservation file.
    * @throws NodeServerError `store_corrupt` on an unreadable file or a malformed line, `store_io`.
    */
-  static async open(file: string): Promise<FileReservationStore> {
-    const { log, lines } = await AppendLog.open(file);
+  static async open(file: string, options: { sync?: SyncFn } = {}): Promise<FileReservationStore> {
+    const { log, lines } = await AppendLog.open(
+      file,
+      options.sync === undefined ? {} : { sync: options.sync },
+    );
     const bad = lines.findIndex((l) => !ID.test(l));
     if (bad >= 0) {
       await log.close();
@@ -47,8 +51,12 @@ export class FileReservationStore {
    */
   async append(id: string): Promise<void> {
     if (!ID.test(id)) throw new TypeError("a request ID is 4 to 64 lowercase hex digits");
-    await this.#log.append([id]);
-    this.#ids.push(id);
+    await this.#log.append([id], () => this.#ids.push(id));
+  }
+
+  /** fsyncs started since open (group commit: one may cover many IDs). */
+  get syncCount(): number {
+    return this.#log.syncCount;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,622 @@
+/**
+ * The cost of the guarantee through the Node HTTP authority (issue 19), same sandbox, same run:
+ * 1. decomposition: a strict `block.update` (preflight + commit, official MCP client over HTTP)
+ *    against its floor = the kernel time the same calls needed (union of the kernel-call intervals
+ *    the server saw) + two MCP round trips of a trivial read (`system.version`) without its kernel
+ *    time; the rest split into awaited fsyncs, the rest of the server's time and client/transport,
+ *    and the server's CPU in the write window attributed by a CPU profile (bundle source map);
+ * 2. latency sensitivity: 0, 1 and 5 ms injected per kernel call; commit / direct `updateBlock`
+ *    beside the commit's sequential kernel round trips (chart: docs/perf/latency.svg);
+ * 3. throughput: strict writes per second with 1, 4 and 16 agents on different blocks through the
+ *    one write lane; reads per second at concurrency 4 beside a direct kernel read loop (chart:
+ *    docs/perf/throughput.svg).
+ * The server is the built executable (copied from dist/ at start, so a concurrent rebuild cannot
+ * pull it away; `--from-source` bundles the current sources instead) with the bench-only timing
+ * tap `bench/tap.cjs` preloaded; `--bin <path/bin.cjs>` names another build (before/after runs).
+ * Run: pnpm --filter @sisyphus/node-server exec tsx --conditions=source bench/cost.ts [--quick]
+ *   [--only decomposition,latency,throughput,cpu]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { SourceMap } from "node:module";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { barChart, lineChart, writeChart } from "../../../bench/svg-chart.js";
+
+const QUICK = process.argv.includes("--quick");
+/** `--only a,b`: run only these sections (decomposition, latency, throughput, cpu). */
+const onlyArg = process.argv.indexOf("--only");
+const run = (section: string) =>
+  onlyArg < 0 || (process.argv[onlyArg + 1] ?? "").split(",").includes(section);
+const ROUNDS = QUICK ? 15 : 40;
+const PKG = resolve(import.meta.dirname, "..");
+const TAP = resolve(import.meta.dirname, "tap.cjs");
+const TOKEN = "bench-token-0123456789abcdef";
+
+/** The tap's clock: monotonic, the same in every process on the machine. */
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+
+type Interval = { start: number; end: number };
+type TapRecord = Interval & { kind: "mcp" | "kernel" | "fsync" | "cpu"; path?: string };
+
+/** Total length of the union of intervals, clipped to `within`. */
+function unionMs(xs: Interval[], within?: Interval): number {
+  const clipped = xs
+    .map((x) =>
+      within ? { start: Math.max(x.start, within.start), end: Math.min(x.end, within.end) } : x,
+    )
+    .filter((x) => x.end > x.start)
+    .sort((a, b) => a.start - b.start);
+  let total = 0;
+  let cur: Interval | undefined;
+  for (const x of clipped) {
+    if (cur && x.start <= cur.end) cur.end = Math.max(cur.end, x.end);
+    else {
+      if (cur) total += cur.end - cur.start;
+      cur = { ...x };
+    }
+  }
+  return total + (cur ? cur.end - cur.start : 0);
+}
+
+/** Sequential round trips: groups of overlapping intervals, one after another. */
+function waves(xs: Interval[]): number {
+  let n = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const x of [...xs].sort((a, b) => a.start - b.start)) {
+    if (x.start >= end) n++;
+    end = Math.max(end, x.end);
+  }
+  return n;
+}
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  tapFile: string;
+}
+
+/** A private copy of dist's executable under node_modules/.cache (externals resolve as from dist/). */
+function copyOfDist(): string {
+  const dir = join(PKG, "node_modules", ".cache", `sis-cost-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  for (const file of ["bin.cjs", "server.cjs", "server.cjs.map", "import-esm.cjs"])
+    copyFileSync(join(PKG, "dist", file), join(dir, file));
+  return join(dir, "bin.cjs");
+}
+const binArg = process.argv.indexOf("--bin");
+const BIN =
+  binArg > 0
+    ? resolve(process.argv[binArg + 1] as string)
+    : process.argv.includes("--from-source")
+      ? await (await import("./build-exe.js")).buildExecutable("sis-cost")
+      : copyOfDist();
+
+/** Starts the executable with the tap preloaded; `profile` makes the tap profile between dumps. */
+async function startServer(sb: Sandbox, profile = false): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), "sis-cost-"));
+  const tapFile = join(dir, "tap.json");
+  const child = spawn(
+    process.execPath,
+    [
+      "--require",
+      TAP,
+      BIN,
+      "--http",
+      "--port",
+      "0",
+      "--siyuan-url",
+      sb.url,
+      "--data-dir",
+      join(dir, "data"),
+    ],
+    {
+      env: {
+        ...process.env,
+        SIYUAN_TOKEN: sb.token,
+        SISYPHUS_AUTH_TOKEN: TOKEN,
+        SISYPHUS_TAP_FILE: tapFile,
+        ...(profile ? { SISYPHUS_TAP_PROFILE: "1", SISYPHUS_CODE_CACHE: "off" } : {}),
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let err = "";
+  child.stderr?.setEncoding("utf8");
+  const url = await new Promise<string>((res, rej) => {
+    child.stderr?.on("data", (c: string) => {
+      err += c;
+      const m = /listening on (\S+\/mcp)/.exec(err);
+      if (m) res(m[1] as string);
+    });
+    child.once("exit", (code) => rej(new Error(`server exited ${code}: ${err}`)));
+  });
+  return { url, child, tapFile };
+}
+
+function stopServer(s: Server): Promise<void> {
+  return new Promise((r) => {
+    s.child.once("exit", () => r());
+    s.child.kill("SIGTERM");
+  });
+}
+
+/** Asks the tap for its records (and clears them in the server). */
+async function dumpTap(s: Server): Promise<TapRecord[]> {
+  rmSync(s.tapFile, { force: true });
+  s.child.kill("SIGUSR2");
+  for (let i = 0; i < 500 && !existsSync(s.tapFile); i++)
+    await new Promise((r) => setTimeout(r, 5));
+  const records = JSON.parse(readFileSync(s.tapFile, "utf8")) as TapRecord[];
+  rmSync(s.tapFile);
+  return records;
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client(
+    { name: "bench-cost", version: "1" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  return client;
+}
+
+type Sc = Record<string, unknown>;
+async function call(client: Client, name: string, args: Sc): Promise<Sc> {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError === true) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+  return (r.structuredContent ?? {}) as Sc;
+}
+
+/** One strict block.update: client-observed intervals of the preflight and the commit. */
+async function strictUpdate(client: Client, id: string, data: string) {
+  const args = { action: "update", id, dataType: "markdown", data };
+  const p0 = now();
+  const pre = await call(client, "block", { ...args, validateOnly: true });
+  const p1 = now();
+  const field = pre["preconditionField"] as string;
+  const c = await call(client, "block", {
+    ...args,
+    requestId: pre["requestId"],
+    [field]: pre[field],
+  });
+  const c1 = now();
+  if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
+  return { preflight: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
+}
+
+/** A direct, unguarded kernel write: one updateBlock over loopback HTTP. */
+async function directUpdate(sb: Sandbox, id: string, data: string): Promise<Interval> {
+  const start = now();
+  const r = await fetch(`${sb.url}/api/block/updateBlock`, {
+    method: "POST",
+    headers: { authorization: `Token ${sb.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ id, dataType: "markdown", data }),
+  });
+  if (((await r.json()) as { code: number }).code !== 0) throw new Error("updateBlock failed");
+  return { start, end: now() };
+}
+
+/** What the tap saw inside one client-observed call. */
+interface Seen {
+  client: number;
+  server: number;
+  kernel: number;
+  kernelCalls: number;
+  roundTrips: number;
+  fsync: number;
+  /** Awaited fsync time not hidden behind a kernel call. */
+  fsyncExposed: number;
+  fsyncs: number;
+}
+function seenIn(call: Interval, tap: TapRecord[]): Seen {
+  // by start: a server's "finish" event may run after the client already has the answer
+  const inside = (r: TapRecord) => r.start >= call.start && r.start <= call.end;
+  const mcp = tap.filter((r) => r.kind === "mcp" && inside(r));
+  const kernel = tap.filter((r) => r.kind === "kernel" && inside(r));
+  const fsync = tap.filter((r) => r.kind === "fsync" && inside(r));
+  return {
+    client: call.end - call.start,
+    server: unionMs(mcp, call),
+    kernel: unionMs(kernel, call),
+    kernelCalls: kernel.length,
+    roundTrips: waves(kernel),
+    fsync: unionMs(fsync, call),
+    fsyncExposed: unionMs([...fsync, ...kernel], call) - unionMs(kernel, call),
+    fsyncs: fsync.length,
+  };
+}
+const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
+
+interface Decomposition {
+  pre: Seen[];
+  commit: Seen[];
+  read: Seen[];
+  direct: number[];
+  ratio: number;
+  /** The server's CPU time (all threads) per round: a read, a preflight and a commit. */
+  cpuPerRound: number;
+}
+
+/** ROUNDS strict updates + trivial reads + direct writes, interleaved, against one server. */
+async function decompose(sb: Sandbox, s: Server, client: Client, rounds: number) {
+  const ids = [DEMO_IDS.paragraphGoals, DEMO_IDS.paragraphDecision, DEMO_IDS.paragraphJournal];
+  const calls: Array<{ read: Interval; pre: Interval; commit: Interval; direct: Interval }> = [];
+  await dumpTap(s);
+  const cpu0 = cpuMsOf(s.child.pid);
+  for (let i = 0; i < rounds; i++) {
+    const r0 = now();
+    await call(client, "system", { action: "version" });
+    const read = { start: r0, end: now() };
+    const { preflight, commit } = await strictUpdate(client, ids[i % 3] as string, `cost ${i}`);
+    const direct = await directUpdate(sb, DEMO_IDS.paragraphStatus, `direct ${i}`);
+    calls.push({ read, pre: preflight, commit, direct });
+  }
+  const cpuPerRound = (cpuMsOf(s.child.pid) - cpu0) / rounds;
+  const tap = await dumpTap(s);
+  const d: Decomposition = {
+    cpuPerRound,
+    pre: calls.map((c) => seenIn(c.pre, tap)),
+    commit: calls.map((c) => seenIn(c.commit, tap)),
+    read: calls.map((c) => seenIn(c.read, tap)),
+    direct: calls.map((c) => c.direct.end - c.direct.start),
+    ratio: 0,
+  };
+  d.ratio = median(
+    d.pre.map((p, i) => {
+      const c = d.commit[i] as Seen;
+      const r = d.read[i] as Seen;
+      return (p.client + c.client) / (p.kernel + c.kernel + 2 * (r.client - r.kernel));
+    }),
+  );
+  return d;
+}
+
+function printDecomposition(d: Decomposition): void {
+  const row = (label: string, xs: Seen[]) =>
+    console.log(
+      `| ${label} | ${f2(med(xs, "client"))} | ${f2(med(xs, "server"))} | ${f2(med(xs, "kernel"))} | ${med(xs, "kernelCalls")} / ${med(xs, "roundTrips")} | ${f2(med(xs, "fsync"))} (${med(xs, "fsyncs")}) | ${f2(med(xs, "fsyncExposed"))} | ${f2(med(xs, "server") - med(xs, "kernel") - med(xs, "fsyncExposed"))} | ${f2(med(xs, "client") - med(xs, "server"))} |`,
+    );
+  console.log(
+    "| call (medians of " +
+      d.pre.length +
+      ", ms) | client-observed | server (request in → answer out) | kernel (union) | kernel calls / sequential round trips | awaited fsync (count) | of it outside kernel time | rest of server | client + transport |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  row("trivial read (system.version)", d.read);
+  row("strict block.update preflight", d.pre);
+  row("strict block.update commit", d.commit);
+  const rt = med(d.read, "client") - med(d.read, "kernel");
+  const floor = med(d.pre, "kernel") + med(d.commit, "kernel") + 2 * rt;
+  const observed = med(d.pre, "client") + med(d.commit, "client");
+  const fsync = med(d.pre, "fsyncExposed") + med(d.commit, "fsyncExposed");
+  console.log(
+    `floor = kernel(preflight) ${f2(med(d.pre, "kernel"))} + kernel(commit) ${f2(med(d.commit, "kernel"))} + 2 × MCP round trip without kernel ${f2(rt)} = ${f2(floor)} ms; observed ${f2(observed)} ms; **ratio ${f2(d.ratio)}** (median of per-write ratios; goal ≤ 1.10)`,
+  );
+  console.log(
+    `server CPU per round (read + preflight + commit, all threads, from /proc schedstat; steadier than wall time on a busy machine): ${f2(d.cpuPerRound)} ms`,
+  );
+  console.log(
+    `above the floor: ${f2(observed - floor)} ms per write, of which awaited fsyncs outside kernel time ${f2(fsync)} ms (${f2((100 * fsync) / Math.max(observed - floor, 1e-9))} %); floor + fsyncs = ${f2(floor + fsync)} ms → ratio without the rest ${f2((floor + fsync) / floor)}`,
+  );
+}
+
+/** CPU time a process has used so far, in ms, over its threads (Linux `schedstat`; NaN elsewhere). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// ---- CPU attribution -------------------------------------------------------------------------
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const CATEGORIES: Array<[string, RegExp]> = [
+  ["hashing (core-hash)", /core-hash/],
+  ["zod validation", /^zod\//],
+  [
+    "MCP SDK: JSON-RPC, Streamable HTTP transport, web Request/Response",
+    /@modelcontextprotocol|ajv|hono/,
+  ],
+  ["write-safety (coordinator, records)", /write-safety/],
+  ["node-server: durable stores (CPU; awaited fsync apart)", /node-server\/src\/stores/],
+  ["node-server: HTTP shell, settings read", /node-server\/src/],
+  ["mcp-tools: gateway, dispatch, handler, tool", /mcp-tools\/src/],
+  ["kernel client (siyuan-api, undici)", /siyuan-api|undici/],
+];
+const NO_CALLER = "Node event loop: sockets, HTTP parser, timers (no bundle frame on the stack)";
+
+/**
+ * CPU time per category of a CPU profile of the bundle, each sample counted for the nearest frame
+ * of the bundle (or an external package) on its stack, mapped through the bundle's source map: a
+ * builtin or Node internal (JSON.parse, web streams, crypto) counts for the code that called it.
+ * Also the ten bundle functions with the most such time.
+ */
+function attribute(profile: Profile, bundle: string) {
+  const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, "utf8")));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  /** Source file and function of a bundle/package frame, or undefined for builtins and internals. */
+  const ownerOf = (n: ProfileNode): { src: string; fn: string } | undefined => {
+    const { url, lineNumber, columnNumber, functionName } = n.callFrame;
+    if (url.endsWith("server.cjs")) {
+      const e = map.findEntry(lineNumber, columnNumber) as {
+        originalSource?: string;
+        originalLine?: number;
+      };
+      const src = resolve(dirname(bundle), e.originalSource ?? url).replace(
+        /^.*\/(packages|node_modules)\//,
+        "",
+      );
+      return { src: `${src}:${(e.originalLine ?? 0) + 1}`, fn: functionName || "(anonymous)" };
+    }
+    if (url.includes("/node_modules/"))
+      return { src: url.replace(/^.*\/node_modules\//, ""), fn: functionName || "(anonymous)" };
+    return undefined;
+  };
+  const owner = new Map<number, { src: string; fn: string } | null>();
+  const ownerUp = (id: number): { src: string; fn: string } | null => {
+    if (owner.has(id)) return owner.get(id) as { src: string; fn: string } | null;
+    const mine = ownerOf(byId.get(id) as ProfileNode);
+    const up = parent.get(id);
+    const o = mine ?? (up === undefined ? null : ownerUp(up));
+    owner.set(id, o);
+    return o;
+  };
+  const byCategory = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const fn = (byId.get(id) as ProfileNode).callFrame.functionName;
+    const o = ownerUp(id);
+    if (fn === "(idle)") add(byCategory, "idle", ms);
+    else if (fn === "(garbage collector)") add(byCategory, "garbage collection", ms);
+    else if (o === null)
+      add(byCategory, fn === "(program)" ? "V8/Node native (program)" : NO_CALLER, ms);
+    else {
+      add(byCategory, CATEGORIES.find(([, re]) => re.test(o.src))?.[0] ?? `other (${o.src})`, ms);
+      add(byFunction, `${o.fn} (${o.src})`, ms);
+    }
+  });
+  return { byCategory, top: [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 10) };
+}
+
+async function cpuAttribution(sb: Sandbox, writes: number): Promise<void> {
+  const s = await startServer(sb, true);
+  const client = await connect(s.url);
+  for (let i = 0; i < 10; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `warm ${i}`);
+  await dumpTap(s); // starts the profiler
+  const t0 = now();
+  for (let i = 0; i < writes; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `prof ${i}`);
+  const wall = now() - t0;
+  await dumpTap(s); // stops it and writes <tap>.cpuprofile
+  const profile = JSON.parse(readFileSync(`${s.tapFile}.cpuprofile`, "utf8")) as Profile;
+  await client.close();
+  await stopServer(s);
+  const { byCategory: ms, top } = attribute(profile, resolve(BIN, "..", "server.cjs"));
+  const busy = [...ms].filter(([c]) => c !== "idle").reduce((a, [, v]) => a + v, 0);
+  console.log(
+    `\nServer CPU per strict write (preflight + commit), CPU profile of ${writes} sequential writes (sampling 100 µs, tap-only build, SISYPHUS_CODE_CACHE=off): ${f2(wall / writes)} ms wall per write, ${f2(busy / writes)} ms on the server's main thread.`,
+  );
+  console.log(
+    "| where (self time, builtins counted for their caller) | ms per write | share of busy |",
+  );
+  console.log("| --- | --- | --- |");
+  for (const [c, v] of [...ms].sort((a, b) => b[1] - a[1])) {
+    if (c === "idle" || v / writes < 0.01) continue;
+    console.log(`| ${c} | ${f2(v / writes)} | ${f1((100 * v) / busy)} % |`);
+  }
+  console.log("\n| bundle function (with the builtins it called) | ms per write |\n| --- | --- |");
+  for (const [fn, v] of top) console.log(`| ${fn} | ${f2(v / writes)} |`);
+}
+
+// ---- latency sensitivity ------------------------------------------------------------------------
+
+/** The kernel API paths in the sandbox's counters. */
+const apiPaths = (sb: Sandbox) =>
+  Object.keys(sb.control.counts()).filter((p) => p.startsWith("/api/"));
+
+async function latency(sb: Sandbox, s: Server, client: Client): Promise<void> {
+  const rows: Array<{ ms: number; d: Decomposition }> = [];
+  sb.control.resetLog();
+  for (const ms of [0, 1, 5]) {
+    // every kernel API path the calls use (seen in the 0 ms run), delayed; the MCP hop is not
+    const faults =
+      ms === 0
+        ? []
+        : apiPaths(sb).map((endpoint) =>
+            sb.control.armFault({ endpoint, kind: "delay", delayMs: ms, times: "always" }),
+          );
+    rows.push({ ms, d: await decompose(sb, s, client, QUICK ? 8 : 15) });
+    for (const f of faults) sb.control.disarmFault(f);
+  }
+  console.log(
+    "\n| injected kernel latency per call | direct updateBlock (ms) | preflight (ms) | commit (ms) | commit / direct | commit's sequential kernel round trips | preflight / direct | preflight's round trips | ratio to floor |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const { ms, d } of rows) {
+    const direct = median(d.direct);
+    console.log(
+      `| ${ms} ms | ${f2(direct)} | ${f2(med(d.pre, "client"))} | ${f2(med(d.commit, "client"))} | ${f2(med(d.commit, "client") / direct)} | ${med(d.commit, "roundTrips")} | ${f2(med(d.pre, "client") / direct)} | ${med(d.pre, "roundTrips")} | ${f2(d.ratio)} |`,
+    );
+  }
+  const pts = (k: (d: Decomposition) => number) => rows.map(({ ms, d }) => [ms, k(d)] as const);
+  console.log(
+    writeChart(
+      "perf/latency.svg",
+      lineChart({
+        title: "Strict commit vs a direct write under injected kernel latency (Node HTTP)",
+        xLabel: "injected latency per kernel call (ms)",
+        yLabel: "time / direct updateBlock",
+        series: [
+          {
+            name: "commit / direct",
+            points: pts((d) => med(d.commit, "client") / median(d.direct)),
+          },
+          {
+            name: "commit's sequential kernel round trips",
+            points: pts((d) => med(d.commit, "roundTrips")),
+          },
+          {
+            name: "preflight / direct",
+            points: pts((d) => med(d.pre, "client") / median(d.direct)),
+          },
+          { name: "preflight's round trips", points: pts((d) => med(d.pre, "roundTrips")) },
+        ],
+      }),
+    ),
+  );
+}
+
+// ---- throughput ---------------------------------------------------------------------------------
+
+/** Appends `n` paragraphs to the journal directly; their IDs (one block per agent). */
+async function makeBlocks(sb: Sandbox, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await fetch(`${sb.url}/api/block/appendBlock`, {
+      method: "POST",
+      headers: { authorization: `Token ${sb.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        parentID: DEMO_IDS.docJournal,
+        dataType: "markdown",
+        data: `agent ${i}`,
+      }),
+    });
+    const body = (await r.json()) as { data: Array<{ doOperations: Array<{ id: string }> }> };
+    ids.push(body.data[0]?.doOperations[0]?.id as string);
+  }
+  return ids;
+}
+
+async function throughput(sb: Sandbox, url: string): Promise<void> {
+  const blocks = await makeBlocks(sb, 16);
+  const PER_AGENT_TOTAL = QUICK ? 48 : 96;
+  const results: Array<[number, number]> = [];
+  for (const agents of [1, 4, 16]) {
+    const clients = await Promise.all(Array.from({ length: agents }, () => connect(url)));
+    const each = Math.max(2, Math.floor(PER_AGENT_TOTAL / agents));
+    const t0 = now();
+    await Promise.all(
+      clients.map(async (c, a) => {
+        for (let i = 0; i < each; i++) await strictUpdate(c, blocks[a] as string, `a${a} w${i}`);
+      }),
+    );
+    results.push([agents, (agents * each) / ((now() - t0) / 1000)]);
+    await Promise.all(clients.map((c) => c.close()));
+  }
+  // reads at concurrency 4: MCP block.get_kramdown vs the kernel's getBlockKramdown directly
+  const READS = QUICK ? 200 : 600;
+  const readers = await Promise.all(Array.from({ length: 4 }, () => connect(url)));
+  const loop = async (one: () => Promise<unknown>) => {
+    let next = 0;
+    const t0 = now();
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next++ < READS) await one();
+      }),
+    );
+    return READS / ((now() - t0) / 1000);
+  };
+  const mcpRead = (i: number) => () =>
+    call(readers[i % 4] as Client, "block", {
+      action: "get_kramdown",
+      id: DEMO_IDS.paragraphGoals,
+    });
+  let k = 0;
+  const directRead = async () => {
+    const r = await fetch(`${sb.url}/api/block/getBlockKramdown`, {
+      method: "POST",
+      headers: { authorization: `Token ${sb.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ id: DEMO_IDS.paragraphGoals }),
+    });
+    await r.json();
+  };
+  await loop(() => mcpRead(k++)()); // warm-up
+  const mcpPerSec = await loop(() => mcpRead(k++)());
+  const directPerSec = await loop(directRead);
+  await Promise.all(readers.map((c) => c.close()));
+
+  console.log("\n| throughput | per second |");
+  console.log("| --- | --- |");
+  for (const [a, v] of results)
+    console.log(
+      `| strict block.update (preflight + commit), ${a} concurrent agent(s), different blocks, one lane | ${f1(v)} |`,
+    );
+  console.log(`| MCP block.get_kramdown, concurrency 4 | ${f1(mcpPerSec)} |`);
+  console.log(`| sandbox ceiling: direct getBlockKramdown, concurrency 4 | ${f1(directPerSec)} |`);
+  console.log(`| ratio MCP read / ceiling | ${f2(mcpPerSec / directPerSec)} |`);
+  console.log(
+    writeChart(
+      "perf/throughput.svg",
+      barChart({
+        title: "Throughput through the Node HTTP authority",
+        yLabel: "per second",
+        bars: [
+          ...results.map(([a, v]) => ({
+            label: `${a} agent${a > 1 ? "s" : ""}`,
+            value: v,
+            group: "strict writes",
+          })),
+          { label: "MCP read ×4", value: mcpPerSec, group: "reads" },
+          { label: "kernel read ×4", value: directPerSec, group: "reads" },
+        ],
+      }),
+    ),
+  );
+}
+
+// ---- main ------------------------------------------------------------------------------------------
+
+console.log(
+  `${cpus()[0]?.model} × ${cpus().length}, node ${process.version}${QUICK ? ", --quick" : ""}`,
+);
+const sb = await startSandbox({ seed: "demo" });
+try {
+  const s = await startServer(sb);
+  const client = await connect(s.url);
+  for (let i = 0; i < 10; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `warm ${i}`);
+  if (run("decomposition")) printDecomposition(await decompose(sb, s, client, ROUNDS));
+  if (run("latency")) await latency(sb, s, client);
+  await client.close();
+  if (run("throughput")) await throughput(sb, s.url);
+  await stopServer(s);
+  if (run("cpu")) await cpuAttribution(sb, QUICK ? 30 : 60);
+} finally {
+  await sb.stop();
+  if (binArg < 0) rmSync(dirname(BIN), { recursive: true, force: true });
+}

@@ -1,0 +1,93 @@
+/**
+ * Bench-only timing tap, preloaded into the server under test with `node --require` (never part of
+ * the product): records, in milliseconds of the monotonic clock (`process.hrtime`, one clock for
+ * every process on the machine; `performance.timeOrigin` differs between processes by tens of ms), the interval of every MCP HTTP request the server handled, of every
+ * kernel call it made (undici's diagnostics channels: request created → response complete) and of
+ * every fsync/fdatasync its stores awaited. On SIGUSR2 it writes what it holds to
+ * `SISYPHUS_TAP_FILE` (as `<file>.tmp`, then renamed) and starts afresh. With
+ * `SISYPHUS_TAP_PROFILE=1` the first dump also starts V8's sampling profiler (100 µs) and the next
+ * one stops it and writes `<file>.cpuprofile` first, so the profile covers exactly that window.
+ */
+"use strict";
+const dc = require("node:diagnostics_channel");
+const fs = require("node:fs");
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+/** @type {{kind: string, start: number, end: number, path?: string}[]} */
+let records = [];
+const open = new WeakMap();
+
+dc.subscribe("http.server.request.start", ({ request, response }) => {
+  const start = now();
+  response.once("finish", () =>
+    records.push({ kind: "mcp", start, end: now(), path: request.url }),
+  );
+});
+dc.subscribe("undici:request:create", ({ request }) => open.set(request, now()));
+const kernelDone = ({ request }) => {
+  const start = open.get(request);
+  if (start !== undefined) records.push({ kind: "kernel", start, end: now(), path: request.path });
+  open.delete(request);
+};
+dc.subscribe("undici:request:trailers", kernelDone);
+dc.subscribe("undici:request:error", kernelDone);
+
+/** Wraps an async method of FileHandle so its awaited time is recorded as `kind`. */
+function timeMethod(proto, name, kind) {
+  const inner = proto[name];
+  proto[name] = async function timed(...args) {
+    const start = now();
+    try {
+      return await inner.apply(this, args);
+    } finally {
+      records.push({ kind, start, end: now() });
+    }
+  };
+}
+fs.promises.open(__filename, "r").then((h) => {
+  const proto = Object.getPrototypeOf(h);
+  timeMethod(proto, "datasync", "fsync");
+  timeMethod(proto, "sync", "fsync");
+  return h.close();
+});
+const fsyncSync = fs.fsyncSync;
+fs.fsyncSync = (fd) => {
+  const start = now();
+  try {
+    return fsyncSync(fd);
+  } finally {
+    records.push({ kind: "fsync", start, end: now() });
+  }
+};
+
+let session;
+/** Starts the profiler on the first call, stops it and writes the profile on the second. */
+function toggleProfiler(file, then) {
+  const inspector = require("node:inspector");
+  if (session === undefined) {
+    session = new inspector.Session();
+    session.connect();
+    session.post("Profiler.enable", () =>
+      session.post("Profiler.setSamplingInterval", { interval: 100 }, () =>
+        session.post("Profiler.start", then),
+      ),
+    );
+    return;
+  }
+  session.post("Profiler.stop", (_err, { profile }) => {
+    fs.writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
+    then();
+  });
+}
+
+process.on("SIGUSR2", () => {
+  const file = process.env.SISYPHUS_TAP_FILE;
+  const out = records;
+  records = [];
+  const write = () => {
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(out));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  if (process.env.SISYPHUS_TAP_PROFILE === "1") toggleProfiler(file, write);
+  else write();
+});
