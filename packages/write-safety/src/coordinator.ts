@@ -304,14 +304,9 @@ export class WriteCoordinator {
   ): Promise<PreflightAnswer | CancelledAnswer> {
     const { ledger, registry, leases, clock } = this.#state;
     await ledger.prune();
-    // The ID's durable reservation does not depend on the probe: its fsync runs while the kernel
-    // answers. A probe that fails or a cancelled call leaves one reserved ID unused (never issued),
-    // and the probe's error still comes first.
-    const issuing = registry.issue();
-    issuing.catch(() => undefined);
     const before = precondition === "none" ? undefined : checkProbe(await probe!(), call);
     if (isCancelled(call.cancellation)) return CANCELLED;
-    const requestId = await issuing;
+    const requestId = await registry.issue();
     const issuedAt = clock.now();
     const requestIdExpiresAt = issuedAt + REQUEST_ID_FIRST_EXECUTION_TTL_MS;
     try {
