@@ -130,8 +130,13 @@ export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
 /** The kernel authority's task-control endpoint. */
 const KERNEL_TASKS_PATH = `/plugin/private/${PLUGIN_NAME}/tasks`;
 
+/** Top-level field of every answer this link makes up itself: whether its write may have left. */
+const NOTHING_SENT = { writeAttempted: false } as const;
+
 function unavailable(reason: string, message: string): { refusal: CallToolResult } {
-  return { refusal: shellError("write_coordinator_unavailable", message, { reason }) };
+  return {
+    refusal: shellError("write_coordinator_unavailable", message, { reason }, NOTHING_SENT),
+  };
 }
 
 /** Whether two kernel base URLs name the same kernel (user info and a trailing slash ignored). */
@@ -227,9 +232,12 @@ export class AuthorityLink implements DelegateLink {
       client = await this.#connect(target.url, target.headers);
     } catch (e) {
       await this.#reset();
-      return shellError("write_coordinator_unavailable", "The write authority cannot be reached.", {
-        reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable",
-      });
+      return shellError(
+        "write_coordinator_unavailable",
+        "The write authority cannot be reached.",
+        { reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable" },
+        NOTHING_SENT,
+      );
     }
     // A caller's own taskId (the CLI's, which it needs to relay Ctrl-C) replaces the fresh one.
     const meta: Record<string, unknown> = {
@@ -262,15 +270,15 @@ export class AuthorityLink implements DelegateLink {
           "write_coordinator_unavailable",
           `The write authority is not serving (HTTP ${status}); nothing was executed.`,
           { reason: "not_serving" },
+          NOTHING_SENT,
         );
       }
       if (codes.some((c) => NOT_DISPATCHED.has(c)) || mentionsUnauthorized(e)) {
         return shellError(
           "write_coordinator_unavailable",
           "The write authority cannot be reached; nothing was sent.",
-          {
-            reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable",
-          },
+          { reason: mentionsUnauthorized(e) ? "unauthorized" : "unreachable" },
+          NOTHING_SENT,
         );
       }
       if (taskId !== undefined && signal?.aborted !== true) {
@@ -281,9 +289,8 @@ export class AuthorityLink implements DelegateLink {
         return shellError(
           "write_coordinator_unavailable",
           "The write authority did not answer; nothing was executed.",
-          {
-            reason: "no_response",
-          },
+          { reason: "no_response" },
+          NOTHING_SENT,
         );
       }
       return shellError(
@@ -294,6 +301,7 @@ export class AuthorityLink implements DelegateLink {
           ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
           ...(taskId === undefined ? {} : { taskId }),
         },
+        { writeAttempted: true },
       );
     } finally {
       signal?.removeEventListener("abort", relay);
@@ -382,6 +390,7 @@ export class AuthorityLink implements DelegateLink {
           "write_coordinator_changed",
           "The write authority changed kind since this process first used it.",
           { reason: "other_kind" },
+          NOTHING_SENT,
         ),
       };
     }

@@ -4,16 +4,19 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import {
   acquireDataDirLock,
   describeDataDirPermissions,
+  pidAlive,
   readAuthorityRecord,
   readLocalCredential,
   readPrivateFile,
@@ -57,6 +60,34 @@ describe("data directory lock", () => {
     }
     const lock = await acquireDataDirLock(d);
     await lock.release();
+  });
+
+  it("counts an exited but unreaped holder (a zombie under a non-reaping init) as dead", async () => {
+    // `true` exits at once; its parent `exec`s into `sleep`, which never waits for it: a zombie.
+    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 20"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    try {
+      const zombie = Number(
+        await new Promise<string>((r) => parent.stdout.once("data", (b: Buffer) => r(String(b)))),
+      );
+      await waitFor(() => readFileSync(`/proc/${zombie}/stat`, "latin1").includes(") Z "), {
+        what: "the child to exit unreaped",
+      });
+      expect(() => process.kill(zombie, 0)).not.toThrow(); // signal 0 still reaches a zombie
+      expect(pidAlive(zombie)).toBe(false);
+      expect(pidAlive(parent.pid as number)).toBe(true);
+      const d = mkdtempSync(join(tmpdir(), "sisyphus-dd-"));
+      writeFileSync(
+        join(d, "authority.lock"),
+        JSON.stringify({ pid: zombie, url: "http://127.0.0.1:9/mcp", startedAt: 1 }),
+      );
+      const lock = await acquireDataDirLock(d);
+      await lock.release();
+    } finally {
+      parent.kill("SIGKILL");
+      await new Promise((r) => parent.once("exit", r));
+    }
   });
 
   it("lets exactly one of many simultaneous starters take the lock (never a half-written lock)", async () => {

@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { link, lstat, open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { DATA_FILES } from "./constants.js";
@@ -128,15 +128,32 @@ interface LockRecord {
   startedAt: number;
 }
 
-/** Whether a process with this pid is alive (EPERM counts as alive). */
+/**
+ * Whether a process with this pid is alive (EPERM counts as alive). A zombie is not: a process
+ * that exited but was not yet reaped (its parent is gone and the container's init does not reap,
+ * as in many containers) still answers signal 0, yet serves nothing and holds no lock.
+ */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the state field of `/proc/<pid>/stat` is `Z` (or `X`, dead). Elsewhere: never. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  // "pid (comm) S ...": comm may hold spaces and parentheses, so the state follows the last ")".
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 /** A held data-directory lock. */

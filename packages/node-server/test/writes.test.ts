@@ -75,6 +75,7 @@ describe("strict writes through the one authority", () => {
       code: "write_coordinator_unavailable",
       reason: "no_authority",
     });
+    expect(sc(res)["writeAttempted"]).toBe(false);
     expect(authorityPid(dir)).toBeUndefined();
     expect(shared.sandbox.control.count(UPDATE)).toBe(before);
     await client.close();
@@ -284,7 +285,9 @@ describe("delegation edge cases", () => {
     });
     expect(first.result.isError).not.toBe(true);
     await auth.stop();
-    expect(errorCode(await pre())).toBe("write_coordinator_unavailable");
+    const refused = await pre();
+    expect(sc(refused)["error"]).toMatchObject({ code: "write_coordinator_unavailable" });
+    expect(sc(refused)["writeAttempted"]).toBe(false);
     auth = await authorityFor(shared.sandbox, dir);
     // The successor on the same data directory (same ledger) serves; the lease from before is gone.
     const before = shared.sandbox.control.count(UPDATE);
@@ -330,6 +333,8 @@ describe("delegation: response lost after dispatch", () => {
     shared.sandbox.control.clearFaults();
     expect(errorCode(res)).toBe("outcome_unknown");
     expect(sc(res)["error"]).toMatchObject({ requestId: pre["requestId"] });
+    // The write left this process: never "nothing written".
+    expect(sc(res)["writeAttempted"]).toBe(true);
     await client.close();
   });
 });
