@@ -1,6 +1,7 @@
 /** Every limit and default of the Node server, with units in the names; the README quotes these. */
-import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
+
 import { OPTION_LIMITS } from "@sisyphus/mcp-tools/settings";
+import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools/shell/gate";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/kernel";
 
 /** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */

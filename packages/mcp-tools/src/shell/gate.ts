@@ -1,8 +1,11 @@
 /**
  * `@sisyphus/mcp-tools/shell/gate`: the pieces of the shell a process needs before it listens —
  * the admission gate, the drain gate and the limits — without the MCP SDK, so a shell that loads
- * its MCP half only after listening (the Node server) keeps its cold start.
+ * its MCP half only after listening (the Node server) keeps its cold start. Also the version it
+ * names itself with.
  */
+
+export { SISYPHUS_VERSION } from "../version.js";
 export {
   Admission,
   type AdmissionClass,

@@ -10,6 +10,7 @@ import {
 import { ToolError } from "../errors.js";
 import { externalAction, readAction, type ToolHandlers } from "../handler.js";
 import { grantsEverywhere } from "../permissions.js";
+import { SISYPHUS_VERSION } from "../version.js";
 
 /**
  * Said with every `system.sync` answer: the kernel's `performSync` answers nothing about the sync
@@ -18,8 +19,7 @@ import { grantsEverywhere } from "../permissions.js";
 const SYNC_NOTE =
   "SiYuan answers nothing about the sync itself: whether it ran and how it ended is shown to the user in SiYuan (a notification), not here.";
 
-/** The package version reported by `system.version`. */
-export const SISYPHUS_VERSION = "0.1.0";
+export { SISYPHUS_VERSION };
 
 /**
  * One line on credentials, in `system.bootstrap` and every preflight answer that carries one
