@@ -14,6 +14,7 @@ import type {
   DocList,
   KernelReads,
   KernelWrites,
+  NewAvColumn,
   NotebookRow,
   OutlineHeading,
   RefDoc,
@@ -246,6 +247,44 @@ function kernelReads(c: SiyuanClient): KernelReads {
   };
 }
 
+/** The ops of {@link KernelWrites.addAttrViewColumn}: add the key, then configure it. */
+function newColumnOps(col: NewAvColumn): Record<string, unknown>[] {
+  const { avID, key, relation: rel, rollup: roll } = col;
+  const ops: Record<string, unknown>[] = [
+    {
+      action: "addAttrViewCol",
+      avID,
+      id: key.id,
+      name: key.name,
+      type: key.type,
+      previousID: col.previousKeyID,
+    },
+  ];
+  if (rel !== undefined) {
+    ops.push({
+      action: "updateAttrViewColRelation",
+      avID,
+      id: rel.destAvID,
+      keyID: key.id,
+      isTwoWay: rel.isTwoWay,
+      backRelationKeyID: rel.backKeyID,
+      name: rel.backName,
+      format: key.name,
+    });
+  }
+  if (roll !== undefined) {
+    ops.push({
+      action: "updateAttrViewColRollup",
+      avID,
+      id: key.id,
+      parentID: roll.relationKeyID,
+      keyID: roll.targetKeyID,
+      data: { calc: { operator: roll.operator } },
+    });
+  }
+  return ops;
+}
+
 function kernelWrites(c: SiyuanClient): KernelWrites {
   return {
     insertBlock: async (dataType, data, a) =>
@@ -341,43 +380,9 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       c.av.removeAttributeViewBlocks({ avID, srcIDs: itemIDs }),
     batchSetAttributeViewBlockAttrs: (avID, values) =>
       c.av.batchSetAttributeViewBlockAttrs({ avID, values }),
-    updateAttrViewColRelation: async (op) => {
+    addAttrViewColumn: async (col) => {
       await c.transactions.send({
-        transactions: [
-          {
-            doOperations: [
-              {
-                action: "updateAttrViewColRelation",
-                avID: op.avID,
-                id: op.destAvID,
-                keyID: op.keyID,
-                isTwoWay: op.isTwoWay,
-                backRelationKeyID: op.backKeyID,
-                name: op.backName,
-                format: op.name,
-              },
-            ],
-          },
-        ],
-        reqId: Date.now(),
-      });
-    },
-    updateAttrViewColRollup: async (op) => {
-      await c.transactions.send({
-        transactions: [
-          {
-            doOperations: [
-              {
-                action: "updateAttrViewColRollup",
-                avID: op.avID,
-                id: op.keyID,
-                parentID: op.relationKeyID,
-                keyID: op.targetKeyID,
-                data: { calc: { operator: op.operator } },
-              },
-            ],
-          },
-        ],
+        transactions: [{ doOperations: newColumnOps(col) }],
         reqId: Date.now(),
       });
     },

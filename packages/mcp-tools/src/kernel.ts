@@ -295,22 +295,31 @@ export interface KernelWrites {
       readonly value: unknown;
     }>,
   ): Promise<void>;
-  /** Points a relation column at a database (`updateAttrViewColRelation`; applied asynchronously). */
-  updateAttrViewColRelation(op: {
-    readonly avID: string;
-    readonly keyID: string;
+  /**
+   * Adds a column and configures it in one `/api/transactions`: op `addAttrViewCol`, then
+   * `updateAttrViewColRelation` (a relation) or `updateAttrViewColRollup` (a rollup). Applied
+   * asynchronously; the kernel runs the ops in order and stops at the first that fails, keeping
+   * the database files earlier ops wrote, so a column may exist unconfigured.
+   */
+  addAttrViewColumn(col: NewAvColumn): Promise<void>;
+}
+
+/** A database column to add with a caller-made key ID after `previousKeyID` ("" = first). */
+export interface NewAvColumn {
+  readonly avID: string;
+  readonly key: { readonly id: string; readonly name: string; readonly type: string };
+  readonly previousKeyID: string;
+  /** A relation's destination; the back key (two-way) is named `backName`, or by the kernel. */
+  readonly relation?: {
     readonly destAvID: string;
     readonly isTwoWay: boolean;
     readonly backKeyID: string;
     readonly backName: string;
-    readonly name: string;
-  }): Promise<void>;
-  /** Configures a rollup column (`updateAttrViewColRollup`; applied asynchronously). */
-  updateAttrViewColRollup(op: {
-    readonly avID: string;
-    readonly keyID: string;
+  };
+  /** A rollup of `targetKeyID` (in the destination) through relation column `relationKeyID`. */
+  readonly rollup?: {
     readonly relationKeyID: string;
     readonly targetKeyID: string;
     readonly operator: string;
-  }): Promise<void>;
+  };
 }

@@ -14,6 +14,8 @@ const ADD_BLOCKS = "/api/av/addAttributeViewBlocks";
 const BATCH_SET = "/api/av/batchSetAttributeViewBlockAttrs";
 const ALIAS = /^[0-9a-f]{4,}$/;
 
+type Json = Record<string, unknown>;
+
 function ok(r: ToolResult): Record<string, unknown> {
   expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
   return r.structuredContent;
@@ -278,6 +280,65 @@ describe("av mutations", () => {
       previousKeyID: "",
     });
     expect(errorCode(await h.call("av", h.commitArgs(args, pre)))).toBe("state_changed");
+  });
+
+  it("add_column sends one transaction; an op the kernel fails or alters is a readback_mismatch, never nothing written", async () => {
+    const a = await database("Half");
+    const b = await database("Whole");
+    const args = {
+      action: "add_column",
+      id: a.avID,
+      name: "Link",
+      type: "relation",
+      relation: { avID: b.avID, twoWay: true },
+    };
+    const bKeys = (await file(b.avID))?.keyValues;
+    const names = async (id: string) =>
+      ((await file(id))?.keyValues ?? []).map((kv) => (kv as { key: { name: string } }).key.name);
+    const sent: string[][] = [];
+    /** Commits `args` with `field` of the transaction's op `at` set to `value` on its way. */
+    async function commitBreaking(at: number, field: string, value = "20200101000000-avnone1") {
+      const pre = ok(await h.call("av", { ...args, validateOnly: true }));
+      const fault = h.sandbox.control.armFault({
+        endpoint: "/api/transactions",
+        kind: "corrupt",
+        corrupt: (body) => {
+          const copy = structuredClone(body) as { transactions: Array<{ doOperations: Json[] }> };
+          const ops = copy.transactions[0]?.doOperations ?? [];
+          sent.push(ops.map((o) => String(o["action"])));
+          (ops[at] as Json)[field] = value;
+          return copy;
+        },
+      });
+      const r = await h.call("av", h.commitArgs(args, pre));
+      h.sandbox.control.disarmFault(fault);
+      expect(errorCode(r)).toBe("readback_mismatch");
+      expect(r.structuredContent["error"]).toMatchObject({ writeAttempted: true });
+      return String(
+        ((r.structuredContent["error"] as Json)["details"] as Json | undefined)?.["reason"],
+      );
+    }
+
+    // The second op (the relation) fails: the column the first op wrote stays, unconfigured.
+    expect(await commitBreaking(1, "id")).toMatch(/was added, but its relation .* not configured/);
+    expect(sent[0]).toEqual(["addAttrViewCol", "updateAttrViewColRelation"]);
+    const half = (await file(a.avID))?.keyValues?.find(
+      (kv) => (kv as { key: { name: string } }).key.name === "Link",
+    ) as { key: { relation?: unknown } } | undefined;
+    expect(half?.key.relation ?? null).toBeNull();
+    expect((await file(b.avID))?.keyValues).toEqual(bKeys);
+
+    // The first op fails: the kernel stops the transaction, so nothing more is written.
+    const before = await names(a.avID);
+    expect(await commitBreaking(0, "avID")).toMatch(/is missing after its insert/);
+    expect(await names(a.avID)).toEqual(before);
+    expect((await file(b.avID))?.keyValues).toEqual(bKeys);
+
+    // Both ops apply, but the back key is not named as asked (the kernel's default here).
+    expect(await commitBreaking(1, "name", "Elsewhere")).toMatch(
+      /back key \S+ is not named Half Link/,
+    );
+    expect(await names(b.avID)).toContain("Elsewhere");
   });
 
   it("a rollup column reads through a relation; its hashes are aliases", async () => {

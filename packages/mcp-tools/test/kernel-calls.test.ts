@@ -3,7 +3,8 @@
  * that never applies its write queue by itself (it answers each block write before applying it),
  * so a readback only sees the write through a barrier that really waits for the queue: the
  * `flushTransaction`, `getDoc` (which flushes before it loads), or `setBlockAttrs` (which flushes
- * before it sets). A barrier dropped where it is needed shows as `readback_mismatch` here.
+ * before it sets). A barrier dropped where it is needed shows as `readback_mismatch` here; a
+ * write the kernel applies before it answers (`addAttributeViewKey`) needs none.
  */
 import { describe, expect, it } from "vitest";
 import { splitOwnIal } from "../src/state/ial.js";
@@ -134,5 +135,95 @@ describe("fs paths", () => {
       "/api/block/checkBlockExist",
     ]);
     expect(h.sandbox.control.kramdown(doc)).toBeNull();
+  });
+});
+
+describe("av.add_column", () => {
+  const GET_AV = "/api/av/getAttributeView";
+
+  /** A new database (av.create) in a fresh document; its ID. */
+  async function database(name: string): Promise<string> {
+    const { doc } = await freshDoc("intro");
+    const { commit } = await h.write("av", { action: "create", parentID: doc, name });
+    return String(commit.structuredContent["avID"]);
+  }
+
+  /** The endpoints the preflight of `args` calls, in order. */
+  async function preflightCalls(args: Record<string, unknown>): Promise<string[]> {
+    const from = h.sandbox.control.log().at(-1)?.seq ?? 0;
+    const pre = await h.call("av", { ...args, validateOnly: true });
+    expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
+    return h.sandbox.control
+      .log()
+      .filter((e) => e.seq > from)
+      .map((e) => e.path);
+  }
+
+  const keys = (avID: string) => h.sandbox.control.av(avID)?.keyValues.map((kv) => kv.key) ?? [];
+
+  it("two-way relation: 2 + 6, one transaction adds and configures the column, one flush", async () => {
+    const [a, b] = [await database("Books"), await database("Authors")];
+    const args = {
+      action: "add_column",
+      id: a,
+      name: "Author",
+      type: "relation",
+      relation: { avID: b, twoWay: true, backName: "Books" },
+    };
+    expect(await preflightCalls(args)).toEqual([GET_AV, GET_AV]);
+    const calls = await commitLogged("av", args);
+    expect(calls).toEqual([
+      GET_AV,
+      GET_AV,
+      "/api/transactions",
+      "/api/sqlite/flushTransaction",
+      GET_AV,
+      GET_AV,
+    ]);
+    const col = keys(a).find((k) => k.name === "Author");
+    const back = keys(b).find((k) => k.name === "Books");
+    expect(col?.relation).toEqual({ avID: b, isTwoWay: true, backKeyID: back?.id });
+    expect(back?.relation).toEqual({ avID: a, isTwoWay: true, backKeyID: col?.id });
+  });
+
+  it("one-way relation 2 + 6; a rollup through it 2 + 7 (its postimage is rendered)", async () => {
+    const [a, b] = [await database("Orders"), await database("Items")];
+    const relation = { action: "add_column", id: a, name: "Items", type: "relation" };
+    const relArgs = { ...relation, relation: { avID: b } };
+    expect(await preflightCalls(relArgs)).toEqual([GET_AV, GET_AV]);
+    const tx = [
+      GET_AV,
+      GET_AV,
+      "/api/transactions",
+      "/api/sqlite/flushTransaction",
+      GET_AV,
+      GET_AV,
+    ];
+    expect(await commitLogged("av", relArgs)).toEqual(tx);
+    const relKey = keys(a).find((k) => k.name === "Items")?.id;
+    const target = keys(b).find((k) => k.type === "block")?.id;
+    const rollup = {
+      action: "add_column",
+      id: a,
+      name: "Count",
+      type: "rollup",
+      rollup: { relationKeyID: relKey, keyID: target, calc: "Count all" },
+    };
+    expect(await preflightCalls(rollup)).toEqual([GET_AV, GET_AV]);
+    expect(await commitLogged("av", rollup)).toEqual([...tx, "/api/av/renderAttributeView"]);
+    expect(keys(a).find((k) => k.name === "Count")?.rollup).toMatchObject({
+      relationKeyID: relKey,
+      keyID: target,
+      calc: { operator: "Count all" },
+    });
+  });
+
+  it("a plain column: 1 + 3, no flush (addAttributeViewKey writes before it answers)", async () => {
+    const a = await database("Plain");
+    const args = { action: "add_column", id: a, name: "Pages", type: "number" };
+    expect(await preflightCalls(args)).toEqual([GET_AV]);
+    const calls = await commitLogged("av", args);
+    expect(calls).toEqual([GET_AV, "/api/av/addAttributeViewKey", GET_AV]);
+    expect(keys(a).find((k) => k.name === "Pages")?.type).toBe("number");
   });
 });

@@ -708,7 +708,7 @@ export function setRelation(
   if (isTwoWay) {
     let back = getKey(dest, backKeyID);
     if (!back) {
-      back = newKey(backKeyID, backName || `${src.name} ${format}`.trim(), "relation");
+      back = newKey(backKeyID, backName.trim() || `${src.name} ${format}`.trim(), "relation");
       dest.keyValues.push({ key: back });
       for (const v of dest.views) insertField(v, backKeyID, "\u0000none");
     }

@@ -203,6 +203,7 @@ export const avRoutes: Record<string, Route> = {
 /** Transaction actions handled here. */
 export const AV_TRANSACTION_ACTIONS = [
   "setAttrViewName",
+  "addAttrViewCol",
   "updateAttrViewColRelation",
   "updateAttrViewColRollup",
   "updateAttrViewColTemplate",
@@ -211,6 +212,13 @@ export const AV_TRANSACTION_ACTIONS = [
 
 const s = (op: Record<string, unknown>, k: string): string =>
   typeof op[k] === "string" ? (op[k] as string) : "";
+
+/** Go's name of a JSON value's type once decoded into `any` (for the kernel's panic text). */
+function goType(v: unknown): string {
+  if (typeof v === "number") return "float64";
+  if (typeof v === "boolean") return "bool";
+  return Array.isArray(v) ? "[]interface {}" : "map[string]interface {}";
+}
 
 /**
  * A database op of `/api/transactions`, as a function to queue (its errors become async
@@ -235,6 +243,22 @@ export function avTransactionOp(kernel: Kernel, op: Record<string, unknown>): ((
           .replace(/\r?\n/g, " ");
         av.name = [...name].slice(0, AV_NAME_MAX_CHARS).join("");
         store.save(av, by);
+      };
+    case "addAttrViewCol":
+      // `doAddAttrViewColumn`: `data` is the icon (`operation.Data.(string)`, so any other
+      // non-null value panics); then the same `AddAttributeViewKey` as the endpoint.
+      return () => {
+        const icon = op.data ?? "";
+        if (typeof icon !== "string") {
+          throw new Error(
+            `transaction panic: interface conversion: interface {} is ${goType(icon)}, not string`,
+          );
+        }
+        const av = load(s(op, "avID"));
+        const [id, name, type, previousID] = ["id", "name", "type", "previousID"].map((k) =>
+          s(op, k),
+        ) as [string, string, string, string];
+        if (addKey(av, id, name, type, icon, previousID)) store.save(av, by);
       };
     case "updateAttrViewColRelation":
       return () => {

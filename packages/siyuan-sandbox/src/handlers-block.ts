@@ -18,6 +18,7 @@ import { AV_TRANSACTION_ACTIONS, avTransactionOp } from "./handlers-av.js";
 import { parseMarkdown } from "./markdown.js";
 import { plainContent, renderDom, renderKramdown } from "./render.js";
 import type { InsertAnchor } from "./workspace.js";
+import { treeNotFound } from "./workspace-index.js";
 
 const r = (handler: Route["handler"], write = false): Route => ({
   handler,
@@ -368,8 +369,30 @@ function batchGetBlockAttrs(ctx: HandlerContext): unknown {
 }
 
 /**
- * `/api/transactions`: only attribute ops. `setAttrs` merges (data = JSON string or object,
- * null/"" deletes); `updateAttrs` replaces with `data.new` (or data). Queued, not flushed.
+ * One op of a transaction, run when the queue applies it. A database op writes its file at once;
+ * an attribute op checks its block and returns the tree write, which waits for the commit.
+ */
+type TxStep = () => (() => void) | undefined;
+
+/**
+ * One transaction, applied as the kernel's `performTx` does (`kernel/model/transaction.go`): ops
+ * in order; the first that fails stops the rest and rolls back the trees (attribute ops), while
+ * the database files earlier ops wrote stay written (`av.SaveAttributeView` is outside the
+ * transaction). Its failure is reported like any asynchronous one.
+ */
+function runTransaction(steps: readonly TxStep[]): void {
+  const commits: Array<() => void> = [];
+  for (const step of steps) {
+    const commit = step();
+    if (commit) commits.push(commit);
+  }
+  for (const commit of commits) commit();
+}
+
+/**
+ * `/api/transactions`: attribute ops and database ops. `setAttrs` merges (data = JSON string or
+ * object, null/"" deletes); `updateAttrs` replaces with `data.new` (or data). Each transaction is
+ * queued as one unit ({@link runTransaction}), not flushed.
  */
 function transactions(ctx: HandlerContext): unknown {
   const { kernel } = ctx;
@@ -381,11 +404,15 @@ function transactions(ctx: HandlerContext): unknown {
     const ops = (tx as { doOperations?: unknown }).doOperations;
     if (!Array.isArray(ops)) throw panicReply();
     const outOps: Record<string, unknown>[] = [];
+    const steps: TxStep[] = [];
     for (const raw of ops) {
       const op = raw as { action?: unknown; id?: unknown; data?: unknown };
       const avApply = avTransactionOp(kernel, raw as Record<string, unknown>);
       if (avApply) {
-        applies.push(avApply);
+        steps.push(() => {
+          avApply();
+          return undefined;
+        });
         outOps.push(operation(raw as Record<string, unknown>));
         continue;
       }
@@ -410,9 +437,13 @@ function transactions(ctx: HandlerContext): unknown {
         data = (data as { new: unknown }).new;
       const id = op.id;
       const attrs = checkAttrs(id, data);
-      applies.push(() => kernel.ws.setAttrs(id, attrs, replace));
+      steps.push(() => {
+        if (!kernel.ws.locate(id)) throw treeNotFound();
+        return () => kernel.ws.setAttrs(id, attrs, replace);
+      });
       outOps.push(operation({ action: op.action, id, data: op.data ?? null }));
     }
+    if (steps.length > 0) applies.push(() => runTransaction(steps));
     echo.push({ timestamp: kernel.ids.clock.now(), doOperations: outOps, undoOperations: null });
   }
   if (!ctx.silent) {

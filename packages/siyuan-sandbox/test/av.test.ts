@@ -831,6 +831,208 @@ describe("templates", () => {
   });
 });
 
+describe("addAttrViewCol and transactions of several ops", () => {
+  const keyIDs = (avID: string) => sb.control.av(avID)!.keyValues.map((kv) => kv.key.id);
+  const columnIDs = (avID: string) =>
+    (sb.control.av(avID)!.views[0]!.table as { columns: Array<{ id: string }> }).columns.map(
+      (c) => c.id,
+    );
+  const failures = () => sb.control.transactionFailures();
+
+  it("adds the key after previousID with data as its icon, queued until applied", async () => {
+    const { avID, pk } = await newDatabase();
+    const id = newId();
+    const echo = await ok<Tx>(sb, "/api/transactions", {
+      transactions: [
+        {
+          doOperations: [
+            {
+              action: "addAttrViewCol",
+              avID,
+              id,
+              name: "Due",
+              type: "date",
+              data: "📅",
+              previousID: pk,
+            },
+          ],
+        },
+      ],
+      reqId: 3,
+    });
+    expect(echo[0]!.doOperations[0]).toMatchObject({
+      action: "addAttrViewCol",
+      avID,
+      id,
+      name: "Due",
+      type: "date",
+      previousID: pk,
+      keyID: "",
+      isTwoWay: false,
+    });
+    expect(keyIDs(avID)).not.toContain(id);
+    await flush(sb);
+    const key = sb.control.av(avID)!.keyValues.find((kv) => kv.key.id === id)!.key;
+    expect(key).toMatchObject({ name: "Due", type: "date", icon: "📅" });
+    expect(columnIDs(avID).indexOf(id)).toBe(columnIDs(avID).indexOf(pk) + 1);
+    expect(sb.control.avLog(avID).at(-1)?.by).toBe("tx:addAttrViewCol");
+    // no data: no icon; "" previousID: the first column of a table
+    const first = newId();
+    await tx([{ action: "addAttrViewCol", avID, id: first, name: "First", type: "text" }]);
+    expect(columnIDs(avID)[0]).toBe(first);
+    expect(sb.control.av(avID)!.keyValues.find((kv) => kv.key.id === first)!.key.icon).toBe("");
+  });
+
+  it("an unsupported type adds nothing and fails nothing, like the endpoint", async () => {
+    const { avID } = await newDatabase();
+    const before = failures().length;
+    const keys = keyIDs(avID);
+    await tx([{ action: "addAttrViewCol", avID, id: newId(), name: "PK", type: "block" }]);
+    await tx([{ action: "addAttrViewCol", avID, id: newId(), name: "X", type: "nonsense" }]);
+    expect(keyIDs(avID)).toEqual(keys);
+    expect(failures()).toHaveLength(before);
+  });
+
+  it("adds a relation column and configures it two-way in one transaction", async () => {
+    const a = await newDatabase();
+    const b = await newDatabase();
+    await tx([{ action: "setAttrViewName", id: a.avID, data: "Books" }]);
+    const [keyID, backKeyID] = [newId(), newId()];
+    await tx([
+      {
+        action: "addAttrViewCol",
+        avID: a.avID,
+        id: keyID,
+        name: "Author",
+        type: "relation",
+        previousID: a.pk,
+      },
+      {
+        action: "updateAttrViewColRelation",
+        avID: a.avID,
+        id: b.avID,
+        keyID,
+        isTwoWay: true,
+        backRelationKeyID: backKeyID,
+        name: "",
+        format: "Author",
+      },
+    ]);
+    const src = sb.control.av(a.avID)!.keyValues.find((kv) => kv.key.id === keyID)!.key;
+    expect(src).toMatchObject({
+      name: "Author",
+      type: "relation",
+      relation: { avID: b.avID, isTwoWay: true, backKeyID },
+    });
+    const back = sb.control.av(b.avID)!.keyValues.find((kv) => kv.key.id === backKeyID)!.key;
+    expect(back).toMatchObject({
+      name: "Books Author",
+      relation: { avID: a.avID, isTwoWay: true, backKeyID: keyID },
+    });
+    expect(
+      sb.control
+        .avLog(a.avID)
+        .slice(-2)
+        .map((e) => e.by),
+    ).toEqual(["tx:addAttrViewCol", "tx:updateAttrViewColRelation"]);
+    // a given back-key name is trimmed (strings.TrimSpace)
+    const [k2, b2] = [newId(), newId()];
+    await tx([
+      { action: "addAttrViewCol", avID: a.avID, id: k2, name: "Editor", type: "relation" },
+      {
+        action: "updateAttrViewColRelation",
+        avID: a.avID,
+        id: b.avID,
+        keyID: k2,
+        isTwoWay: true,
+        backRelationKeyID: b2,
+        name: "  Edited  ",
+        format: "Editor",
+      },
+    ]);
+    expect(sb.control.av(b.avID)!.keyValues.find((kv) => kv.key.id === b2)!.key.name).toBe(
+      "Edited",
+    );
+  });
+
+  it("the second op failing keeps what the first wrote: the column stays, unconfigured", async () => {
+    const a = await newDatabase();
+    const keyID = newId();
+    const before = failures().length;
+    await tx([
+      { action: "addAttrViewCol", avID: a.avID, id: keyID, name: "Link", type: "relation" },
+      {
+        action: "updateAttrViewColRelation",
+        avID: a.avID,
+        id: UNKNOWN_AV,
+        keyID,
+        isTwoWay: true,
+        backRelationKeyID: newId(),
+        name: "",
+        format: "Link",
+      },
+    ]);
+    expect(failures()).toHaveLength(before + 1);
+    expect(failures().at(-1)!.message).toContain(`attribute view not found [${UNKNOWN_AV}]`);
+    const key = sb.control.av(a.avID)!.keyValues.find((kv) => kv.key.id === keyID)!.key;
+    expect(key).toMatchObject({ name: "Link", type: "relation" });
+    expect(key.relation).toBeUndefined();
+  });
+
+  it("the first op failing stops the transaction: later ops never run", async () => {
+    const a = await newDatabase();
+    const before = failures().length;
+    // a missing database
+    await tx([
+      { action: "addAttrViewCol", avID: UNKNOWN_AV, id: newId(), name: "Lost", type: "text" },
+      { action: "setAttrViewName", id: a.avID, data: "Never" },
+    ]);
+    expect(failures().at(-1)!.message).toContain("attribute view not found");
+    // an icon that is not a string: the kernel's type assertion panics
+    const keyID = newId();
+    await tx([
+      { action: "addAttrViewCol", avID: a.avID, id: keyID, name: "Odd", type: "text", data: 7 },
+      { action: "setAttrViewName", id: a.avID, data: "Never" },
+    ]);
+    expect(failures()).toHaveLength(before + 2);
+    expect(failures().at(-1)!.message).toBe(
+      "Transaction failed: transaction panic: interface conversion: interface {} is float64, not string",
+    );
+    expect(keyIDs(a.avID)).not.toContain(keyID);
+    expect(sb.control.av(a.avID)!.name).toBe("");
+  });
+
+  it("a failing transaction rolls back its attribute ops; other transactions of the request apply", async () => {
+    const a = await newDatabase();
+    const before = failures().length;
+    await ok(sb, "/api/transactions", {
+      transactions: [
+        {
+          doOperations: [
+            { action: "setAttrs", id: I.mathJournal, data: { "custom-rolled": "back" } },
+            { action: "setAttrViewName", id: UNKNOWN_AV, data: "x" },
+          ],
+        },
+        { doOperations: [{ action: "setAttrViewName", id: a.avID, data: "Applied" }] },
+      ],
+      reqId: 4,
+    });
+    await flush(sb);
+    expect(failures()).toHaveLength(before + 1);
+    expect(sb.control.attrs(I.mathJournal)?.["custom-rolled"]).toBeUndefined();
+    expect(sb.control.av(a.avID)!.name).toBe("Applied");
+    // an attribute op on a missing block stops its transaction, after a database op applied
+    await tx([
+      { action: "setAttrViewName", id: a.avID, data: "Kept" },
+      { action: "setAttrs", id: "20200101000000-noblock", data: { "custom-x": "1" } },
+      { action: "setAttrViewName", id: a.avID, data: "Never" },
+    ]);
+    expect(failures()).toHaveLength(before + 2);
+    expect(failures().at(-1)!.message).toContain("tree not found");
+    expect(sb.control.av(a.avID)!.name).toBe("Kept");
+  });
+});
+
 describe("transactions, faults and counters on AV endpoints", () => {
   it("an AV op on a missing database answers code 0 and fails asynchronously", async () => {
     const failures = sb.control.transactionFailures().length;

@@ -6,10 +6,11 @@
  * preflight and commit answers `state_changed`. A rollup's state covers what it reads: the
  * relation column's values and the destination column it rolls up.
  *
- * Relation and rollup columns are configured with transaction ops the kernel applies
- * asynchronously (`updateAttrViewColRelation`, `updateAttrViewColRollup`): the readback flushes,
- * then proves the configuration in both databases. The relation's and the rollup's preimage and
- * postimage digests go into the receipt, answered as aliases.
+ * A relation or rollup column is added and configured in one transaction (`addAttrViewCol`, then
+ * `updateAttrViewColRelation` or `updateAttrViewColRollup`) the kernel applies asynchronously:
+ * the readback flushes, then proves the column and its configuration in both databases. The
+ * relation's and the rollup's preimage and postimage digests go into the receipt, answered as
+ * aliases.
  */
 import { RECEIPT_DIGESTS } from "@sisyphus/write-safety";
 import { notFound } from "../../errors.js";
@@ -27,6 +28,7 @@ import {
   avKey,
   avKeys,
   columnState,
+  type KeyState,
   keySetState,
   keyState,
   relationSide,
@@ -155,6 +157,12 @@ interface Added {
   readonly backKeyID: string;
 }
 
+/**
+ * One write. A plain column goes through `addAttributeViewKey`, which the kernel applies before
+ * it answers. A relation or rollup column is added and configured in one transaction (the
+ * configuration is a transaction op): the kernel applies it asynchronously, and a second op that
+ * fails leaves the column unconfigured, which the readback reports as a mismatch.
+ */
 async function executeAdd(
   ctx: WriteContext,
   a: AddArgs,
@@ -163,33 +171,41 @@ async function executeAdd(
   const keyID = newNodeId();
   let backKeyID = a.relation?.twoWay ? newNodeId() : "";
   while (backKeyID === keyID) backKeyID = newNodeId();
-  await ctx.write.addAttributeViewKey(
-    a.id,
-    { id: keyID, name: a.name, type: a.type },
-    before.snapshot.previousKeyID,
-  );
-  if (a.relation !== undefined) {
-    await ctx.write.updateAttrViewColRelation({
-      avID: a.id,
-      keyID,
-      destAvID: a.relation.avID,
-      isTwoWay: a.relation.twoWay,
-      backKeyID,
-      backName: a.relation.backName ?? "",
-      name: a.name,
-    });
+  const key = { id: keyID, name: a.name, type: a.type };
+  const previousKeyID = before.snapshot.previousKeyID;
+  if (!configured(a)) {
+    await ctx.write.addAttributeViewKey(a.id, key, previousKeyID);
+    return { keyID, backKeyID };
   }
-  if (a.rollup !== undefined) {
-    await ctx.write.updateAttrViewColRollup({
-      avID: a.id,
-      keyID,
-      relationKeyID: a.rollup.relationKeyID,
-      targetKeyID: a.rollup.keyID,
-      operator: a.rollup.calc,
-    });
-  }
+  await ctx.write.addAttrViewColumn({
+    avID: a.id,
+    key,
+    previousKeyID,
+    ...(a.relation === undefined
+      ? {}
+      : {
+          relation: {
+            destAvID: a.relation.avID,
+            isTwoWay: a.relation.twoWay,
+            backKeyID,
+            backName: a.relation.backName ?? "",
+          },
+        }),
+    ...(a.rollup === undefined
+      ? {}
+      : {
+          rollup: {
+            relationKeyID: a.rollup.relationKeyID,
+            targetKeyID: a.rollup.keyID,
+            operator: a.rollup.calc,
+          },
+        }),
+  });
   return { keyID, backKeyID };
 }
+
+/** A relation or rollup column: configured by a transaction op the kernel applies later. */
+const configured = (a: AddArgs): boolean => a.relation !== undefined || a.rollup !== undefined;
 
 /** The rendered rollup cells of column `keyID` by row (what the kernel computes; not stored). */
 async function renderedColumn(ctx: ToolContext, avID: string, keyID: string): Promise<Json> {
@@ -213,19 +229,7 @@ function addProblem(av: AvFile, dest: AvFile | null, a: AddArgs, made: Added): s
   const ks = keyState(k);
   if (ks.name !== a.name || ks.type !== a.type)
     return `column ${made.keyID} is not ${a.name} (${a.type})`;
-  if (a.relation !== undefined) {
-    const want = { avID: a.relation.avID, isTwoWay: a.relation.twoWay, backKeyID: made.backKeyID };
-    if (JSON.stringify(ks.relation) !== JSON.stringify(want)) {
-      return `relation column ${made.keyID} does not point at database ${a.relation.avID} as requested`;
-    }
-    if (a.relation.twoWay) {
-      const back = dest ? avKey(dest, made.backKeyID) : undefined;
-      const rel = back ? keyState(back).relation : undefined;
-      if (rel?.avID !== a.id || !rel.isTwoWay || rel.backKeyID !== made.keyID) {
-        return `database ${a.relation.avID} has no back key ${made.backKeyID} relating to ${made.keyID}`;
-      }
-    }
-  }
+  if (a.relation !== undefined) return relationProblem(ks, av, dest, a, made);
   if (a.rollup !== undefined) {
     const want = {
       relationKeyID: a.rollup.relationKeyID,
@@ -239,13 +243,45 @@ function addProblem(av: AvFile, dest: AvFile | null, a: AddArgs, made: Added): s
   return undefined;
 }
 
+/**
+ * Why a new relation column does not show as requested: its configuration, and for a two-way
+ * relation the back key (relation and name: `backName`, else the kernel's "<database> <column>").
+ */
+function relationProblem(
+  ks: KeyState,
+  av: AvFile,
+  dest: AvFile | null,
+  a: AddArgs,
+  made: Added,
+): string | undefined {
+  const r = a.relation;
+  if (r === undefined) return undefined;
+  if (ks.relation === undefined) {
+    return `column ${made.keyID} was added, but its relation to database ${r.avID} is not configured`;
+  }
+  const want = { avID: r.avID, isTwoWay: r.twoWay, backKeyID: made.backKeyID };
+  if (JSON.stringify(ks.relation) !== JSON.stringify(want)) {
+    return `relation column ${made.keyID} does not point at database ${r.avID} as requested`;
+  }
+  if (!r.twoWay) return undefined;
+  const back = dest ? avKey(dest, made.backKeyID) : undefined;
+  const rel = back ? keyState(back).relation : undefined;
+  if (back === undefined || rel?.avID !== a.id || !rel.isTwoWay || rel.backKeyID !== made.keyID) {
+    return `database ${r.avID} has no back key ${made.backKeyID} relating to ${made.keyID}`;
+  }
+  const name = (r.backName ?? "").trim() || `${av.name ?? ""} ${a.name}`.trim();
+  if (back.name !== name) return `back key ${made.backKeyID} is not named ${name}`;
+  return undefined;
+}
+
 async function readbackAdd(
   ctx: ToolContext,
   a: AddArgs,
   before: Probed<AddSnapshot>,
   made: Added,
 ): Promise<ReadbackResult> {
-  await ctx.kernel.flush();
+  // Only a transaction needs the barrier: `addAttributeViewKey` writes the file before answering.
+  if (configured(a)) await ctx.kernel.flush();
   const av = await requireAv(ctx, a.id);
   const read = avReader(ctx);
   const state = await addState(read, av, a, made.backKeyID);
