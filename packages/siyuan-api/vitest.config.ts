@@ -4,6 +4,9 @@ export default defineProject({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"] } },
   test: {
+    // A timeout only detects a hang: a loaded 2-core machine stretches a test several times over.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     name: "siyuan-api",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // fails a test whose sandbox kernels were asked for /api/repo/* (issue 11)
