@@ -76,6 +76,7 @@ describe("strict writes through the one authority", () => {
       reason: "no_authority",
     });
     expect(sc(res)["writeAttempted"]).toBe(false);
+    expect(sc(res)["error"]).toMatchObject({ writeAttempted: false });
     expect(authorityPid(dir)).toBeUndefined();
     expect(shared.sandbox.control.count(UPDATE)).toBe(before);
     await client.close();
@@ -335,6 +336,7 @@ describe("delegation: response lost after dispatch", () => {
     expect(sc(res)["error"]).toMatchObject({ requestId: pre["requestId"] });
     // The write left this process: never "nothing written".
     expect(sc(res)["writeAttempted"]).toBe(true);
+    expect(sc(res)["error"]).toMatchObject({ writeAttempted: true });
     await client.close();
   });
 });

@@ -40,14 +40,24 @@ export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
     "The confirmation was malformed, missing, expired or reused: repeat the call to get a fresh confirmation (check the client's form elicitation support).",
 };
 
-/** Builds an `isError` result with `structuredContent.error = {code, message, hint, ...details}`. */
+/**
+ * Builds an `isError` result with `structuredContent.error = {code, message, hint, ...details}` and
+ * the `top` fields beside it. A `writeAttempted` in `top` is also put in `error`, where every tool's
+ * error carries it, so a caller finds it in one place whichever layer answered.
+ */
 export function shellError(
   code: ShellErrorCode,
   message: string,
   details: Record<string, unknown> = {},
   top: Record<string, unknown> = {},
 ): CallToolResult {
-  const error = { code, message, hint: SHELL_HINTS[code], ...details };
+  const error = {
+    code,
+    message,
+    hint: SHELL_HINTS[code],
+    ...details,
+    ...("writeAttempted" in top ? { writeAttempted: top["writeAttempted"] } : {}),
+  };
   const structuredContent = { ...top, error };
   return {
     isError: true,
