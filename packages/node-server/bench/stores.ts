@@ -4,10 +4,11 @@
  * beside the same pairs without a sync (the floor); ledger and reservation bytes per strict write
  * and per million; and, on a 7-day ledger at 100 writes a minute (1,008,000 committed records,
  * generated straight into the real on-disk format, not through the write path): cold open of
- * both stores and of the ledger above them, and compaction, checking that compaction keeps every
+ * both stores and of the ledger above them, the first lookup of a record after it, and compaction, checking that compaction keeps every
  * live record and leaves every reservation in place.
  * Run: pnpm --filter @sisyphus/node-server bench (or `tsx --conditions=source bench/stores.ts`).
- * `--quick` uses 100,000 records instead of a week's.
+ * `--quick` uses 100,000 records instead of a week's; `--legacy` also opens them written in the
+ * previous line format (no header: every record parsed at open), for comparison.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -17,10 +18,14 @@ import { crc32 } from "node:zlib";
 import { RequestIdIssuer, type StateDigest } from "@sisyphus/core-hash";
 import { Ledger, type LedgerEntry, RequestIdRegistry } from "@sisyphus/write-safety";
 import type { SyncFn } from "../src/stores/append-log.js";
-import { FileLedgerStore } from "../src/stores/file-ledger-store.js";
+import { FileLedgerStore, putLine } from "../src/stores/file-ledger-store.js";
 import { FileReservationStore } from "../src/stores/file-reservation-store.js";
 
 const QUICK = process.argv.includes("--quick");
+/** Also open the same records written in line format 1 (parsed in full at open). */
+const LEGACY = process.argv.includes("--legacy");
+/** Records looked up after the cold open. */
+const LOOKUPS = 1000;
 /** A week at 100 strict writes a minute. */
 const WEEK_RECORDS = QUICK ? 100_000 : 100 * 60 * 24 * 7;
 const PAIRS = 480;
@@ -131,7 +136,8 @@ async function writeFileLines(file: string, count: number, line: (i: number) => 
   );
 }
 
-const putLine = (entry: LedgerEntry) => {
+/** A put line of the previous format (1): no header, so open parses every record. */
+const putLineV1 = (entry: LedgerEntry) => {
   const json = `{"op":"put","entry":${JSON.stringify(entry)}}`;
   return `${crc32(json).toString(16).padStart(8, "0")} ${json}`;
 };
@@ -147,9 +153,11 @@ async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cp
 
 const both = (r: { ms: number; cpuMs: number }) => `${fmt(r.ms)} ms (CPU ${fmt(r.cpuMs)} ms)`;
 
-const heapMiB = () => {
+/** Heap in use and resident set size, after a GC when exposed (`--expose-gc`). */
+const memory = () => {
   globalThis.gc?.();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, rss } = process.memoryUsage();
+  return { heap: heapUsed, rss };
 };
 
 async function main() {
@@ -213,7 +221,7 @@ async function main() {
     `7-day ledger at 100 writes/min: ${fmt(WEEK_RECORDS)} committed records, ${mib(ledgerSize)} (+ reservations ${mib(statSync(reservationFile).size)}), generated in ${fmt(genMs / 1000, 1)} s`,
   );
 
-  const heap0 = heapMiB();
+  const { heap: heap0, rss: rss0 } = memory();
   const ledgerStore = await timed(() => FileLedgerStore.open<LedgerEntry>(ledgerFile));
   const reservationStore = await timed(() => FileReservationStore.open(reservationFile));
   const ledger = await timed(() =>
@@ -222,11 +230,23 @@ async function main() {
   const registry = await timed(() =>
     RequestIdRegistry.open({ store: reservationStore.value, random: seeded(7) }),
   );
-  const heap1 = heapMiB();
+  const { heap: heap1, rss: rss1 } = memory();
   const total = [ledgerStore, reservationStore, ledger, registry].reduce((n, r) => n + r.ms, 0);
   console.log(
-    `cold open: ledger file ${both(ledgerStore)} + Ledger over it ${both(ledger)}; reservation file ${both(reservationStore)} + registry ${both(registry)}; total ${fmt(total / 1000, 1)} s, heap +${mib(heap1 - heap0)} (${ledger.value.size === WEEK_RECORDS ? "all" : "NOT all"} ${fmt(ledger.value.size)} records live, ${fmt(registry.value.size)} IDs reserved)`,
+    `cold open: ledger file ${both(ledgerStore)} + Ledger over it ${both(ledger)}; reservation file ${both(reservationStore)} + registry ${both(registry)}; total ${fmt(total / 1000, 1)} s, heap +${mib(heap1 - heap0)}, RSS +${mib(rss1 - rss0)} (${ledger.value.size === WEEK_RECORDS ? "all" : "NOT all"} ${fmt(ledger.value.size)} records live, ${fmt(registry.value.size)} IDs reserved)`,
   );
+  // Lookups after open read one record each from the file; check they read the right ones.
+  const picks = Array.from({ length: LOOKUPS }, (_, k) => Math.floor((k * WEEK_RECORDS) / LOOKUPS));
+  const lookups = await timed(async () => picks.map((i) => ledger.value.get(ids[i]!)));
+  const exact = picks.every(
+    (i, k) =>
+      JSON.stringify(lookups.value[k]) ===
+      JSON.stringify(record(ids[i]!, i, Math.floor(start + i * step), "committed")),
+  );
+  console.log(
+    `  first lookup of a record after open (read from the file): ${fmt((lookups.cpuMs * 1000) / LOOKUPS, 1)} µs CPU each over ${fmt(LOOKUPS)}; ${exact ? "every" : "NOT every"} record read back exactly`,
+  );
+  if (!exact) process.exitCode = 1;
 
   // Compaction at a week's records (every record live: the rewrite is the whole cost).
   const compaction = await timed(() => ledgerStore.value.compact());
@@ -243,6 +263,24 @@ async function main() {
     `compaction of ${fmt(WEEK_RECORDS)} live records (${mib(ledgerSize)}): ${both(compaction)}; kept ${kept === WEEK_RECORDS ? "all" : "ONLY"} ${fmt(kept)} records, ${allReserved ? "every" : "NOT every"} reservation still in place`,
   );
   if (kept !== WEEK_RECORDS || !allReserved) process.exitCode = 1;
+
+  if (LEGACY) {
+    // The same records in line format 1 (before the header): open parses every record.
+    const legacyFile = join(dir, "ledger-v1.wal");
+    await writeFileLines(legacyFile, WEEK_RECORDS, (i) =>
+      putLineV1(record(ids[i]!, i, Math.floor(start + i * step), "committed")),
+    );
+    const before = memory();
+    const store = await timed(() => FileLedgerStore.open<LedgerEntry>(legacyFile));
+    const over = await timed(() =>
+      Ledger.open({ store: store.value, clock: { now: () => Date.now() } }),
+    );
+    const after = memory();
+    console.log(
+      `cold open of the same records in line format 1 (${mib(statSync(legacyFile).size)}): ledger file ${both(store)} + Ledger over it ${both(over)}; heap +${mib(after.heap - before.heap)}, RSS +${mib(after.rss - before.rss)} (${fmt(over.value.size)} records live)`,
+    );
+    await store.value.close();
+  }
 }
 
 try {

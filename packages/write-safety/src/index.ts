@@ -72,6 +72,7 @@ export {
   type IssuedRecord,
   Ledger,
   type LedgerEntry,
+  type LedgerKey,
   type LedgerOptions,
   type LedgerState,
   type LedgerStore,

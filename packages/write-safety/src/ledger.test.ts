@@ -1,7 +1,13 @@
 import { stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
 import { LEDGER_RETENTION_MS } from "./constants.js";
-import { Ledger, MemoryLedgerStore } from "./ledger.js";
+import {
+  Ledger,
+  type LedgerEntry,
+  type LedgerKey,
+  type MemoryLedgerBacking,
+  MemoryLedgerStore,
+} from "./ledger.js";
 import { leaseScope } from "./scope.js";
 import { FakeClock } from "./test-support.js";
 import { FaultyLedgerStore } from "./testing.js";
@@ -120,4 +126,93 @@ describe("Ledger", () => {
     await reopened.prune();
     expect(store.size).toBe(1);
   });
+
+  it("over a store with loadKeys/read: opens from the keys and reads a record once, on lookup", async () => {
+    const counting = new CountingStore();
+    const { ledger, clock, issue } = await open(counting);
+    await issue("aaaa");
+    await issue("bbbb");
+    await ledger.recordExecuting("bbbb");
+    await ledger.recordCommitted("bbbb", { status: "committed", resultDigest: stateHash(2) });
+    await issue("cccc");
+    clock.advance(600_000); // aaaa and cccc (issued only) are past their deadline
+    const again = counting.reopen();
+    const reopened = await Ledger.open({ store: again, clock });
+    expect(again.calls).toEqual({ loadAll: 0, loadKeys: 1, read: 0 });
+    expect(reopened.size).toBe(1);
+    expect(reopened.get("aaaa")).toBeUndefined();
+    expect(again.calls.read).toBe(0);
+    const committed = reopened.get("bbbb");
+    expect(committed).toMatchObject({ state: "committed", resultDigest: stateHash(2) });
+    expect(Object.isFrozen(committed?.result)).toBe(true);
+    expect(reopened.get("bbbb")).toBe(committed);
+    expect(again.calls.read).toBe(1);
+    expect(await reopened.prune()).toBe(2);
+    expect((await counting.loadAll()).map((e) => e.requestId)).toEqual(["bbbb"]);
+  });
+
+  it("over a store with loadKeys/read: keeps only the key of a committed record and reads it back", async () => {
+    const counting = new CountingStore();
+    const { ledger, issue } = await open(counting);
+    await issue("aaaa");
+    await ledger.recordExecuting("aaaa");
+    const written = await ledger.recordCommitted("aaaa", {
+      status: "committed",
+      resultDigest: stateHash(3),
+      toolReceipt: { n: 1 },
+    });
+    expect(counting.calls.read).toBe(0);
+    expect(ledger.get("aaaa")).toEqual(written);
+    expect(counting.calls.read).toBe(1);
+    await expect(ledger.recordExecuting("aaaa")).rejects.toThrow(TypeError);
+  });
+
+  it("fails closed when the store cannot read a record on lookup", async () => {
+    const counting = new CountingStore();
+    const { ledger, clock, issue } = await open(counting);
+    await issue("aaaa");
+    const again = counting.reopen();
+    const reopened = await Ledger.open({ store: again, clock });
+    again.failRead = true;
+    expect(() => reopened.get("aaaa")).toThrow("injected read failure");
+    await expect(reopened.recordExecuting("aaaa")).rejects.toThrow("injected read failure");
+    again.failRead = false;
+    again.loseRecords = true;
+    expect(() => reopened.get("aaaa")).toThrow("lost the record");
+    again.loseRecords = false;
+    expect(reopened.get("aaaa")?.state).toBe("issued");
+    expect(ledger.get("aaaa")?.state).toBe("issued");
+  });
 });
+
+/** A lazy store (loadKeys + read) over one shared backing that counts what the ledger calls. */
+class CountingStore extends MemoryLedgerStore {
+  calls = { loadAll: 0, loadKeys: 0, read: 0 };
+  failRead = false;
+  loseRecords = false;
+  readonly #backing: MemoryLedgerBacking;
+  constructor(backing: MemoryLedgerBacking = new Map()) {
+    super(backing);
+    this.#backing = backing;
+  }
+  override reopen(): CountingStore {
+    return new CountingStore(this.#backing);
+  }
+  override async loadAll(): Promise<readonly LedgerEntry[]> {
+    this.calls.loadAll++;
+    return super.loadAll();
+  }
+  override async loadKeys(): Promise<readonly LedgerKey[]> {
+    this.calls.loadKeys++;
+    return (await super.loadAll()).map(({ requestId, requestIdExpiresAt, executingAt }) => ({
+      requestId,
+      requestIdExpiresAt,
+      executingAt,
+    }));
+  }
+  override read(requestId: string): LedgerEntry | undefined {
+    this.calls.read++;
+    if (this.failRead) throw new Error("injected read failure");
+    return this.loseRecords ? undefined : super.read(requestId);
+  }
+}

@@ -94,6 +94,16 @@ export interface LedgerEntry {
 }
 
 /**
+ * What a ledger needs of every record at open: its request ID and deadlines (see
+ * {@link LedgerStore.loadKeys}). A {@link LedgerEntry} is one.
+ */
+export interface LedgerKey {
+  readonly requestId: string;
+  readonly requestIdExpiresAt: number;
+  readonly executingAt?: number | undefined;
+}
+
+/**
  * Durable port for the ledger. `put` upserts by `requestId` and resolves only once the record is
  * durable (a store may make several concurrent puts durable together: group commit). `delete`
  * removes records past their deadline (retention) and need not be durable when it resolves: a
@@ -104,6 +114,18 @@ export interface LedgerEntry {
 export interface LedgerStore {
   /** Every record, any order. */
   loadAll(): Promise<readonly LedgerEntry[]>;
+  /**
+   * Optional, together with `read` (a store offers both or neither): the key of every record,
+   * any order, without reading the records. A ledger over such a store opens from the keys and
+   * reads a record the first time it is looked up, so opening a store of a million records (a
+   * week at 100 writes a minute) does not parse them all. The keys are read-only for the caller.
+   */
+  loadKeys?(): Promise<readonly LedgerKey[]>;
+  /**
+   * The record of `requestId`, `undefined` if the store has none. Synchronous, because
+   * `Ledger.get` is. Throws (fail closed) when the record cannot be read or fails its check.
+   */
+  read?(requestId: string): LedgerEntry | undefined;
   put(entry: LedgerEntry): Promise<void>;
   delete(requestIds: readonly string[]): Promise<void>;
 }
@@ -114,7 +136,8 @@ export type MemoryLedgerBacking = Map<string, string>;
 /**
  * In-memory {@link LedgerStore} for tests and benchmarks. Records are stored as JSON text, so a
  * caller mutating an object after `put` cannot change the stored record. `reopen()` gives a fresh
- * store over the same records (a simulated restart).
+ * store over the same records (a simulated restart). It offers `loadKeys` and `read`, so a ledger
+ * over it runs as over the Node authority's file store (records read on lookup).
  */
 export class MemoryLedgerStore implements LedgerStore {
   readonly #backing: MemoryLedgerBacking;
@@ -131,6 +154,17 @@ export class MemoryLedgerStore implements LedgerStore {
   }
   async loadAll(): Promise<readonly LedgerEntry[]> {
     return [...this.#backing.values()].map((text) => JSON.parse(text) as LedgerEntry);
+  }
+  async loadKeys(): Promise<readonly LedgerKey[]> {
+    return (await this.loadAll()).map(({ requestId, requestIdExpiresAt, executingAt }) => ({
+      requestId,
+      requestIdExpiresAt,
+      executingAt,
+    }));
+  }
+  read(requestId: string): LedgerEntry | undefined {
+    const text = this.#backing.get(requestId);
+    return text === undefined ? undefined : (JSON.parse(text) as LedgerEntry);
   }
   async put(entry: LedgerEntry): Promise<void> {
     this.#backing.set(entry.requestId, JSON.stringify(entry));
@@ -159,10 +193,24 @@ export interface IssuedRecord {
 }
 
 /** True when an entry can no longer matter: an `issued` ID past its deadline, or any executed record past retention. */
-function expiredAt(entry: LedgerEntry, retentionMs: number): number {
+function expiredAt(entry: LedgerKey, retentionMs: number): number {
   return entry.executingAt === undefined
     ? entry.requestIdExpiresAt
     : entry.executingAt + retentionMs;
+}
+
+/** True for a loaded record, false for a key whose record is still in the store. */
+function isEntry(value: LedgerEntry | LedgerKey): value is LedgerEntry {
+  return (value as LedgerEntry).state !== undefined;
+}
+
+/** The key of a record (what the ledger keeps of a settled record over a store that can `read`). */
+function keyOf(entry: LedgerEntry): LedgerKey {
+  return {
+    requestId: entry.requestId,
+    requestIdExpiresAt: entry.requestIdExpiresAt,
+    executingAt: entry.executingAt,
+  };
 }
 
 /** Deep-freeze a record: the ledger hands out and stores the same immutable objects, no copies. */
@@ -181,28 +229,37 @@ function freeze<T>(value: T): T {
  * (programming errors). Entries past their deadline (`issued`: `requestIdExpiresAt`; executed:
  * `executingAt + LEDGER_RETENTION_MS`) disappear from `get` at once and are deleted from the store
  * by {@link Ledger.prune}.
+ *
+ * Over a store that offers `loadKeys` and `read`, the ledger holds only the key of a record loaded
+ * at open, or of a `committed` one, and reads the record from the store when it is looked up
+ * (then keeps it): opening is not a parse of every record, and a week of committed records costs
+ * memory for their keys only.
  */
 export class Ledger {
   readonly retentionMs: number;
   readonly #store: LedgerStore;
   readonly #clock: Clock;
-  readonly #entries = new Map<string, LedgerEntry>();
+  /** Request ID → its record, or only its key while the record is left in the store. */
+  readonly #entries = new Map<string, LedgerEntry | LedgerKey>();
+  /** The store offers `loadKeys` and `read`. */
+  readonly #lazy: boolean;
   /** Pending store deletions (entries already gone from memory). */
   #toDelete: string[] = [];
   /**
-   * Two FIFO queues of (deadline, requestId): deadlines of `issued` records (requestIdExpiresAt)
+   * Two FIFO queues of (deadline, request ID): deadlines of `issued` records (requestIdExpiresAt)
    * and of executed records (executingAt + retention). Within each queue deadlines are
    * non-decreasing while the clock is, so pruning only looks at the heads.
    */
   readonly #queues: [ExpiryQueue, ExpiryQueue] = [
-    { items: [], head: 0 },
-    { items: [], head: 0 },
+    { deadlines: [], ids: [], head: 0 },
+    { deadlines: [], ids: [], head: 0 },
   ];
 
   private constructor(store: LedgerStore, clock: Clock, retentionMs: number) {
     this.#store = store;
     this.#clock = clock;
     this.retentionMs = retentionMs;
+    this.#lazy = store.loadKeys !== undefined && store.read !== undefined;
   }
 
   /** Load every record from the store; throws what the store throws (callers map it to `write_coordinator_unavailable`). */
@@ -212,14 +269,23 @@ export class Ledger {
       options.clock,
       options.retentionMs ?? LEDGER_RETENTION_MS,
     );
-    const entries = [...(await options.store.loadAll())];
+    const { store } = options;
+    const records: Array<LedgerEntry | LedgerKey> = [
+      ...(ledger.#lazy && store.loadKeys ? await store.loadKeys() : await store.loadAll()),
+    ];
     const now = options.clock.now();
-    entries.sort((a, b) => expiredAt(a, ledger.retentionMs) - expiredAt(b, ledger.retentionMs));
-    for (const entry of entries) {
-      if (now >= expiredAt(entry, ledger.retentionMs)) ledger.#toDelete.push(entry.requestId);
+    const deadlines = records.map((r) => expiredAt(r, ledger.retentionMs));
+    // A store returns records in about the order they were written, so a sort is rarely needed.
+    const order = records.map((_, i) => i);
+    if (!deadlines.every((d, i) => i === 0 || (deadlines[i - 1] as number) <= d)) {
+      order.sort((a, b) => (deadlines[a] as number) - (deadlines[b] as number));
+    }
+    for (const i of order) {
+      const record = records[i] as LedgerEntry | LedgerKey;
+      if (now >= (deadlines[i] as number)) ledger.#toDelete.push(record.requestId);
       else {
-        ledger.#entries.set(entry.requestId, freeze(entry));
-        ledger.#enqueue(entry);
+        ledger.#entries.set(record.requestId, isEntry(record) ? freeze(record) : record);
+        ledger.#enqueue(record);
       }
     }
     return ledger;
@@ -231,10 +297,13 @@ export class Ledger {
     return this.#entries.size;
   }
 
-  /** The live record of `requestId` (deeply frozen), or `undefined` (never issued here, or past its deadline). */
+  /**
+   * The live record of `requestId` (deeply frozen), or `undefined` (never issued here, or past its
+   * deadline). Throws what the store's `read` throws for a record it cannot read (fail closed).
+   */
   get(requestId: string): Readonly<LedgerEntry> | undefined {
     this.#pruneMemory();
-    return this.#entries.get(requestId);
+    return this.#lookup(requestId);
   }
 
   /** Record a freshly issued request ID bound to its scope. */
@@ -382,7 +451,7 @@ export class Ledger {
 
   #require(requestId: string, states: readonly LedgerState[]): LedgerEntry {
     this.#pruneMemory();
-    const entry = this.#entries.get(requestId);
+    const entry = this.#lookup(requestId);
     if (entry === undefined || !states.includes(entry.state)) {
       throw new TypeError(
         `ledger: ${requestId} is ${entry?.state ?? "absent"}, expected ${states.join(" | ")}`,
@@ -391,25 +460,42 @@ export class Ledger {
     return entry;
   }
 
+  /** The record of a live key, read from the store the first time (and kept). */
+  #lookup(requestId: string): LedgerEntry | undefined {
+    const value = this.#entries.get(requestId);
+    if (value === undefined || isEntry(value)) return value;
+    const entry = this.#store.read?.(requestId);
+    if (entry?.requestId !== requestId) {
+      throw new Error(`ledger store lost the record of ${requestId}`);
+    }
+    this.#entries.set(requestId, freeze(entry));
+    return entry;
+  }
+
   async #write(entry: LedgerEntry, deadlineChanged: boolean): Promise<LedgerEntry> {
     freeze(entry);
     await this.#store.put(entry);
-    this.#entries.set(entry.requestId, entry);
+    // A committed record is settled: over a store that can read it back, keep only its key.
+    this.#entries.set(
+      entry.requestId,
+      this.#lazy && entry.state === "committed" ? keyOf(entry) : entry,
+    );
     if (deadlineChanged) this.#enqueue(entry);
     return entry;
   }
 
-  #enqueue(entry: LedgerEntry): void {
+  #enqueue(entry: LedgerKey): void {
     const queue = this.#queues[entry.executingAt === undefined ? 0 : 1];
-    queue.items.push([expiredAt(entry, this.retentionMs), entry.requestId]);
+    queue.deadlines.push(expiredAt(entry, this.retentionMs));
+    queue.ids.push(entry.requestId);
   }
 
   #pruneMemory(): void {
     const now = this.#clock.now();
     for (const queue of this.#queues) {
-      while (queue.head < queue.items.length) {
-        const [deadline, requestId] = queue.items[queue.head]!;
-        if (now < deadline) break;
+      while (queue.head < queue.ids.length) {
+        if (now < (queue.deadlines[queue.head] as number)) break;
+        const requestId = queue.ids[queue.head] as string;
         queue.head++;
         const entry = this.#entries.get(requestId);
         if (entry !== undefined && now >= expiredAt(entry, this.retentionMs)) {
@@ -417,8 +503,9 @@ export class Ledger {
           this.#toDelete.push(requestId);
         }
       }
-      if (queue.head > EXPIRY_QUEUE_COMPACT_MIN_HEAD && queue.head * 2 > queue.items.length) {
-        queue.items = queue.items.slice(queue.head);
+      if (queue.head > EXPIRY_QUEUE_COMPACT_MIN_HEAD && queue.head * 2 > queue.ids.length) {
+        queue.deadlines = queue.deadlines.slice(queue.head);
+        queue.ids = queue.ids.slice(queue.head);
         queue.head = 0;
       }
     }
@@ -431,7 +518,9 @@ export class Ledger {
  */
 const EXPIRY_QUEUE_COMPACT_MIN_HEAD = 1024;
 
+/** Parallel arrays (no object per entry: a week's ledger holds a million). */
 interface ExpiryQueue {
-  items: Array<[number, string]>;
+  deadlines: number[];
+  ids: string[];
   head: number;
 }

@@ -193,6 +193,40 @@ export function describeLedgerStoreContract(
       for (const id of ids) await store.put(sampleLedgerEntry(id));
       expect(byId(await (await reopen()).loadAll()).map((e) => e.requestId)).toEqual(ids);
     });
+
+    it("offers loadKeys and read together or neither; they agree with loadAll, also after reopen", async () => {
+      const { store, reopen } = await factory();
+      expect(store.loadKeys === undefined).toBe(store.read === undefined);
+      const { executingAt: _e, ...issued } = sampleLedgerEntry("aaaa", { state: "issued" });
+      await store.put(issued);
+      await store.put(sampleLedgerEntry("bbbb", { state: "issued" }));
+      await store.put(sampleLedgerEntry("bbbb", { executingAt: 5, updatedAt: 6 }));
+      await store.put(sampleLedgerEntry("cccc"));
+      await store.delete(["cccc"]);
+      for (const s of [store, await reopen()]) {
+        const all = byId(await s.loadAll());
+        expect(all).toEqual([issued, sampleLedgerEntry("bbbb", { executingAt: 5, updatedAt: 6 })]);
+        if (s.loadKeys === undefined || s.read === undefined) continue;
+        const keys = [...(await s.loadKeys())].map(
+          ({ requestId, requestIdExpiresAt, executingAt }) => ({
+            requestId,
+            requestIdExpiresAt,
+            executingAt,
+          }),
+        );
+        keys.sort((a, b) => (a.requestId < b.requestId ? -1 : 1));
+        expect(keys).toEqual(
+          all.map((e) => ({
+            requestId: e.requestId,
+            requestIdExpiresAt: e.requestIdExpiresAt,
+            executingAt: e.executingAt,
+          })),
+        );
+        for (const entry of all) expect(s.read(entry.requestId)).toEqual(entry);
+        expect(s.read("cccc")).toBeUndefined();
+        expect(s.read("ffff")).toBeUndefined();
+      }
+    });
   });
 }
 

@@ -3,7 +3,7 @@
  * what one sync covers, what a failed sync does to its group, and what an append made while a
  * sync runs waits for.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -199,5 +199,45 @@ describe("file stores under concurrent writers", () => {
     const again = await FileLedgerStore.open<{ requestId: string; state: string }>(file);
     expect((await again.loadAll()).map((e) => e.requestId)).toEqual(["bbbb"]);
     await again.close();
+  });
+});
+
+describe("AppendLog.openEach", () => {
+  it("hands over every complete line with its offset across chunk boundaries, a line longer than a chunk too, and drops a torn tail", async () => {
+    const file = join(dir(), "log");
+    // Lines of 1..1,000 bytes up to ~17 MiB (several 8 MiB chunks), one of 9 MiB, then a torn tail.
+    const lines: string[] = [];
+    for (let i = 0, size = 0; size < 17 * 2 ** 20; i++) {
+      const l = `${i}:${"x".repeat((i * 7919) % 1000)}`;
+      lines.push(l);
+      size += l.length + 1;
+    }
+    lines.push("y".repeat(9 * 2 ** 20), "last");
+    writeFileSync(file, `${lines.join("\n")}\ntorn`);
+    const got: Array<[number, string]> = [];
+    const log = await AppendLog.openEach(file, {}, (bytes, start, end, offset) => {
+      got.push([offset, bytes.toString("latin1", start, end)]);
+    });
+    let offset = 0;
+    const expected = lines.map((l): [number, string] => {
+      const at = offset;
+      offset += l.length + 1;
+      return [at, l];
+    });
+    expect(got.length).toBe(expected.length);
+    expect(got.every(([at, l], i) => at === expected[i]?.[0] && l === expected[i]?.[1])).toBe(true);
+    expect(log.byteLength).toBe(offset);
+    expect(statSync(file).size).toBe(offset);
+    await log.close();
+  });
+
+  it("rethrows what the line handler throws and leaves the file as it was", async () => {
+    const file = join(dir(), "log");
+    writeFileSync(file, "a\nb\nc");
+    const err = await AppendLog.openEach(file, {}, (bytes, start) => {
+      if (bytes[start] === 0x62) throw new Error("bad line b");
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe("bad line b");
+    expect(readFileSync(file, "utf8")).toBe("a\nb\nc");
   });
 });

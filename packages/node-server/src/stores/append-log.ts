@@ -12,7 +12,7 @@
  * cost one sync. A waiter is acknowledged only by a sync that started after its bytes were
  * written, and a failed sync fails every waiter of its group.
  */
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open, readFile, rename, truncate } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { NodeServerError } from "../errors.js";
@@ -33,7 +33,9 @@ interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
   /** Runs synchronously once the group is durable, before any waiter is resolved. */
-  onDurable: (() => void) | undefined;
+  onDurable: ((at: number) => void) | undefined;
+  /** Offset of the waiter's first line in the file. */
+  at: number;
 }
 
 const datasync: SyncFn = (handle) => handle.datasync();
@@ -58,18 +60,70 @@ function linesToBuffer(lines: readonly string[]): Buffer {
   return Buffer.from(lines.map((l) => `${l}\n`).join(""), "utf8");
 }
 
-/** Lines per write of a compaction: a compacted log may exceed the longest string V8 can hold. */
-const COMPACT_CHUNK_LINES = 4096;
-
-/** Writes `lines` to `h` in chunks; returns the bytes written. */
-async function writeInChunks(h: FileHandle, lines: readonly string[]): Promise<number> {
+/**
+ * Writes the chunks to `h` one by one (a compacted log may exceed the longest string V8 can hold,
+ * and the event loop runs between chunks); returns the bytes written.
+ */
+async function writeInChunks(h: FileHandle, chunks: Iterable<Buffer>): Promise<number> {
   let size = 0;
-  for (let i = 0; i < lines.length; i += COMPACT_CHUNK_LINES) {
-    const chunk = linesToBuffer(lines.slice(i, i + COMPACT_CHUNK_LINES));
+  for (const chunk of chunks) {
     await h.write(chunk);
     size += chunk.length;
   }
   return size;
+}
+
+/** Bytes read at a time by {@link AppendLog.openEach} (a longer line grows the buffer). */
+const READ_CHUNK_BYTES = 8 * 2 ** 20;
+
+function unreadable(file: string, cause: unknown): NodeServerError {
+  return new NodeServerError(
+    "store_corrupt",
+    `Cannot read ${basename(file)}; refusing to start`,
+    { file },
+    { cause },
+  );
+}
+
+/**
+ * Reads `h` in chunks, calling `onLine` for each complete line; returns the bytes up to the end
+ * of the last complete line (`valid`) and the file's size (`total`).
+ */
+async function eachLine(
+  h: FileHandle,
+  file: string,
+  onLine: (bytes: Buffer, start: number, end: number, offset: number) => void,
+): Promise<{ valid: number; total: number }> {
+  let buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  let have = 0; // bytes of an unfinished line at the start of `buf`
+  let offset = 0; // file offset of buf[0]
+  for (;;) {
+    if (have === buf.length) {
+      const bigger = Buffer.allocUnsafe(2 * buf.length);
+      buf.copy(bigger, 0, 0, have);
+      buf = bigger;
+    }
+    let n: number;
+    try {
+      ({ bytesRead: n } = await h.read(buf, have, buf.length - have, offset + have));
+    } catch (e) {
+      throw unreadable(file, e);
+    }
+    if (n === 0) return { valid: offset, total: offset + have };
+    const end = have + n;
+    let at = 0;
+    for (
+      let nl = buf.indexOf(NEWLINE, have);
+      nl !== -1 && nl < end;
+      nl = buf.indexOf(NEWLINE, at)
+    ) {
+      onLine(buf, at, nl, offset + at);
+      at = nl + 1;
+    }
+    buf.copy(buf, 0, at, end);
+    offset += at;
+    have = end - at;
+  }
 }
 
 /** A log opened for appending, with the complete lines it held at open time. */
@@ -121,19 +175,12 @@ export class AppendLog {
     try {
       bytes = await readFile(file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-        throw new NodeServerError(
-          "store_corrupt",
-          `Cannot read ${basename(file)}; refusing to start`,
-          { file },
-          { cause: e },
-        );
-      }
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw unreadable(file, e);
     }
     const validBytes = bytes.lastIndexOf(NEWLINE) + 1;
     try {
       if (validBytes < bytes.length) await truncate(file, validBytes);
-      const handle = await open(file, "a", DATA_FILE_MODE);
+      const handle = await open(file, "a+", DATA_FILE_MODE);
       await handle.chmod(DATA_FILE_MODE);
       return {
         log: new AppendLog(file, handle, validBytes, options.sync ?? datasync),
@@ -150,15 +197,56 @@ export class AppendLog {
   }
 
   /**
+   * {@link AppendLog.open}, handing each complete line to `onLine` as bytes instead of returning
+   * the lines: the file is read in chunks, never whole (a week's ledger is about 1 GB), and the
+   * caller decodes only what it needs. The line is `bytes[start, end)` (without its newline; the
+   * buffer is reused after the call) and starts at byte `offset` of the file. What `onLine`
+   * throws is rethrown, and the log is not opened.
+   */
+  static async openEach(
+    file: string,
+    options: AppendLogOptions,
+    onLine: (bytes: Buffer, start: number, end: number, offset: number) => void,
+  ): Promise<AppendLog> {
+    let reader: FileHandle | undefined;
+    let read = { valid: 0, total: 0 };
+    try {
+      reader = await open(file, "r");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw unreadable(file, e);
+    }
+    if (reader !== undefined) {
+      try {
+        read = await eachLine(reader, file, onLine);
+      } finally {
+        await reader.close();
+      }
+    }
+    try {
+      if (read.valid < read.total) await truncate(file, read.valid);
+      const handle = await open(file, "a+", DATA_FILE_MODE);
+      await handle.chmod(DATA_FILE_MODE);
+      return new AppendLog(file, handle, read.valid, options.sync ?? datasync);
+    } catch (e) {
+      throw new NodeServerError(
+        "store_io",
+        `Cannot open ${basename(file)} for appending`,
+        { file },
+        { cause: e },
+      );
+    }
+  }
+
+  /**
    * Appends lines (each without newline) and resolves once they are on disk: after a sync that
    * started once they were written (group commit). `onDurable` runs synchronously at that moment,
    * before this or any other waiter of the group resumes.
    * @throws NodeServerError `store_io`: the lines may be partly written; the caller must not treat them as durable.
    */
-  append(lines: readonly string[], onDurable?: () => void): Promise<void> {
+  append(lines: readonly string[], onDurable?: (at: number) => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#write(linesToBuffer(lines), () => {
-        this.#pending.push({ resolve, reject, onDurable });
+      this.#write(linesToBuffer(lines), (at) => {
+        this.#pending.push({ resolve, reject, onDurable, at });
         this.#kick();
       }).catch(reject);
     });
@@ -179,32 +267,68 @@ export class AppendLog {
   }
 
   /**
-   * Atomically replaces the log with the lines `snapshot()` returns (write temp + fsync + rename +
+   * Reads `length` bytes at `position` of the log, synchronously (a record looked up by its
+   * offset; the bytes come from the page cache as a rule). Reads see every write made so far.
+   * @throws NodeServerError `store_io` when the read fails or comes back short.
+   */
+  readAt(position: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    let got = 0;
+    try {
+      while (got < length) {
+        const n = readSync(this.#handle.fd, buffer, got, length - got, position + got);
+        if (n === 0) break;
+        got += n;
+      }
+    } catch (e) {
+      throw new NodeServerError(
+        "store_io",
+        `Cannot read ${basename(this.file)}`,
+        {
+          file: this.file,
+        },
+        { cause: e },
+      );
+    }
+    if (got < length) {
+      throw new NodeServerError("store_io", `Short read of ${basename(this.file)}`, {
+        file: this.file,
+      });
+    }
+    return buffer;
+  }
+
+  /**
+   * Atomically replaces the log with the chunks `snapshot()` yields (write temp + fsync + rename +
    * directory fsync). It runs after every earlier append was written and its group settled, so
-   * the snapshot sees every acknowledged record; later appends wait for it.
+   * the snapshot sees every acknowledged record; later appends wait for it. Until `replaced` runs
+   * (synchronously, at the moment the new file takes over) {@link AppendLog.readAt} reads the old
+   * file, so offsets taken before stay valid until then.
    * @throws NodeServerError `store_io`; on failure the old log stays in force.
    */
-  compact(snapshot: () => readonly string[]): Promise<void> {
+  compact(snapshot: () => Iterable<Buffer>, replaced?: () => void): Promise<void> {
     const run = this.#chain.then(async () => {
       await this.#settled();
       const tmp = `${this.file}.tmp`;
-      const lines = snapshot();
+      const chunks = snapshot();
       try {
         const h = await open(tmp, "w", DATA_FILE_MODE);
         let size = 0;
         try {
           await h.chmod(DATA_FILE_MODE);
-          size = await writeInChunks(h, lines);
+          size = await writeInChunks(h, chunks);
           await h.sync();
         } finally {
           await h.close();
         }
         await rename(tmp, this.file);
         syncDirectory(dirname(this.file));
-        await this.#handle.close();
-        this.#handle = await open(this.file, "a", DATA_FILE_MODE);
+        const old = this.#handle;
+        this.#handle = await open(this.file, "a+", DATA_FILE_MODE);
         this.#bytes = size;
         this.#dirty = false;
+        replaced?.();
+        await old.close();
       } catch (e) {
         throw new NodeServerError(
           "store_io",
@@ -232,16 +356,17 @@ export class AppendLog {
   }
 
   /**
-   * Writes `data` after every earlier write, then runs `written` in the same step (so a later
-   * compaction or sync sees it).
+   * Writes `data` after every earlier write, then runs `written` with its offset in the same step
+   * (so a later compaction or sync sees it).
    */
-  #write(data: Buffer, written: () => void): Promise<void> {
+  #write(data: Buffer, written: (at: number) => void): Promise<void> {
     this.#queuedWrites++;
     const run = this.#chain.then(async () => {
       try {
         if (this.#closed) throw new NodeServerError("store_io", "log closed", { file: this.file });
+        const at = this.#bytes;
         await this.#writeNow(data);
-        written();
+        written(at);
       } finally {
         this.#queuedWrites--;
         this.#kick();
@@ -286,7 +411,7 @@ export class AppendLog {
     this.#syncs++;
     this.#sync(this.#handle).then(
       () => {
-        for (const w of group) w.onDurable?.();
+        for (const w of group) w.onDurable?.(w.at);
         for (const w of group) w.resolve();
         this.#syncing = false;
         this.#kick();
