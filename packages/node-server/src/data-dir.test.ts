@@ -63,8 +63,9 @@ describe("data directory lock", () => {
   });
 
   it("counts an exited but unreaped holder (a zombie under a non-reaping init) as dead", async () => {
-    // `true` exits at once; its parent `exec`s into `sleep`, which never waits for it: a zombie.
-    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 20"], {
+    // The child exits after its parent `exec`ed into `sleep`, which never waits for it: a zombie.
+    // (A child that ended before the exec could be reaped by the shell itself.)
+    const parent = spawn("sh", ["-c", "sleep 0.5 & echo $!; exec sleep 20"], {
       stdio: ["ignore", "pipe", "ignore"],
     });
     try {
