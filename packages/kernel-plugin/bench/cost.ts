@@ -9,75 +9,42 @@
  * commit / direct `updateBlock` beside the commit's sequential kernel round trips.
  * Run: pnpm --filter @sisyphus/kernel-plugin exec tsx --conditions=source bench/cost.ts [--quick]
  */
-import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { lineChart, writeChart } from "../../../bench/svg-chart.js";
+import {
+  apiPaths,
+  call,
+  directUpdate,
+  f2,
+  floorRatio,
+  type Interval,
+  machineLine,
+  median,
+  printLatency,
+  putPluginSettings,
+  type Sc,
+  unionMs,
+  waves,
+  withKernelDelay,
+} from "../../../bench/kit.js";
 
 const QUICK = process.argv.includes("--quick");
 const ROUNDS = QUICK ? 15 : 40;
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
 const ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
 
-type Interval = { start: number; end: number };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const f2 = (n: number) => n.toFixed(2);
-
-/** Total length of the union of intervals. */
-function unionMs(xs: Interval[]): number {
-  let total = 0;
-  let cur: Interval | undefined;
-  for (const x of [...xs].sort((a, b) => a.start - b.start)) {
-    if (cur && x.start <= cur.end) cur.end = Math.max(cur.end, x.end);
-    else {
-      if (cur) total += cur.end - cur.start;
-      cur = { ...x };
-    }
-  }
-  return total + (cur ? cur.end - cur.start : 0);
-}
-
-/** Sequential round trips: groups of overlapping intervals, one after another. */
-function waves(xs: Interval[]): number {
-  let n = 0;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const x of [...xs].sort((a, b) => a.start - b.start)) {
-    if (x.start >= end) n++;
-    end = Math.max(end, x.end);
-  }
-  return n;
-}
-
 /** The plugin's kernel requests, timed around `siyuan.client.fetch` by the host's interceptor. */
 function tapKernel(sb: Sandbox): Interval[] {
   const calls: Interval[] = [];
   const open = new WeakMap<object, number>();
   sb.plugins.interceptClient({
-    before: (call) => void open.set(call, performance.now()),
-    after: (call) => {
-      calls.push({ start: open.get(call) as number, end: performance.now() });
+    before: (req) => void open.set(req, performance.now()),
+    after: (req) => {
+      calls.push({ start: open.get(req) as number, end: performance.now() });
     },
   });
   return calls;
-}
-
-async function putSettings(sb: Sandbox): Promise<void> {
-  const form = new FormData();
-  form.set("path", `/data/storage/petal/${PLUGIN}/settings.json`);
-  form.set("file", new Blob([JSON.stringify({ kernelEndpointEnabled: true })]), "settings.json");
-  await fetch(`${sb.url}/api/file/putFile`, {
-    method: "POST",
-    headers: { authorization: `Token ${sb.token}` },
-    body: form,
-  });
-}
-
-type Sc = Record<string, unknown>;
-async function call(client: Client, name: string, args: Sc): Promise<Sc> {
-  const r = await client.callTool({ name, arguments: args });
-  if (r.isError === true) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
-  return (r.structuredContent ?? {}) as Sc;
 }
 
 interface Seen {
@@ -124,33 +91,18 @@ async function rounds(sb: Sandbox, client: Client, kernel: Interval[], n: number
         if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
       }),
     );
-    const t = performance.now();
-    const r = await fetch(`${sb.url}/api/block/updateBlock`, {
-      method: "POST",
-      headers: { authorization: `Token ${sb.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ id: DEMO_IDS.paragraphStatus, dataType: "markdown", data: `d ${i}` }),
-    });
-    await r.json();
-    out.direct.push(performance.now() - t);
+    const direct = await directUpdate(sb, DEMO_IDS.paragraphStatus, `d ${i}`);
+    out.direct.push(direct.end - direct.start);
   }
-  const ratio = median(
-    out.pre.map((p, i) => {
-      const c = out.commit[i] as Seen;
-      const r = out.read[i] as Seen;
-      return (p.client + c.client) / (p.kernel + c.kernel + 2 * (r.client - r.kernel));
-    }),
-  );
-  return { ...out, ratio };
+  return { ...out, ratio: floorRatio(out.pre, out.commit, out.read) };
 }
 
 const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
 
-console.log(
-  `${cpus()[0]?.model} × ${cpus().length}, node ${process.version}${QUICK ? ", --quick" : ""}`,
-);
+console.log(machineLine(QUICK));
 const sb = await startSandbox({ seed: "demo", plugins: [ZIP] });
 try {
-  await putSettings(sb);
+  await putPluginSettings(sb, PLUGIN, { kernelEndpointEnabled: true });
   const kernel = tapKernel(sb);
   const client = new Client(
     { name: "bench-cost", version: "1" },
@@ -183,46 +135,20 @@ try {
     `floor = kernel(preflight) ${f2(med(d.pre, "kernel"))} + kernel(commit) ${f2(med(d.commit, "kernel"))} + 2 × MCP round trip without kernel ${f2(rt)} = ${f2(floor)} ms; observed ${f2(med(d.pre, "client") + med(d.commit, "client"))} ms; **ratio ${f2(d.ratio)}** (median of per-write ratios; goal ≤ 1.10). The plugin's stores write through siyuan.storage (in the sandbox host: plain file writes, no fsync, no kernel API call).`,
   );
 
-  const paths = Object.keys(sb.control.counts()).filter((p) => p.startsWith("/api/"));
+  const paths = apiPaths(sb);
   const rows: Array<{ ms: number; r: typeof d }> = [{ ms: 0, r: d }];
   for (const ms of [1, 5]) {
-    const faults = paths.map((endpoint) =>
-      sb.control.armFault({ endpoint, kind: "delay", delayMs: ms, times: "always" }),
+    const r = await withKernelDelay(sb, paths, ms, () =>
+      rounds(sb, client, kernel, QUICK ? 8 : 15),
     );
-    rows.push({ ms, r: await rounds(sb, client, kernel, QUICK ? 8 : 15) });
-    for (const f of faults) sb.control.disarmFault(f);
+    rows.push({ ms, r });
   }
   await client.close();
-  console.log(
-    "\n| injected kernel latency per call | direct updateBlock (ms) | preflight (ms) | commit (ms) | commit / direct | commit's sequential kernel round trips | ratio to floor |",
-  );
-  console.log("| --- | --- | --- | --- | --- | --- | --- |");
-  for (const { ms, r } of rows) {
-    const direct = median(r.direct);
-    console.log(
-      `| ${ms} ms | ${f2(direct)} | ${f2(med(r.pre, "client"))} | ${f2(med(r.commit, "client"))} | ${f2(med(r.commit, "client") / direct)} | ${med(r.commit, "roundTrips")} | ${f2(r.ratio)} |`,
-    );
-  }
-  const pts = (k: (r: typeof d) => number) => rows.map(({ ms, r }) => [ms, k(r)] as const);
-  console.log(
-    writeChart(
-      "perf/latency-plugin.svg",
-      lineChart({
-        title: "Strict commit vs a direct write under injected kernel latency (kernel plugin)",
-        xLabel: "injected latency per kernel call (ms)",
-        yLabel: "time / direct updateBlock",
-        series: [
-          {
-            name: "commit / direct",
-            points: pts((r) => med(r.commit, "client") / median(r.direct)),
-          },
-          {
-            name: "commit's sequential kernel round trips",
-            points: pts((r) => med(r.commit, "roundTrips")),
-          },
-        ],
-      }),
-    ),
+  printLatency(
+    "perf/latency-plugin.svg",
+    "kernel plugin",
+    rows.map(({ ms, r }) => [ms, r]),
+    false,
   );
 } finally {
   await sb.stop();

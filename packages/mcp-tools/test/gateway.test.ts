@@ -4,12 +4,12 @@
  * and every admitted call reads the settings once, afresh. Against the sandbox kernel over loopback;
  * the snapshot reads `settings.json` through `/api/file/getFile` as the Node server's does.
  */
-import type { ServerContext } from "@modelcontextprotocol/server";
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
 import { parseSettings, SETTINGS_WORKSPACE_PATH } from "../src/settings.js";
-import { Admission, ConfirmationBook, createGateway } from "../src/shell/index.js";
+import { Admission } from "../src/shell/index.js";
 import { useHarness } from "./harness.js";
+import { gatewayCall, kernelRequests, sc } from "./support/gateway-driver.js";
 
 const h = useHarness();
 const GET_FILE = "/api/file/getFile";
@@ -17,27 +17,12 @@ const KRAMDOWN = "/api/block/getBlockKramdown";
 
 /** The gateway over the harness's runtime; each call's snapshot is one kernel read of the settings. */
 function gatewayWith(admission: Admission) {
-  const gateway = createGateway({
-    runtime: h.runtime,
-    admission,
-    confirmations: new ConfirmationBook({ random: { nextInt: () => 7 } }),
-    role: { kind: "local", epoch: "test-epoch" },
-    snapshot: async () => {
-      const file = await h.client.file.getFile({ path: SETTINGS_WORKSPACE_PATH });
-      const text = file === null ? undefined : new TextDecoder().decode(file.bytes);
-      return { settings: parseSettings(text) };
-    },
+  return gatewayCall(h, admission, async () => {
+    const file = await h.client.file.getFile({ path: SETTINGS_WORKSPACE_PATH });
+    const text = file === null ? undefined : new TextDecoder().decode(file.bytes);
+    return { settings: parseSettings(text) };
   });
-  const ctx = {
-    mcpReq: { signal: new AbortController().signal, _meta: {}, requestState: () => undefined },
-  } as unknown as ServerContext;
-  const conn = { principal: "test", legacyCapabilities: () => undefined };
-  return (tool: string, args: Record<string, unknown>) => gateway(tool, args, ctx, conn);
 }
-
-const sc = (r: { structuredContent?: unknown }) => r.structuredContent as Record<string, unknown>;
-const kernelRequests = () =>
-  Object.values(h.sandbox.control.counts()).reduce((n, c) => n + (c as number), 0);
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 5));
@@ -51,7 +36,7 @@ describe("admission before the settings snapshot", () => {
     const start = h.sandbox.control.count(KRAMDOWN);
     const held = [read(), read(), read()];
     await until(() => h.sandbox.control.count(KRAMDOWN) === start + 3);
-    const before = kernelRequests();
+    const before = kernelRequests(h);
     const refusedRead = await read();
     const refusedWrite = await call("block", {
       action: "update",
@@ -65,7 +50,7 @@ describe("admission before the settings snapshot", () => {
       expect(sc(refused)["error"]).toMatchObject({ code: "queue_full", limit: 3 });
     }
     // Not the settings, not the tool: the sandbox's request log saw nothing of either call.
-    expect(kernelRequests()).toBe(before);
+    expect(kernelRequests(h)).toBe(before);
     const answers = await Promise.all(held);
     for (const a of answers) expect(a.isError).not.toBe(true);
   });

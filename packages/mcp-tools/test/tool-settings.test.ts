@@ -5,12 +5,12 @@
  * default page size of a paged read; `readRetries` is the attempts of each kernel read of the call.
  * Against the sandbox kernel over loopback.
  */
-import type { ServerContext } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { turnedOff } from "../src/index.js";
 import { DEFAULT_SETTINGS, type SisyphusSettings } from "../src/settings.js";
-import { Admission, ConfirmationBook, createGateway } from "../src/shell/index.js";
+import { Admission } from "../src/shell/index.js";
 import { errorCode, useHarness } from "./harness.js";
+import { gatewayCall, kernelRequests, sc } from "./support/gateway-driver.js";
 
 const h = useHarness();
 
@@ -20,27 +20,8 @@ function settings(over: Partial<SisyphusSettings>): SisyphusSettings {
 
 /** The gateway over the harness's runtime, with `current` as every call's settings snapshot. */
 function gatewayWith(current: () => SisyphusSettings) {
-  const gateway = createGateway({
-    runtime: h.runtime,
-    admission: new Admission(),
-    confirmations: new ConfirmationBook({ random: { nextInt: () => 7 } }),
-    role: { kind: "local", epoch: "test-epoch" },
-    snapshot: async () => ({ settings: current() }),
-  });
-  const ctx = {
-    mcpReq: {
-      signal: new AbortController().signal,
-      _meta: {},
-      requestState: () => undefined,
-    },
-  } as unknown as ServerContext;
-  const conn = { principal: "test", legacyCapabilities: () => undefined };
-  return (tool: string, args: Record<string, unknown>) => gateway(tool, args, ctx, conn);
+  return gatewayCall(h, new Admission(), async () => ({ settings: current() }));
 }
-
-const sc = (r: { structuredContent?: unknown }) => r.structuredContent as Record<string, unknown>;
-const kernelRequests = () =>
-  Object.values(h.sandbox.control.counts()).reduce((n, c) => n + (c as number), 0);
 
 describe("turned-off tools and actions", () => {
   it("resolves entries against the catalog: tools, actions, aliases, and names it lacks", () => {
@@ -73,7 +54,7 @@ describe("turned-off tools and actions", () => {
   it("answers action_disabled through the gateway with no kernel request, and refuses unknown names", async () => {
     let current = settings({ disabled: ["search", "block.get_kramdown"] });
     const call = gatewayWith(() => current);
-    const before = kernelRequests();
+    const before = kernelRequests(h);
     const tool = await call("search", { action: "fulltext", query: "x" });
     expect(sc(tool)).toMatchObject({
       writeAttempted: false,
@@ -85,7 +66,7 @@ describe("turned-off tools and actions", () => {
     expect(sc(await call("block", { action: "get_kramdown" }))["error"]).toMatchObject({
       code: "action_disabled",
     });
-    expect(kernelRequests()).toBe(before);
+    expect(kernelRequests(h)).toBe(before);
     current = settings({ disabled: ["block.frobnicate"] });
     const unknown = await call("notebook", { action: "list" });
     expect(sc(unknown)["error"]).toMatchObject({ code: "permission_denied" });
@@ -100,7 +81,7 @@ describe("turned-off tools and actions", () => {
       code: "write_coordinator_unavailable",
       reason: "settings_invalid",
     });
-    expect(kernelRequests()).toBe(before);
+    expect(kernelRequests(h)).toBe(before);
     current = settings({ disabled: ["block.delete"] });
     expect((await call("notebook", { action: "list" })).isError).not.toBe(true);
   });
@@ -161,7 +142,7 @@ describe("the template budget", () => {
       content: "12345",
       validateOnly: true,
     };
-    const before = kernelRequests();
+    const before = kernelRequests(h);
     const refused = await call("file", args);
     expect(sc(refused)["error"]).toMatchObject({
       code: "invalid_arguments",
@@ -170,7 +151,7 @@ describe("the template budget", () => {
       size: 5,
       writeAttempted: false,
     });
-    expect(kernelRequests()).toBe(before);
+    expect(kernelRequests(h)).toBe(before);
     // The next call reads the settings again: a larger budget admits the same template.
     current = settings({ options: { ...DEFAULT_SETTINGS.options, templateBudgetBytes: 5 } });
     const admitted = await call("file", args);

@@ -14,56 +14,25 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { httpServerArgs, listeningUrl, median, putPluginSettings } from "../../../bench/kit.js";
 
 const WRITES = 60;
 const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 const ZIP = resolve(import.meta.dirname, "..", "..", "kernel-plugin", "dist", "package.zip");
 const TOKEN = "bench-token-0123456789abcdef";
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
-const SETTINGS = `/data/storage/petal/${PLUGIN}/settings.json`;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-async function putSettings(sb: Sandbox, enabled: boolean): Promise<void> {
-  const form = new FormData();
-  form.set("path", SETTINGS);
-  form.set("file", new Blob([JSON.stringify({ kernelEndpointEnabled: enabled })]), "settings.json");
-  await fetch(`${sb.url}/api/file/putFile`, {
-    method: "POST",
-    headers: { authorization: `Token ${sb.token}` },
-    body: form,
-  });
-}
+/** The kernel plugin's MCP endpoint on (`enabled`) or off. */
+const putSettings = (sb: Sandbox, enabled: boolean) =>
+  putPluginSettings(sb, PLUGIN, { kernelEndpointEnabled: enabled });
 
 async function nodeAuthority(sb: Sandbox): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      "--http",
-      "--port",
-      "0",
-      "--siyuan-url",
-      sb.url,
-      "--data-dir",
-      mkdtempSync(join(tmpdir(), "bench-auth-")),
-    ],
-    {
-      env: { ...process.env, SIYUAN_TOKEN: sb.token, SISYPHUS_AUTH_TOKEN: TOKEN },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let err = "";
-  const url = await new Promise<string>((done, fail) => {
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (c: string) => {
-      err += c;
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) done(m[1] as string);
-    });
-    child.once("exit", (code) => fail(new Error(`authority exited ${code}: ${err}`)));
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-auth-"));
+  const child = spawn(process.execPath, [BIN, ...httpServerArgs(sb.url, dataDir)], {
+    env: { ...process.env, SIYUAN_TOKEN: sb.token, SISYPHUS_AUTH_TOKEN: TOKEN },
+    stdio: ["ignore", "ignore", "pipe"],
   });
-  return { url, stop: () => child.kill("SIGTERM") };
+  return { url: await listeningUrl(child), stop: () => child.kill("SIGTERM") };
 }
 
 async function clientOf(url: string, authorization: string): Promise<Client> {

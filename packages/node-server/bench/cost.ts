@@ -17,21 +17,32 @@
  *   [--only decomposition,latency,throughput,cpu]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-} from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { SourceMap } from "node:module";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { barChart, lineChart, writeChart } from "../../../bench/svg-chart.js";
+import {
+  apiPaths,
+  call,
+  cpuMsOf,
+  directUpdate,
+  f2,
+  floorRatio,
+  httpServerArgs,
+  type Interval,
+  listeningUrl,
+  machineLine,
+  median,
+  now,
+  printLatency,
+  stopChild,
+  unionMs,
+  waves,
+  withKernelDelay,
+} from "../../../bench/kit.js";
+import { barChart, writeChart } from "../../../bench/svg-chart.js";
 
 const QUICK = process.argv.includes("--quick");
 /** `--only a,b`: run only these sections (decomposition, latency, throughput, cpu). */
@@ -43,45 +54,9 @@ const PKG = resolve(import.meta.dirname, "..");
 const TAP = resolve(import.meta.dirname, "tap.cjs");
 const TOKEN = "bench-token-0123456789abcdef";
 
-/** The tap's clock: monotonic, the same in every process on the machine. */
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const f1 = (n: number) => n.toFixed(1);
-const f2 = (n: number) => n.toFixed(2);
 
-type Interval = { start: number; end: number };
 type TapRecord = Interval & { kind: "mcp" | "kernel" | "fsync" | "cpu"; path?: string };
-
-/** Total length of the union of intervals, clipped to `within`. */
-function unionMs(xs: Interval[], within?: Interval): number {
-  const clipped = xs
-    .map((x) =>
-      within ? { start: Math.max(x.start, within.start), end: Math.min(x.end, within.end) } : x,
-    )
-    .filter((x) => x.end > x.start)
-    .sort((a, b) => a.start - b.start);
-  let total = 0;
-  let cur: Interval | undefined;
-  for (const x of clipped) {
-    if (cur && x.start <= cur.end) cur.end = Math.max(cur.end, x.end);
-    else {
-      if (cur) total += cur.end - cur.start;
-      cur = { ...x };
-    }
-  }
-  return total + (cur ? cur.end - cur.start : 0);
-}
-
-/** Sequential round trips: groups of overlapping intervals, one after another. */
-function waves(xs: Interval[]): number {
-  let n = 0;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const x of [...xs].sort((a, b) => a.start - b.start)) {
-    if (x.start >= end) n++;
-    end = Math.max(end, x.end);
-  }
-  return n;
-}
 
 interface Server {
   url: string;
@@ -111,18 +86,7 @@ async function startServer(sb: Sandbox, profile = false): Promise<Server> {
   const tapFile = join(dir, "tap.json");
   const child = spawn(
     process.execPath,
-    [
-      "--require",
-      TAP,
-      BIN,
-      "--http",
-      "--port",
-      "0",
-      "--siyuan-url",
-      sb.url,
-      "--data-dir",
-      join(dir, "data"),
-    ],
+    ["--require", TAP, BIN, ...httpServerArgs(sb.url, join(dir, "data"))],
     {
       env: {
         ...process.env,
@@ -134,25 +98,10 @@ async function startServer(sb: Sandbox, profile = false): Promise<Server> {
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
-  let err = "";
-  child.stderr?.setEncoding("utf8");
-  const url = await new Promise<string>((res, rej) => {
-    child.stderr?.on("data", (c: string) => {
-      err += c;
-      const m = /listening on (\S+\/mcp)/.exec(err);
-      if (m) res(m[1] as string);
-    });
-    child.once("exit", (code) => rej(new Error(`server exited ${code}: ${err}`)));
-  });
-  return { url, child, tapFile };
+  return { url: await listeningUrl(child), child, tapFile };
 }
 
-function stopServer(s: Server): Promise<void> {
-  return new Promise((r) => {
-    s.child.once("exit", () => r());
-    s.child.kill("SIGTERM");
-  });
-}
+const stopServer = (s: Server) => stopChild(s.child);
 
 /** Asks the tap for its records (and clears them in the server). */
 async function dumpTap(s: Server): Promise<TapRecord[]> {
@@ -178,13 +127,6 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
-type Sc = Record<string, unknown>;
-async function call(client: Client, name: string, args: Sc): Promise<Sc> {
-  const r = await client.callTool({ name, arguments: args });
-  if (r.isError === true) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
-  return (r.structuredContent ?? {}) as Sc;
-}
-
 /** One strict block.update: client-observed intervals of the preflight and the commit. */
 async function strictUpdate(client: Client, id: string, data: string) {
   const args = { action: "update", id, dataType: "markdown", data };
@@ -200,18 +142,6 @@ async function strictUpdate(client: Client, id: string, data: string) {
   const c1 = now();
   if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
   return { preflight: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
-}
-
-/** A direct, unguarded kernel write: one updateBlock over loopback HTTP. */
-async function directUpdate(sb: Sandbox, id: string, data: string): Promise<Interval> {
-  const start = now();
-  const r = await fetch(`${sb.url}/api/block/updateBlock`, {
-    method: "POST",
-    headers: { authorization: `Token ${sb.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ id, dataType: "markdown", data }),
-  });
-  if (((await r.json()) as { code: number }).code !== 0) throw new Error("updateBlock failed");
-  return { start, end: now() };
 }
 
 /** What the tap saw inside one client-observed call. */
@@ -256,7 +186,12 @@ interface Decomposition {
 }
 
 /** ROUNDS strict updates + trivial reads + direct writes, interleaved, against one server. */
-async function decompose(sb: Sandbox, s: Server, client: Client, rounds: number) {
+async function decompose(
+  sb: Sandbox,
+  s: Server,
+  client: Client,
+  rounds: number,
+): Promise<Decomposition> {
   const ids = [DEMO_IDS.paragraphGoals, DEMO_IDS.paragraphDecision, DEMO_IDS.paragraphJournal];
   const calls: Array<{ read: Interval; pre: Interval; commit: Interval; direct: Interval }> = [];
   await dumpTap(s);
@@ -271,22 +206,11 @@ async function decompose(sb: Sandbox, s: Server, client: Client, rounds: number)
   }
   const cpuPerRound = (cpuMsOf(s.child.pid) - cpu0) / rounds;
   const tap = await dumpTap(s);
-  const d: Decomposition = {
-    cpuPerRound,
-    pre: calls.map((c) => seenIn(c.pre, tap)),
-    commit: calls.map((c) => seenIn(c.commit, tap)),
-    read: calls.map((c) => seenIn(c.read, tap)),
-    direct: calls.map((c) => c.direct.end - c.direct.start),
-    ratio: 0,
-  };
-  d.ratio = median(
-    d.pre.map((p, i) => {
-      const c = d.commit[i] as Seen;
-      const r = d.read[i] as Seen;
-      return (p.client + c.client) / (p.kernel + c.kernel + 2 * (r.client - r.kernel));
-    }),
-  );
-  return d;
+  const pre = calls.map((c) => seenIn(c.pre, tap));
+  const commit = calls.map((c) => seenIn(c.commit, tap));
+  const read = calls.map((c) => seenIn(c.read, tap));
+  const direct = calls.map((c) => c.direct.end - c.direct.start);
+  return { cpuPerRound, pre, commit, read, direct, ratio: floorRatio(pre, commit, read) };
 }
 
 function printDecomposition(d: Decomposition): void {
@@ -316,18 +240,6 @@ function printDecomposition(d: Decomposition): void {
   console.log(
     `above the floor: ${f2(observed - floor)} ms per write, of which awaited fsyncs outside kernel time ${f2(fsync)} ms (${f2((100 * fsync) / Math.max(observed - floor, 1e-9))} %); floor + fsyncs = ${f2(floor + fsync)} ms → ratio without the rest ${f2((floor + fsync) / floor)}`,
   );
-}
-
-/** CPU time a process has used so far, in ms, over its threads (Linux `schedstat`; NaN elsewhere). */
-function cpuMsOf(pid: number | undefined): number {
-  try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`))
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    return ns / 1e6;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 // ---- CPU attribution -------------------------------------------------------------------------
@@ -446,59 +358,21 @@ async function cpuAttribution(sb: Sandbox, writes: number): Promise<void> {
 
 // ---- latency sensitivity ------------------------------------------------------------------------
 
-/** The kernel API paths in the sandbox's counters. */
-const apiPaths = (sb: Sandbox) =>
-  Object.keys(sb.control.counts()).filter((p) => p.startsWith("/api/"));
-
 async function latency(sb: Sandbox, s: Server, client: Client): Promise<void> {
   const rows: Array<{ ms: number; d: Decomposition }> = [];
   sb.control.resetLog();
   for (const ms of [0, 1, 5]) {
     // every kernel API path the calls use (seen in the 0 ms run), delayed; the MCP hop is not
-    const faults =
-      ms === 0
-        ? []
-        : apiPaths(sb).map((endpoint) =>
-            sb.control.armFault({ endpoint, kind: "delay", delayMs: ms, times: "always" }),
-          );
-    rows.push({ ms, d: await decompose(sb, s, client, QUICK ? 8 : 15) });
-    for (const f of faults) sb.control.disarmFault(f);
-  }
-  console.log(
-    "\n| injected kernel latency per call | direct updateBlock (ms) | preflight (ms) | commit (ms) | commit / direct | commit's sequential kernel round trips | preflight / direct | preflight's round trips | ratio to floor |",
-  );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-  for (const { ms, d } of rows) {
-    const direct = median(d.direct);
-    console.log(
-      `| ${ms} ms | ${f2(direct)} | ${f2(med(d.pre, "client"))} | ${f2(med(d.commit, "client"))} | ${f2(med(d.commit, "client") / direct)} | ${med(d.commit, "roundTrips")} | ${f2(med(d.pre, "client") / direct)} | ${med(d.pre, "roundTrips")} | ${f2(d.ratio)} |`,
+    const d = await withKernelDelay(sb, apiPaths(sb), ms, () =>
+      decompose(sb, s, client, QUICK ? 8 : 15),
     );
+    rows.push({ ms, d });
   }
-  const pts = (k: (d: Decomposition) => number) => rows.map(({ ms, d }) => [ms, k(d)] as const);
-  console.log(
-    writeChart(
-      "perf/latency.svg",
-      lineChart({
-        title: "Strict commit vs a direct write under injected kernel latency (Node HTTP)",
-        xLabel: "injected latency per kernel call (ms)",
-        yLabel: "time / direct updateBlock",
-        series: [
-          {
-            name: "commit / direct",
-            points: pts((d) => med(d.commit, "client") / median(d.direct)),
-          },
-          {
-            name: "commit's sequential kernel round trips",
-            points: pts((d) => med(d.commit, "roundTrips")),
-          },
-          {
-            name: "preflight / direct",
-            points: pts((d) => med(d.pre, "client") / median(d.direct)),
-          },
-          { name: "preflight's round trips", points: pts((d) => med(d.pre, "roundTrips")) },
-        ],
-      }),
-    ),
+  printLatency(
+    "perf/latency.svg",
+    "Node HTTP",
+    rows.map(({ ms, d }) => [ms, d]),
+    true,
   );
 }
 
@@ -602,9 +476,7 @@ async function throughput(sb: Sandbox, url: string): Promise<void> {
 
 // ---- main ------------------------------------------------------------------------------------------
 
-console.log(
-  `${cpus()[0]?.model} × ${cpus().length}, node ${process.version}${QUICK ? ", --quick" : ""}`,
-);
+console.log(machineLine(QUICK));
 const sb = await startSandbox({ seed: "demo" });
 try {
   const s = await startServer(sb);

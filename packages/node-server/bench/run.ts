@@ -10,13 +10,21 @@
  *   <node> ../../node_modules/tsx/dist/cli.mjs --conditions=source bench/run.ts --launchers-only
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
+import {
+  cpuMsOf,
+  directUpdate,
+  httpServerArgs,
+  listeningUrl,
+  median,
+  stopChild as stop,
+} from "../../../bench/kit.js";
 import { firstContact } from "../scripts/first-contact.mjs";
 
 const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
@@ -29,24 +37,6 @@ if (!existsSync(BIN))
 
 /** Cold starts per variant (odd, so the median is one run). */
 const COLD_RUNS = 11;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-/**
- * CPU time a process has used so far, in ms, summed over its threads (Linux `schedstat`; NaN
- * elsewhere). Less sensitive than wall time to other work on a shared machine.
- */
-function cpuMsOf(pid: number | undefined): number {
-  try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    }
-    return ns / 1e6;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /**
  * Bundles the two floors (`bench/floors/*.ts`) the way the executable is bundled (one ESM file per
@@ -90,16 +80,7 @@ async function coldStart(
     ),
     stdio: ["ignore", "ignore", "pipe"],
   });
-  let err = "";
-  child.stderr?.setEncoding("utf8");
-  const url = await new Promise<string>((res, rej) => {
-    child.stderr?.on("data", (c: string) => {
-      err += c;
-      const m = /listening on (\S+\/mcp)/.exec(err);
-      if (m) res(m[1] as string);
-    });
-    child.once("exit", () => rej(new Error(err)));
-  });
+  const url = await listeningUrl(child);
   const r = await fetch(url, {
     method: "POST",
     headers: {
@@ -122,20 +103,14 @@ async function coldStart(
     }),
   });
   const body = (await r.json()) as { result?: { tools?: unknown[] } };
-  if (!Array.isArray(body.result?.tools)) throw new Error(`tools/list failed: ${err}`);
+  if (!Array.isArray(body.result?.tools))
+    throw new Error(`tools/list failed: ${JSON.stringify(body)}`);
   const ms = performance.now() - t0;
   return { ms, cpuMs: cpuMsOf(child.pid), child };
 }
 
 /** One cold start: wall time and the server's CPU time to the parsed `tools/list`, in ms. */
 type ColdRun = { ms: number; cpuMs: number; child: ChildProcess };
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((r) => {
-    child.once("exit", () => r());
-    child.kill("SIGTERM");
-  });
-}
 
 /** The executable's files, copied to a new directory (nothing there yet but the program). */
 function copyOfExecutable(): string {
@@ -163,15 +138,7 @@ async function compareLaunchers(): Promise<Array<[string, string]>> {
   const start = (dir: string, env: Record<string, string | undefined>) => () =>
     coldStart(
       join(dir, "bin.cjs"),
-      [
-        "--http",
-        "--port",
-        "0",
-        "--siyuan-url",
-        "http://127.0.0.1:9",
-        "--data-dir",
-        mkdtempSync(join(tmpdir(), "sis-bench-")),
-      ],
+      httpServerArgs("http://127.0.0.1:9", mkdtempSync(join(tmpdir(), "sis-bench-"))),
       { SIYUAN_TOKEN: "x", SISYPHUS_AUTH_TOKEN: TOKEN, ...env },
     );
   const variants: Array<[string, () => Promise<ColdRun>]> = [
@@ -224,19 +191,11 @@ async function main(): Promise<void> {
   const ours =
     (siyuanUrl: string, siyuanToken: string, env: Record<string, undefined> = {}) =>
     (): Promise<ColdRun> =>
-      coldStart(
-        BIN,
-        [
-          "--http",
-          "--port",
-          "0",
-          "--siyuan-url",
-          siyuanUrl,
-          "--data-dir",
-          mkdtempSync(join(tmpdir(), "sis-bench-")),
-        ],
-        { SIYUAN_TOKEN: siyuanToken, SISYPHUS_AUTH_TOKEN: TOKEN, ...env },
-      );
+      coldStart(BIN, httpServerArgs(siyuanUrl, mkdtempSync(join(tmpdir(), "sis-bench-"))), {
+        SIYUAN_TOKEN: siyuanToken,
+        SISYPHUS_AUTH_TOKEN: TOKEN,
+        ...env,
+      });
   const variants: Array<[string, () => Promise<ColdRun>]> = [
     ["cold start → first tools/list, kernel up", ours(sandbox.url, sandbox.token)],
     ["cold start → first tools/list, kernel down", ours("http://127.0.0.1:9", "x")],
@@ -284,23 +243,11 @@ async function main(): Promise<void> {
 
   // A long-running authority for the write benchmarks.
   const dataDir = mkdtempSync(join(tmpdir(), "sis-bench-"));
-  const child = spawn(
-    process.execPath,
-    [BIN, "--http", "--port", "0", "--siyuan-url", sandbox.url, "--data-dir", dataDir],
-    {
-      env: { ...process.env, SIYUAN_TOKEN: sandbox.token, SISYPHUS_AUTH_TOKEN: TOKEN },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let err = "";
-  child.stderr?.setEncoding("utf8");
-  const endpoint = await new Promise<string>((res) => {
-    child.stderr?.on("data", (c: string) => {
-      err += c;
-      const m = /listening on (\S+\/mcp)/.exec(err);
-      if (m) res(m[1] as string);
-    });
+  const child = spawn(process.execPath, [BIN, ...httpServerArgs(sandbox.url, dataDir)], {
+    env: { ...process.env, SIYUAN_TOKEN: sandbox.token, SISYPHUS_AUTH_TOKEN: TOKEN },
+    stdio: ["ignore", "ignore", "pipe"],
   });
+  const endpoint = await listeningUrl(child);
   const client = new Client(
     { name: "bench", version: "1" },
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
@@ -333,18 +280,8 @@ async function main(): Promise<void> {
     strict.push(performance.now() - t0);
     if ((res.structuredContent as Record<string, unknown>)["status"] !== "committed")
       throw new Error(JSON.stringify(res));
-    const t1 = performance.now();
-    const r = await fetch(`${sandbox.url}/api/block/updateBlock`, {
-      method: "POST",
-      headers: { authorization: `Token ${sandbox.token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        id: DEMO_IDS.paragraphDecision,
-        dataType: "markdown",
-        data: `Decision round ${i}`,
-      }),
-    });
-    await r.json();
-    direct.push(performance.now() - t1);
+    const d = await directUpdate(sandbox, DEMO_IDS.paragraphDecision, `Decision round ${i}`);
+    direct.push(d.end - d.start);
   }
   rows.push([
     "strict block.update via HTTP (preflight + commit, median ms)",

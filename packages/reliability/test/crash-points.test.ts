@@ -15,9 +15,9 @@
  * held between `executing` and `committed` waits for it, and a replay afterwards writes nothing.
  */
 import type { Client } from "@modelcontextprotocol/client";
-import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   kernelClient,
   commitArgs as kernelCommitArgs,
@@ -30,7 +30,6 @@ import {
   authorityFor,
   blockPreflight,
   httpClient,
-  killAll,
   sc,
   strictUpdate,
   tempDataDir,
@@ -42,20 +41,14 @@ import {
   durableReservations,
   frozenAt,
 } from "./support/crash-node.js";
+import { useDemoKernel } from "./support/demo-kernel.js";
 
 const UPDATE = "/api/block/updateBlock";
 const INSERT = "/api/block/insertBlock";
 const WAIT_MS = 15_000;
 
 describe("Node authority: SIGKILL between executing and committed", () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ seed: "demo" });
-  });
-  afterAll(async () => {
-    await killAll();
-    await sandbox.stop();
-  });
+  const box = useDemoKernel();
 
   /**
    * Commits an update of `id` on an authority frozen at `point`, SIGKILLs it there and restarts
@@ -63,13 +56,13 @@ describe("Node authority: SIGKILL between executing and committed", () => {
    */
   async function crashDuringCommit(id: string, data: string, point: CrashPoint) {
     const dir = tempDataDir();
-    const crashing = await authorityWithCrashPoint(sandbox, dir, point);
+    const crashing = await authorityWithCrashPoint(box.current, dir, point);
     const client = await httpClient(crashing.url, { era: "modern" });
-    const kramdownBefore = sandbox.control.kramdown(id);
+    const kramdownBefore = box.current.control.kramdown(id);
     const pre = await blockPreflight(client, { action: "update", id, dataType: "markdown", data });
     const requestId = pre.p["requestId"] as string;
     expect(typeof requestId, JSON.stringify(pre.p)).toBe("string");
-    const updatesBefore = sandbox.control.count(UPDATE);
+    const updatesBefore = box.current.control.count(UPDATE);
     const pending = client
       .callTool({ name: "block", arguments: pre.commitArgs })
       .catch((e: unknown) => e);
@@ -80,7 +73,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     expect(crashing.child.signalCode).toBe("SIGKILL");
     const lost = await pending;
     await client.close().catch(() => undefined);
-    const restarted = await authorityFor(sandbox, dir);
+    const restarted = await authorityFor(box.current, dir);
     const again = await httpClient(restarted.url, { era: "modern" });
     return { requestId, record, lost, kramdownBefore, updatesBefore, again, restarted, pre };
   }
@@ -92,7 +85,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     expect(c.record).toMatchObject({ state: "executing", requestId: c.requestId });
     // The killed call never got an answer claiming anything.
     expect(sc(c.lost)["status"]).toBeUndefined();
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore);
 
     const replay = await c.again.callTool({ name: "block", arguments: c.pre.commitArgs });
     expect(sc(replay)["error"], JSON.stringify(sc(replay))).toMatchObject({
@@ -105,12 +98,12 @@ describe("Node authority: SIGKILL between executing and committed", () => {
       },
     });
     // Inspecting the target, as outcome_unknown asks: untouched, and the log shows 0 applications.
-    expect(sandbox.control.kramdown(id)).toBe(c.kramdownBefore);
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore);
+    expect(box.current.control.kramdown(id)).toBe(c.kramdownBefore);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore);
     // A second replay is as honest, and still writes nothing.
     const replay2 = await c.again.callTool({ name: "block", arguments: c.pre.commitArgs });
     expect(sc(replay2)["error"]).toMatchObject({ code: "outcome_unknown" });
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore);
 
     // A new preflight works and its commit applies once.
     const fresh = await strictUpdate(c.again, id, data);
@@ -118,8 +111,8 @@ describe("Node authority: SIGKILL between executing and committed", () => {
       status: "committed",
     });
     expect(fresh.pre["requestId"]).not.toBe(c.requestId);
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore + 1);
-    expect(sandbox.control.kramdown(id)).toContain(data);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore + 1);
+    expect(box.current.control.kramdown(id)).toContain(data);
     await c.again.close();
     await c.restarted.stop();
   });
@@ -130,8 +123,8 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     const c = await crashDuringCommit(id, data, "before-committed");
     expect(c.record).toMatchObject({ state: "executing", requestId: c.requestId });
     expect(sc(c.lost)["status"]).toBeUndefined();
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore + 1);
-    expect(sandbox.control.kramdown(id)).toContain(data);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore + 1);
+    expect(box.current.control.kramdown(id)).toContain(data);
 
     const replay = await c.again.callTool({ name: "block", arguments: c.pre.commitArgs });
     expect(sc(replay)["error"], JSON.stringify(sc(replay))).toMatchObject({
@@ -143,7 +136,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
         reason: "replay_of_unsettled_request",
       },
     });
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore + 1);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore + 1);
 
     // A new preflight sees the applied state: a commit of other content applies once more.
     const next = "Decision after the restart";
@@ -151,12 +144,12 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     expect(sc(fresh.commit), JSON.stringify(sc(fresh.commit))).toMatchObject({
       status: "committed",
     });
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore + 2);
-    expect(sandbox.control.kramdown(id)).toContain(next);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore + 2);
+    expect(box.current.control.kramdown(id)).toContain(next);
     // The old request ID still never executes again.
     const late = await c.again.callTool({ name: "block", arguments: c.pre.commitArgs });
     expect(sc(late)["error"]).toMatchObject({ code: "outcome_unknown" });
-    expect(sandbox.control.count(UPDATE)).toBe(c.updatesBefore + 2);
+    expect(box.current.control.count(UPDATE)).toBe(c.updatesBefore + 2);
     await c.again.close();
     await c.restarted.stop();
   });
@@ -165,7 +158,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     "a resumable av.create killed %s resumes on replay: committed once, proven by the kernel",
     async (point) => {
       const dir = tempDataDir();
-      const crashing = await authorityWithCrashPoint(sandbox, dir, point);
+      const crashing = await authorityWithCrashPoint(box.current, dir, point);
       const client = await httpClient(crashing.url, { era: "modern" });
       const name = `Crash ${point}`;
       const args = {
@@ -178,7 +171,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
         await client.callTool({ name: "av", arguments: { ...args, validateOnly: true } }),
       );
       const commitArgs = { ...args, requestId: pre["requestId"] };
-      const inserts = sandbox.control.count(INSERT);
+      const inserts = box.current.control.count(INSERT);
       const pending = client
         .callTool({ name: "av", arguments: commitArgs })
         .catch((e: unknown) => e);
@@ -186,20 +179,22 @@ describe("Node authority: SIGKILL between executing and committed", () => {
       await crashing.stop("SIGKILL");
       await pending;
       await client.close().catch(() => undefined);
-      expect(sandbox.control.count(INSERT)).toBe(inserts + (point === "after-executing" ? 0 : 1));
+      expect(box.current.control.count(INSERT)).toBe(
+        inserts + (point === "after-executing" ? 0 : 1),
+      );
 
-      const restarted = await authorityFor(sandbox, dir);
+      const restarted = await authorityFor(box.current, dir);
       const again = await httpClient(restarted.url, { era: "modern" });
       const resumed = sc(await again.callTool({ name: "av", arguments: commitArgs }));
       expect(resumed, JSON.stringify(resumed)).toMatchObject({ status: "committed", name });
       const avID = String(resumed["avID"]);
       // The kernel shows one carrier block and one creation, whichever step the kill hit.
-      expect(sandbox.control.avBlocks(avID)).toEqual([resumed["id"]]);
-      expect(sandbox.control.avLog(avID).filter((e) => e.kind === "created")).toHaveLength(1);
-      expect(sandbox.control.count(INSERT)).toBe(inserts + 1);
+      expect(box.current.control.avBlocks(avID)).toEqual([resumed["id"]]);
+      expect(box.current.control.avLog(avID).filter((e) => e.kind === "created")).toHaveLength(1);
+      expect(box.current.control.count(INSERT)).toBe(inserts + 1);
       const replay = sc(await again.callTool({ name: "av", arguments: commitArgs }));
       expect(replay).toMatchObject({ replayed: true, executedNow: false, avID });
-      expect(sandbox.control.count(INSERT)).toBe(inserts + 1);
+      expect(box.current.control.count(INSERT)).toBe(inserts + 1);
       await again.close();
       await restarted.stop();
     },
@@ -207,7 +202,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
 
   it("a kill right after a preflight answer leaves its request ID reserved: never issued again", async () => {
     const dir = tempDataDir();
-    let auth = await authorityFor(sandbox, dir);
+    let auth = await authorityFor(box.current, dir);
     let client = await httpClient(auth.url, { era: "modern" });
     const id = DEMO_IDS.paragraphStatus;
     const pre = await blockPreflight(client, {
@@ -223,8 +218,8 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     expect(durableReservations(dir)).toContain(requestId);
     expect(durableLedgerRecord(dir, requestId)).toMatchObject({ state: "issued" });
 
-    const updates = sandbox.control.count(UPDATE);
-    auth = await authorityFor(sandbox, dir);
+    const updates = box.current.control.count(UPDATE);
+    auth = await authorityFor(box.current, dir);
     client = await httpClient(auth.url, { era: "modern" });
     const stale = await client.callTool({ name: "block", arguments: pre.commitArgs });
     expect(sc(stale)["error"], JSON.stringify(sc(stale))).toMatchObject({
@@ -237,7 +232,7 @@ describe("Node authority: SIGKILL between executing and committed", () => {
     const reserved = durableReservations(dir);
     for (const rid of issued) expect(reserved).toContain(rid);
     expect(reserved.filter((r) => r === requestId)).toHaveLength(1);
-    expect(sandbox.control.count(UPDATE)).toBe(updates);
+    expect(box.current.control.count(UPDATE)).toBe(updates);
     await client.close();
     await auth.stop();
   });

@@ -14,12 +14,19 @@
  * Run: `pnpm exec vitest run test/delegation-stdio.test.ts` in packages/reliability (node-server built).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { catalogMutations, pool, runScenario } from "../../mcp-tools/test/support/fault-matrix.js";
-import { SCENARIOS } from "../../mcp-tools/test/support/fault-scenarios.js";
+import { catalogMutations } from "../../mcp-tools/test/support/fault-matrix.js";
 import { killAll } from "../../node-server/test/harness.js";
 import { frontStations } from "./support/delegation-front.js";
 import { DELEGATION_KINDS, DELEGATION_RUNS } from "./support/delegation-kinds.js";
-import { type CellResult, cleanCommitOf, KINDS, runCell } from "./support/matrix-kinds.js";
+import {
+  applicableOf,
+  cellsOf,
+  cleanCommits,
+  describeCells,
+  representatives,
+  runCells,
+} from "./support/matrix-cells.js";
+import { KINDS, runCell } from "./support/matrix-kinds.js";
 
 const LONG = process.env["RELIABILITY_LONG"] === "1";
 /** One strict mutation per precondition kind (and a confirmed, dangerous one). */
@@ -31,35 +38,16 @@ const SAMPLE = [
   "file.upload_asset", // source
 ];
 const KEYS = LONG ? catalogMutations() : SAMPLE;
-const REPRESENTATIVES = KEYS.flatMap((key) => {
-  const s = SCENARIOS.find((x) => x.key === key);
-  return s ? [s] : [];
-});
+const REPRESENTATIVES = representatives(KEYS);
 const MATRIX_KINDS = KINDS.filter((k) => !k.startsWith("ledger"));
 const ALL_KINDS = [...MATRIX_KINDS, ...DELEGATION_KINDS];
 
 const stations = frontStations();
 const started = Date.now();
-const CLEAN = await pool(REPRESENTATIVES, 2, async (s) => cleanCommitOf(await runScenario(s)));
-const CELLS = REPRESENTATIVES.flatMap((scenario, i) =>
-  ALL_KINDS.map((kind) => ({ scenario, clean: CLEAN[i], kind })),
-);
-const RESULTS: readonly CellResult[] = await pool(CELLS, 3, (c) =>
-  runCell(c.scenario, c.clean as (typeof CLEAN)[number], c.kind, {
-    front: stations.factory,
-    runs: DELEGATION_RUNS,
-  }).catch(
-    (e: unknown): CellResult => ({
-      scenario: c.scenario.name,
-      kind: c.kind,
-      precondition: "?",
-      applicable: true,
-      expected: "no throw",
-      answers: [],
-      applications: 0,
-      violations: [`threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`],
-    }),
-  ),
+const CLEAN = await cleanCommits(REPRESENTATIVES, 2);
+const CELLS = cellsOf(REPRESENTATIVES, CLEAN, () => ALL_KINDS);
+const RESULTS = await runCells(CELLS, 3, (c) =>
+  runCell(c.scenario, c.clean, c.kind, { front: stations.factory, runs: DELEGATION_RUNS }),
 );
 const seconds = (Date.now() - started) / 1000;
 
@@ -86,17 +74,10 @@ describe("delegation through a stdio front: generation", () => {
 
   it("runs every kind on most of the sample (a kind that never applies proves nothing)", () => {
     for (const kind of ALL_KINDS) {
-      const run = RESULTS.filter((r) => r.kind === kind && r.applicable).length;
+      const run = applicableOf(RESULTS, kind).length;
       expect(run, kind).toBeGreaterThanOrEqual(Math.ceil(REPRESENTATIVES.length / 2));
     }
   });
 });
 
-describe.each(ALL_KINDS.map((k) => [k] as const))("stdio front, %s", (kind) => {
-  const cells = RESULTS.filter((r) => r.kind === kind && r.applicable);
-  it.each(cells.map((r) => [r.scenario, r] as const))("%s", (_name, r) => {
-    const context = `expected: ${r.expected}; answers: ${r.answers.join(" | ")}`;
-    expect(r.applications, context).toBeLessThanOrEqual(1);
-    expect(r.violations, context).toEqual([]);
-  });
-});
+describeCells("stdio front, %s", ALL_KINDS, RESULTS);

@@ -11,17 +11,17 @@
  * `src/stores/append-log.test.ts`, with a fake fsync).
  */
 import type { Client } from "@modelcontextprotocol/client";
-import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { describe, expect, it } from "vitest";
 import {
   type Authority,
   authorityFor,
   blockPreflight,
   httpClient,
-  killAll,
   tempDataDir,
 } from "../../node-server/test/harness.js";
 import { durableLedgerRecord, durableReservations } from "./support/crash-node.js";
+import { useDemoKernel } from "./support/demo-kernel.js";
 
 const UPDATE = "/api/block/updateBlock";
 const CLIENTS = 4;
@@ -36,14 +36,7 @@ const TARGETS = [
 ];
 
 describe("Node authority: SIGKILL right after concurrent preflight answers", () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ seed: "demo" });
-  });
-  afterAll(async () => {
-    await killAll();
-    await sandbox.stop();
-  });
+  const box = useDemoKernel();
 
   /**
    * Sends CLIENTS × PER_CLIENT preflights at once and SIGKILLs `auth` as soon as `killAfter`
@@ -74,10 +67,10 @@ describe("Node authority: SIGKILL right after concurrent preflight answers", () 
 
   it("every answered request ID is durable and never issued again, over repeated kills", async () => {
     const dir = tempDataDir();
-    const updates = sandbox.control.count(UPDATE);
+    const updates = box.current.control.count(UPDATE);
     const everAnswered: string[] = [];
     for (const [round, killAfter] of KILL_AFTER.entries()) {
-      const auth = await authorityFor(sandbox, dir);
+      const auth = await authorityFor(box.current, dir);
       const answered = await burstThenKill(auth, round, killAfter);
       expect(answered.length).toBeGreaterThanOrEqual(killAfter);
       // Durable before the answer: the reservation and the `issued` record of each are on disk.
@@ -94,7 +87,7 @@ describe("Node authority: SIGKILL right after concurrent preflight answers", () 
     }
 
     // After the last restart, new preflights avoid every ID answered before.
-    const auth = await authorityFor(sandbox, dir);
+    const auth = await authorityFor(box.current, dir);
     const client = await httpClient(auth.url, { era: "modern" });
     const fresh: string[] = [];
     for (let i = 0; i < 16; i++) {
@@ -107,7 +100,7 @@ describe("Node authority: SIGKILL right after concurrent preflight answers", () 
     const all = durableReservations(dir);
     expect(new Set(all).size).toBe(all.length);
     for (const id of [...everAnswered, ...fresh]) expect(all).toContain(id);
-    expect(sandbox.control.count(UPDATE)).toBe(updates);
+    expect(box.current.control.count(UPDATE)).toBe(updates);
     await client.close();
     await auth.stop();
   });

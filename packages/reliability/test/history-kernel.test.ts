@@ -17,21 +17,13 @@ import { describe, expect, it } from "vitest";
 import { checkHistory } from "./support/history-checker.js";
 import { generatePlan } from "./support/history-generator.js";
 import { runPlan } from "./support/history-runner.js";
+import { historySeeds, LONG, REPLAY } from "./support/history-seeds.js";
 import { openKernelSystem } from "./support/kernel-history.js";
 
-const LONG = process.env["RELIABILITY_LONG"] === "1";
-const SEED_ENV = process.env["RELIABILITY_SEED"];
 const OPERATIONS = LONG ? 150 : 25;
-const REPLAY = LONG ? "RELIABILITY_LONG=1 " : "";
-
-function seeds(): number[] {
-  if (SEED_ENV !== undefined) return [Number.parseInt(SEED_ENV, 10)];
-  const base = Date.now() % 1_000_000;
-  return Array.from({ length: LONG ? 6 : 2 }, (_, i) => base + i);
-}
 
 describe("history check against the kernel plugin", () => {
-  for (const seed of seeds()) {
+  for (const seed of historySeeds(2, 6)) {
     it(`seed ${seed}: no lost ack, no double application, every unknown resolvable`, async () => {
       const plan = generatePlan({ seed, operations: OPERATIONS });
       console.log(

@@ -14,11 +14,9 @@ import { checkHistory } from "./support/history-checker.js";
 import { generatePlan } from "./support/history-generator.js";
 import type { Call, FinalState, History, Outcome } from "./support/history-recorder.js";
 import { runPlan } from "./support/history-runner.js";
+import { historySeeds, LONG, REPLAY } from "./support/history-seeds.js";
 
-const LONG = process.env["RELIABILITY_LONG"] === "1";
-const SEED_ENV = process.env["RELIABILITY_SEED"];
 const OPERATIONS = LONG ? 150 : 40;
-const REPLAY = LONG ? "RELIABILITY_LONG=1 " : "";
 const HISTORY_DIR = process.env["RELIABILITY_HISTORY_DIR"];
 
 /** Saves a history next to its checker verdict; returns the file. */
@@ -30,14 +28,8 @@ function save(seed: number, data: unknown): string {
   return file;
 }
 
-function seeds(): number[] {
-  if (SEED_ENV !== undefined) return [Number.parseInt(SEED_ENV, 10)];
-  const base = Date.now() % 1_000_000;
-  return Array.from({ length: LONG ? 10 : 3 }, (_, i) => base + i);
-}
-
 describe("history check against the Node authority", () => {
-  for (const seed of seeds()) {
+  for (const seed of historySeeds(3, 10)) {
     it(`seed ${seed}: no lost ack, no double application, every unknown resolvable`, async () => {
       const plan = generatePlan({ seed, operations: OPERATIONS });
       console.log(

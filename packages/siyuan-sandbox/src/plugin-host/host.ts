@@ -72,6 +72,17 @@ export interface PluginClientInterceptor {
   after?(call: PluginClientCall, status: number): Promise<void> | void;
 }
 
+/** A plugin's `siyuan.client.fetch` as the VM hands it over: the plugin, then the request. */
+type ClientFetch = [
+  name: string,
+  path: string,
+  method: string,
+  headersJson: string,
+  kind: "string" | "arraybuffer" | "none",
+  body: unknown,
+];
+type ClientFetchResult = { meta: string; body: Buffer };
+
 /** A plugin to install at start: a folder, a `package.zip`, or files in memory. */
 export type PluginSource = string | { files: Record<string, string | Uint8Array> };
 
@@ -688,31 +699,19 @@ export class PluginHost implements PluginHostControl, PluginServices {
   }
 
   /** `clientFetch` through the test interceptor, when one is set. */
-  private async intercepted(
-    name: string,
-    path: string,
-    method: string,
-    headersJson: string,
-    kind: "string" | "arraybuffer" | "none",
-    body: unknown,
-  ): Promise<{ meta: string; body: Buffer }> {
+  private async intercepted(...request: ClientFetch): Promise<ClientFetchResult> {
     const i = this.interceptor;
-    if (i === null) return this.clientFetch(name, path, method, headersJson, kind, body);
-    const call = { plugin: name, path, method, body: kind === "string" ? String(body) : null };
+    if (i === null) return this.clientFetch(...request);
+    const [plugin, path, method, , kind, body] = request;
+    const call = { plugin, path, method, body: kind === "string" ? String(body) : null };
     await i.before?.(call);
-    const out = await this.clientFetch(name, path, method, headersJson, kind, body);
+    const out = await this.clientFetch(...request);
     await i.after?.(call, (JSON.parse(out.meta) as { status: number }).status);
     return out;
   }
 
-  private clientFetch(
-    name: string,
-    path: string,
-    method: string,
-    headersJson: string,
-    kind: "string" | "arraybuffer" | "none",
-    body: unknown,
-  ): Promise<{ meta: string; body: Buffer }> {
+  private clientFetch(...request: ClientFetch): Promise<ClientFetchResult> {
+    const [name, path, method, headersJson, kind, body] = request;
     if (!path.startsWith("/")) {
       return Promise.reject(new Error(`siyuan.client.fetch: path must start with "/": ${path}`));
     }

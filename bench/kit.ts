@@ -1,0 +1,305 @@
+/**
+ * Helpers the packages' benchmarks share: medians and interval arithmetic, a process's CPU time,
+ * spawning an HTTP authority, a strict-call floor, direct kernel requests. Benchmarks import this
+ * file by relative path, like svg-chart.ts; nothing here runs in a product. This directory has no
+ * dependencies of its own, so the kernel and the MCP client appear as the few members used (the
+ * sandbox's `Sandbox` and the official `Client` fit them).
+ */
+import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { lineChart, type Series, writeChart } from "./svg-chart.js";
+
+/** A monotonic clock in ms, the same in every process on the machine (node-server's bench tap's). */
+export const now = () => Number(process.hrtime.bigint()) / 1e6;
+export const median = (xs: readonly number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+export const f2 = (n: number) => n.toFixed(2);
+
+/** The line a benchmark's output starts with: the CPU, the core count and the Node version. */
+export const machineLine = (quick: boolean) =>
+  `${cpus()[0]?.model} × ${cpus().length}, node ${process.version}${quick ? ", --quick" : ""}`;
+
+export type Interval = { start: number; end: number };
+
+/** Total length of the union of intervals, clipped to `within`. */
+export function unionMs(xs: readonly Interval[], within?: Interval): number {
+  const clipped = xs
+    .map((x) =>
+      within ? { start: Math.max(x.start, within.start), end: Math.min(x.end, within.end) } : x,
+    )
+    .filter((x) => x.end > x.start)
+    .sort((a, b) => a.start - b.start);
+  let total = 0;
+  let cur: Interval | undefined;
+  for (const x of clipped) {
+    if (cur && x.start <= cur.end) cur.end = Math.max(cur.end, x.end);
+    else {
+      if (cur) total += cur.end - cur.start;
+      cur = { ...x };
+    }
+  }
+  return total + (cur ? cur.end - cur.start : 0);
+}
+
+/** Sequential round trips: groups of overlapping intervals, one after another. */
+export function waves(xs: readonly Interval[]): number {
+  let n = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const x of [...xs].sort((a, b) => a.start - b.start)) {
+    if (x.start >= end) n++;
+    end = Math.max(end, x.end);
+  }
+  return n;
+}
+
+/** One call as the client saw it beside the kernel time it needed, in ms. */
+export interface ClientAndKernel {
+  readonly client: number;
+  readonly kernel: number;
+}
+
+/**
+ * The cost of the guarantee, write by write: client-observed preflight + commit over their floor =
+ * the kernel time they needed + two MCP round trips of a trivial read without its kernel time. The
+ * median of the per-write ratios (round `i` of each list belongs together).
+ */
+export function floorRatio(
+  pre: readonly ClientAndKernel[],
+  commit: readonly ClientAndKernel[],
+  read: readonly ClientAndKernel[],
+): number {
+  return median(
+    pre.map((p, i) => {
+      const c = commit[i] as ClientAndKernel;
+      const r = read[i] as ClientAndKernel;
+      return (p.client + c.client) / (p.kernel + c.kernel + 2 * (r.client - r.kernel));
+    }),
+  );
+}
+
+/** A call as the latency chart needs it: client-observed ms and sequential kernel round trips. */
+export interface TimedCall {
+  readonly client: number;
+  readonly roundTrips: number;
+}
+
+/** The strict calls and direct writes of one injected latency, and their ratio to the floor. */
+export interface LatencyStep {
+  readonly pre: readonly TimedCall[];
+  readonly commit: readonly TimedCall[];
+  readonly direct: readonly number[];
+  readonly ratio: number;
+}
+
+/**
+ * Prints the latency sensitivity of an authority's cost benchmark: per injected kernel latency, the
+ * medians of the direct updateBlock, the preflight and the commit, the commit (with
+ * `withPreflight`, also the preflight) over the direct write beside its sequential kernel round
+ * trips, and the ratio to the floor; then writes the chart of it to `file` (under docs/).
+ */
+export function printLatency(
+  file: string,
+  authority: string,
+  steps: readonly (readonly [ms: number, step: LatencyStep])[],
+  withPreflight: boolean,
+): void {
+  const med = (xs: readonly TimedCall[], k: keyof TimedCall) => median(xs.map((x) => x[k]));
+  const preColumns = withPreflight ? ["preflight / direct", "preflight's round trips"] : [];
+  const columns = [
+    "injected kernel latency per call",
+    "direct updateBlock (ms)",
+    "preflight (ms)",
+    "commit (ms)",
+    "commit / direct",
+    "commit's sequential kernel round trips",
+    ...preColumns,
+    "ratio to floor",
+  ];
+  console.log(`\n| ${columns.join(" | ")} |`);
+  console.log(`|${" --- |".repeat(columns.length)}`);
+  for (const [ms, s] of steps) {
+    const direct = median(s.direct);
+    const pre = withPreflight
+      ? [f2(med(s.pre, "client") / direct), String(med(s.pre, "roundTrips"))]
+      : [];
+    const cells = [
+      `${ms} ms`,
+      f2(direct),
+      f2(med(s.pre, "client")),
+      f2(med(s.commit, "client")),
+      f2(med(s.commit, "client") / direct),
+      String(med(s.commit, "roundTrips")),
+      ...pre,
+      f2(s.ratio),
+    ];
+    console.log(`| ${cells.join(" | ")} |`);
+  }
+  console.log(latencyChart(file, authority, steps, withPreflight));
+}
+
+/** The chart of {@link printLatency}; returns its Markdown image. */
+function latencyChart(
+  file: string,
+  authority: string,
+  steps: readonly (readonly [ms: number, step: LatencyStep])[],
+  withPreflight: boolean,
+): string {
+  const ofSteps = (k: (s: LatencyStep) => number) => steps.map(([ms, s]) => [ms, k(s)] as const);
+  const series = (call: "pre" | "commit", name: string): Series[] => [
+    {
+      name: `${name} / direct`,
+      points: ofSteps((s) => median(s[call].map((c) => c.client)) / median(s.direct)),
+    },
+    {
+      name:
+        call === "commit" ? "commit's sequential kernel round trips" : "preflight's round trips",
+      points: ofSteps((s) => median(s[call].map((c) => c.roundTrips))),
+    },
+  ];
+  return writeChart(
+    file,
+    lineChart({
+      title: `Strict commit vs a direct write under injected kernel latency (${authority})`,
+      xLabel: "injected latency per kernel call (ms)",
+      yLabel: "time / direct updateBlock",
+      series: [...series("commit", "commit"), ...(withPreflight ? series("pre", "preflight") : [])],
+    }),
+  );
+}
+
+/**
+ * CPU time a process has used so far, in ms, summed over its threads (Linux `schedstat`; NaN
+ * elsewhere). Less sensitive than wall time to other work on a shared machine.
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+// ---- spawned servers ----------------------------------------------------------------------------
+
+/** The arguments of `sisyphus-server` as an HTTP authority on a free port. */
+export const httpServerArgs = (siyuanUrl: string, dataDir: string) => [
+  "--http",
+  "--port",
+  "0",
+  "--siyuan-url",
+  siyuanUrl,
+  "--data-dir",
+  dataDir,
+];
+
+/** The MCP URL a spawned server announces on stderr ("listening on …/mcp"); rejects if it exits first. */
+export function listeningUrl(child: ChildProcess): Promise<string> {
+  let err = "";
+  child.stderr?.setEncoding("utf8");
+  return new Promise<string>((res, rej) => {
+    child.stderr?.on("data", (c: string) => {
+      err += c;
+      const m = /listening on (\S+\/mcp)/.exec(err);
+      if (m) res(m[1] as string);
+    });
+    child.once("exit", (code) => rej(new Error(`server exited ${code}: ${err}`)));
+  });
+}
+
+/** SIGTERMs a spawned server; resolves once it exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    child.once("exit", () => r());
+    child.kill("SIGTERM");
+  });
+}
+
+// ---- the kernel and MCP calls ---------------------------------------------------------------------
+
+/** What a benchmark needs of a kernel: its address and API token. */
+export interface Kernel {
+  readonly url: string;
+  readonly token: string;
+}
+
+/** A sandbox kernel's control surface, the part that counts requests and delays them. */
+export interface DelayableKernel {
+  readonly control: {
+    counts(): Record<string, number>;
+    armFault(spec: { endpoint: string; kind: "delay"; delayMs: number; times: "always" }): string;
+    disarmFault(id: string): void;
+  };
+}
+
+/** The kernel API paths the sandbox has counted requests on. */
+export const apiPaths = (sb: DelayableKernel) =>
+  Object.keys(sb.control.counts()).filter((p) => p.startsWith("/api/"));
+
+/** Runs `run` with `ms` injected on every request to each of `paths` (none for 0 ms). */
+export async function withKernelDelay<T>(
+  sb: DelayableKernel,
+  paths: readonly string[],
+  ms: number,
+  run: () => Promise<T>,
+): Promise<T> {
+  const faults =
+    ms === 0
+      ? []
+      : paths.map((endpoint) =>
+          sb.control.armFault({ endpoint, kind: "delay", delayMs: ms, times: "always" }),
+        );
+  try {
+    return await run();
+  } finally {
+    for (const f of faults) sb.control.disarmFault(f);
+  }
+}
+
+/** A direct, unguarded kernel write: one updateBlock over loopback HTTP, timed on {@link now}. */
+export async function directUpdate(kernel: Kernel, id: string, data: string): Promise<Interval> {
+  const start = now();
+  const r = await fetch(`${kernel.url}/api/block/updateBlock`, {
+    method: "POST",
+    headers: { authorization: `Token ${kernel.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ id, dataType: "markdown", data }),
+  });
+  if (((await r.json()) as { code: number }).code !== 0) throw new Error("updateBlock failed");
+  return { start, end: now() };
+}
+
+/** Writes a kernel plugin's settings file (its storage, through the kernel's putFile). */
+export async function putPluginSettings(
+  kernel: Kernel,
+  plugin: string,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  const form = new FormData();
+  form.set("path", `/data/storage/petal/${plugin}/settings.json`);
+  form.set("file", new Blob([JSON.stringify(settings)]), "settings.json");
+  await fetch(`${kernel.url}/api/file/putFile`, {
+    method: "POST",
+    headers: { authorization: `Token ${kernel.token}` },
+    body: form,
+  });
+}
+
+export type Sc = Record<string, unknown>;
+
+/** The part of an MCP client a tool call needs. */
+export interface ToolCaller {
+  callTool(params: {
+    name: string;
+    arguments: Sc;
+  }): Promise<{ isError?: unknown; structuredContent?: unknown }>;
+}
+
+/** A tool call's structured content; an error answer throws. */
+export async function call(client: ToolCaller, name: string, args: Sc): Promise<Sc> {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError === true) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+  return (r.structuredContent ?? {}) as Sc;
+}
