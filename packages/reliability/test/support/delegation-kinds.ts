@@ -63,21 +63,18 @@ async function replayUntilSettled(p: Prepared, args: Record<string, unknown>) {
 const asText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
- * The front's own outcome_unknown (the link's, not the tools'): it names the requestId and never
- * says writeAttempted=false. It carries no writeAttempted at all, so the tools-level rule
- * "writeAttempted=true after a dispatch" is checked here as "not false".
+ * The front's own outcome_unknown (the link's, not the tools'): writeAttempted=true, the requestId
+ * named.
  */
 function checkFrontUnknown(out: string[], label: string, r: ToolResult, requestId: unknown): void {
   const e = errorOf(r);
-  if (!r.isError || e["code"] !== "outcome_unknown" || e["writeAttempted"] === false)
-    out.push(`${label} answered ${describeAnswer(r)}; expected outcome_unknown`);
+  if (!r.isError || e["code"] !== "outcome_unknown" || e["writeAttempted"] !== true)
+    out.push(
+      `${label} answered ${describeAnswer(r)}; expected outcome_unknown writeAttempted=true`,
+    );
   if (e["requestId"] !== requestId)
     out.push(`${label}'s outcome_unknown names requestId ${String(e["requestId"])}`);
 }
-
-/** The judge's verdict, less its writeAttempted=true rule for the front's own outcome_unknown. */
-const judgeFront = (run: Parameters<typeof judge>[0]) =>
-  judge(run).filter((v) => !v.includes("answered writeAttempted=undefined"));
 
 /** SIGKILL the stdio front while its commit is at the kernel; a new front replays. */
 const frontKilled: KindRun = async (p, clean, args) => {
@@ -156,7 +153,7 @@ const answerLost: KindRun = async (p, clean, args) => {
   const lostBefore = f.proxy.lost.length;
   f.proxy.loseAnswerOf(String(args["requestId"]));
   const { commit, replay, run } = await commitAndReplay(p, args);
-  const violations = judgeFront(run);
+  const violations = judge(run);
   if (f.proxy.lost.length !== lostBefore + 1) violations.push("the answer was not lost");
   checkFrontUnknown(violations, "the front", commit.answer, args["requestId"]);
   if (!isSuccess(replay.answer) || replay.answer.structuredContent["executedNow"] !== false)
