@@ -18,12 +18,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import {
-  createSha256,
-  portableSha256Hex,
-  seededRandomSource,
-  sha256BackendName,
-} from "@sisyphus/core-hash";
+import { createSha256, portableSha256Hex, sha256BackendName } from "@sisyphus/core-hash";
 import { startSandbox } from "@sisyphus/siyuan-sandbox";
 import { StagingArea } from "../src/kernel/staging.js";
 
@@ -133,7 +128,6 @@ await sb.stop();
 
 const area = new StagingArea({
   clock: { now: () => Date.now() },
-  random: seededRandomSource(1),
   yieldFn: turn,
 });
 const alone = await measure(async () => {

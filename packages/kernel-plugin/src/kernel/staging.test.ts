@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { seededRandomSource } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
 import {
   FILE_NAME_MAX_BYTES,
@@ -18,7 +17,6 @@ function area(limits: Partial<typeof STAGING_LIMITS> = {}) {
   const t = { now: 1_000, yields: 0 };
   const staging = new StagingArea({
     clock: { now: () => t.now },
-    random: seededRandomSource(7),
     yieldFn: async () => {
       t.yields++;
     },
@@ -48,7 +46,6 @@ describe("StagingArea", () => {
     expect(
       new StagingArea({
         clock: { now: () => 0 },
-        random: seededRandomSource(1),
         yieldFn: async () => {},
       }).limits,
     ).toEqual(STAGING_LIMITS);
@@ -100,6 +97,23 @@ describe("StagingArea", () => {
     const changed = ok(await staging.stage("a.txt", bytesOf(10, 3)));
     expect(new Set([a, renamed, changed].map((o) => o.file.uploadSource)).size).toBe(3);
     expect(staging.counts()).toMatchObject({ stagingEntries: 3, stagingBytes: 30 });
+  });
+
+  it("gives the same file the same handle after a clear (a reload), in another area too", async () => {
+    const { staging } = area();
+    const first = ok(await staging.stage("a.txt", bytesOf(10)));
+    staging.clear();
+    expect(staging.get(first.file.uploadSource)).toBeUndefined();
+    const again = ok(await staging.stage("a.txt", bytesOf(10)));
+    expect(again.reused).toBe(false);
+    expect(again.file.uploadSource).toBe(first.file.uploadSource);
+    const other = area().staging;
+    expect(ok(await other.stage("a.txt", bytesOf(10))).file.uploadSource).toBe(
+      first.file.uploadSource,
+    );
+    expect(ok(await other.stage("a.txt", bytesOf(10, 3))).file.uploadSource).not.toBe(
+      first.file.uploadSource,
+    );
   });
 
   it("refuses bad names, empty files and files over the per-file cap before hashing", async () => {
@@ -214,7 +228,6 @@ describe("StagingArea", () => {
     const gates: Array<() => void> = [];
     const staging = new StagingArea({
       clock: { now: () => 0 },
-      random: seededRandomSource(3),
       yieldFn: () => new Promise<void>((r) => gates.push(r)),
     });
     const big = bytesOf(200 * KIB);
@@ -247,7 +260,6 @@ describe("StagingArea", () => {
     let release: () => void = () => {};
     const staging = new StagingArea({
       clock: { now: () => 0 },
-      random: seededRandomSource(5),
       yieldFn: () => new Promise<void>((r) => (release = r)),
     });
     const kept = ok(await staging.stage("small", bytesOf(10)));

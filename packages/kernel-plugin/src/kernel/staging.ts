@@ -17,14 +17,16 @@
  * - `sha256`: the 64 lowercase hex digits this area computed from the bytes when they were staged;
  *   `size` is `bytes.length`.
  * - `bytes`: a fresh copy on every call. The stored snapshot never changes, so a handle names one
- *   content for its whole life; different content always gets a different handle.
+ *   content for its whole life; different content always gets a different handle, and the same
+ *   name and content always the same one, across reloads too (see `handleOf`).
  *
- * Pure: clock, randomness and the yield are injected, so tests drive it with a fake clock.
+ * Pure: clock and the yield are injected, so tests drive it with a fake clock.
  */
 import {
   CHUNK_BATCH_BYTES,
+  digestHex,
   hashChunked,
-  type RandomSource,
+  stateHash,
   utf8ByteLength,
 } from "@sisyphus/core-hash";
 import { KERNEL_STAGING_FILE_MAX_BYTES } from "@sisyphus/mcp-tools/settings";
@@ -105,7 +107,6 @@ export interface StagingCounts {
 
 export interface StagingOptions {
   readonly clock: { now(): number };
-  readonly random: RandomSource;
   /** Awaited between two 64 KiB hashing batches; should let the event loop run other work. */
   readonly yieldFn: () => Promise<void>;
   readonly limits?: Partial<StagingLimits>;
@@ -119,8 +120,20 @@ interface Entry {
   expiresAt: number;
 }
 
-/** Hex digits of a handle: 128 random bits. */
+/** Hex digits of a handle: 128 bits of the digest of its name and content. */
 const HANDLE_HEX_DIGITS = 32;
+
+/**
+ * The handle of a file: derived from its name and content, so the same file staged again, even
+ * after a reload cleared the area, gets the same handle. A request that named the handle can then
+ * be replayed with the same arguments after the file was staged anew (a client re-stages when a
+ * reload forgot it), and the ledger answers its recorded result instead of `idempotency_conflict`.
+ * Different name or content: a different handle.
+ */
+function handleOf(fileName: string, sha256: string): string {
+  const hex = digestHex(stateHash({ stagedFile: 1, fileName, sha256 }));
+  return `stg_${hex.slice(0, HANDLE_HEX_DIGITS)}`;
+}
 
 /**
  * Why `name` cannot be a staged file name, or undefined when it can. A name is one path segment:
@@ -295,8 +308,7 @@ export class StagingArea {
     }
     const full = this.fullProblem(bytes.length);
     if (full !== undefined) return { ok: false, refusal: full };
-    let uploadSource = this.newHandle();
-    while (this.entries.has(uploadSource)) uploadSource = this.newHandle();
+    const uploadSource = handleOf(fileName, sha256);
     const entry: Entry = { uploadSource, fileName, bytes, sha256, expiresAt };
     this.entries.set(uploadSource, entry);
     this.bytes += bytes.length;
@@ -360,12 +372,6 @@ export class StagingArea {
         this.bytes -= e.bytes.length;
       }
     }
-  }
-
-  private newHandle(): string {
-    let hex = "";
-    for (let i = 0; i < HANDLE_HEX_DIGITS; i++) hex += this.options.random.nextInt(16).toString(16);
-    return `stg_${hex}`;
   }
 }
 

@@ -22,7 +22,6 @@
  */
 import { systemClock } from "@sisyphus/write-safety";
 import { jsonResponse } from "./http-bridge.js";
-import { mathRandomSource } from "./random.js";
 import type { PluginRequest, PluginResponse } from "./runtime-globals.js";
 import {
   fileNameProblem,
@@ -55,7 +54,6 @@ function yieldToEventLoop(): Promise<void> {
 /** The plugin's one staging area; `onunload` clears it. */
 export const staging = new StagingArea({
   clock: systemClock,
-  random: mathRandomSource,
   yieldFn: yieldToEventLoop,
 });
 
