@@ -73,12 +73,15 @@ function copyOfDist(): string {
   return join(dir, "bin.cjs");
 }
 const binArg = process.argv.indexOf("--bin");
+const COPIED = binArg < 0 && !process.argv.includes("--from-source");
 const BIN =
   binArg > 0
     ? resolve(process.argv[binArg + 1] as string)
-    : process.argv.includes("--from-source")
-      ? await (await import("./build-exe.js")).buildExecutable("sis-cost")
-      : copyOfDist();
+    : COPIED
+      ? copyOfDist()
+      : await (await import("./build-exe.js")).buildExecutable("sis-cost");
+/** Where the bundle's source map was made: its relative sources resolve from there. */
+const MAP_BASE = COPIED ? join(PKG, "dist") : dirname(BIN);
 
 /** Starts the executable with the tap preloaded; `profile` makes the tap profile between dumps. */
 async function startServer(sb: Sandbox, profile = false): Promise<Server> {
@@ -289,7 +292,7 @@ function attribute(profile: Profile, bundle: string) {
         originalSource?: string;
         originalLine?: number;
       };
-      const src = resolve(dirname(bundle), e.originalSource ?? url).replace(
+      const src = resolve(MAP_BASE, e.originalSource ?? url).replace(
         /^.*\/(packages|node_modules)\//,
         "",
       );
