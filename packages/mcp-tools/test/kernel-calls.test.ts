@@ -160,6 +160,15 @@ describe("av.add_column", () => {
   }
 
   const keys = (avID: string) => h.sandbox.control.av(avID)?.keyValues.map((kv) => kv.key) ?? [];
+  /** A relation column's commit: both databases read, one transaction, its flush, both read back. */
+  const ONE_TRANSACTION = [
+    GET_AV,
+    GET_AV,
+    "/api/transactions",
+    "/api/sqlite/flushTransaction",
+    GET_AV,
+    GET_AV,
+  ];
 
   it("two-way relation: 2 + 6, one transaction adds and configures the column, one flush", async () => {
     const [a, b] = [await database("Books"), await database("Authors")];
@@ -171,15 +180,7 @@ describe("av.add_column", () => {
       relation: { avID: b, twoWay: true, backName: "Books" },
     };
     expect(await preflightCalls(args)).toEqual([GET_AV, GET_AV]);
-    const calls = await commitLogged("av", args);
-    expect(calls).toEqual([
-      GET_AV,
-      GET_AV,
-      "/api/transactions",
-      "/api/sqlite/flushTransaction",
-      GET_AV,
-      GET_AV,
-    ]);
+    expect(await commitLogged("av", args)).toEqual(ONE_TRANSACTION);
     const col = keys(a).find((k) => k.name === "Author");
     const back = keys(b).find((k) => k.name === "Books");
     expect(col?.relation).toEqual({ avID: b, isTwoWay: true, backKeyID: back?.id });
@@ -191,14 +192,7 @@ describe("av.add_column", () => {
     const relation = { action: "add_column", id: a, name: "Items", type: "relation" };
     const relArgs = { ...relation, relation: { avID: b } };
     expect(await preflightCalls(relArgs)).toEqual([GET_AV, GET_AV]);
-    const tx = [
-      GET_AV,
-      GET_AV,
-      "/api/transactions",
-      "/api/sqlite/flushTransaction",
-      GET_AV,
-      GET_AV,
-    ];
+    const tx = ONE_TRANSACTION;
     expect(await commitLogged("av", relArgs)).toEqual(tx);
     const relKey = keys(a).find((k) => k.name === "Items")?.id;
     const target = keys(b).find((k) => k.type === "block")?.id;

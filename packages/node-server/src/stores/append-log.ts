@@ -187,12 +187,7 @@ export class AppendLog {
         lines: splitLines(bytes, validBytes),
       };
     } catch (e) {
-      throw new NodeServerError(
-        "store_io",
-        `Cannot open ${basename(file)} for appending`,
-        { file },
-        { cause: e },
-      );
+      throw openFailed(file, e);
     }
   }
 
@@ -228,12 +223,7 @@ export class AppendLog {
       await handle.chmod(DATA_FILE_MODE);
       return new AppendLog(file, handle, read.valid, options.sync ?? datasync);
     } catch (e) {
-      throw new NodeServerError(
-        "store_io",
-        `Cannot open ${basename(file)} for appending`,
-        { file },
-        { cause: e },
-      );
+      throw openFailed(file, e);
     }
   }
 
@@ -450,4 +440,14 @@ export function syncDirectory(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The typed error of a log that cannot be opened for appending. */
+function openFailed(file: string, cause: unknown): NodeServerError {
+  return new NodeServerError(
+    "store_io",
+    `Cannot open ${basename(file)} for appending`,
+    { file },
+    { cause },
+  );
 }
