@@ -5,13 +5,13 @@
  * moves all of it in front of "listening" (a `SISYPHUS_VERSION` import from mcp-tools' index once
  * did: about a third of the start). esbuild walks the graph the way the executable's bundle does.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const SRC = join(import.meta.dirname);
 
-/** The inputs of `entry`'s static graph, `import()` targets left out. */
+/** The inputs of `entry`'s static graph as absolute paths, `import()` targets left out. */
 async function staticGraph(entry: string): Promise<string[]> {
   const dynamicOut: Plugin = {
     name: "dynamic-imports-out",
@@ -23,6 +23,7 @@ async function staticGraph(entry: string): Promise<string[]> {
   };
   const result = await build({
     entryPoints: [join(SRC, entry)],
+    absWorkingDir: SRC,
     bundle: true,
     write: false,
     metafile: true,
@@ -33,7 +34,8 @@ async function staticGraph(entry: string): Promise<string[]> {
     external: ["@sisyphus/siyuan-sandbox", "undici", "@modelcontextprotocol/client"],
     plugins: [dynamicOut],
   });
-  return Object.keys(result.metafile.inputs);
+  // metafile paths are relative to absWorkingDir (and differ with the runner's cwd otherwise)
+  return Object.keys(result.metafile.inputs).map((f) => resolve(SRC, f));
 }
 
 describe("what a cold start loads before listening", () => {
