@@ -6,7 +6,7 @@ import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./consta
 import { createWriteCoordinator } from "./coordinator.js";
 import { isWriteSafetyError, type WriteSafetyError } from "./errors.js";
 import type { CommitHooks } from "./hooks.js";
-import { MemoryLedgerStore, RECEIPT_DIGESTS } from "./ledger.js";
+import { type LedgerEntry, MemoryLedgerStore, RECEIPT_DIGESTS } from "./ledger.js";
 import { EXTERNAL_POLICY, mutationPolicy } from "./policy.js";
 import { MemoryReservationStore } from "./reservations.js";
 import { FakeClock, FakeKernel, makeCoordinator, setCall, setHooks } from "./test-support.js";
@@ -419,6 +419,120 @@ describe("WriteCoordinator strict flow", () => {
       reason: "strict_mode_disabled",
     });
     expect(k.writes).toBe(1);
+  });
+});
+
+/** A promise and the function that resolves it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Resolves once every pending promise callback and I/O turn has run. */
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe("WriteCoordinator preflight: the request ID's durable writes", () => {
+  it("reserve and record the ID while the probe reads; the answer waits for both", async () => {
+    const events: string[] = [];
+    const ledgerWritten = deferred();
+    const reservationStore = new (class extends MemoryReservationStore {
+      override async append(id: string) {
+        events.push("reserve");
+        return super.append(id);
+      }
+    })();
+    const ledgerStore = new (class extends MemoryLedgerStore {
+      override async put(entry: LedgerEntry) {
+        events.push(`record ${entry.state}`);
+        await ledgerWritten.promise;
+        return super.put(entry);
+      }
+    })();
+    const { coordinator } = await makeCoordinator({ reservationStore, ledgerStore });
+    const k = new FakeKernel();
+    const probeMayAnswer = deferred();
+    let answered = false;
+    const pending = coordinator
+      .preflight(setCall("b1", "x"), async () => {
+        events.push("probe");
+        await probeMayAnswer.promise;
+        return { digest: k.digest("b1") };
+      })
+      .then((a) => {
+        answered = true;
+        return a as StrictPreflightAnswer;
+      });
+    await settle();
+    // the probe has not answered, and the ID is already being made durable
+    expect([...events].sort()).toEqual(["probe", "record issued", "reserve"]);
+    probeMayAnswer.resolve();
+    await settle();
+    expect(answered).toBe(false); // the issued record is not durable yet
+    ledgerWritten.resolve();
+    const pre = await pending;
+    expect(pre.requestId).toBe((await reservationStore.loadAll())[0]);
+    expect((await ledgerStore.loadAll()).map((e) => [e.requestId, e.state])).toEqual([
+      [pre.requestId, "issued"],
+    ]);
+  });
+
+  it("a refused probe answers its own error; the ID it reserved is never issued", async () => {
+    const { coordinator, reservationStore } = await makeCoordinator();
+    const k = new FakeKernel();
+    const refusal = new Error("kernel says no");
+    await expect(
+      coordinator.preflight(setCall("b1", "x"), async () => {
+        throw refusal;
+      }),
+    ).rejects.toBe(refusal);
+    const [burned] = await reservationStore.loadAll();
+    expect(burned).toMatch(/^[0-9a-f]{4,}$/);
+    const next = await preflightSet(coordinator, k, "b1", "x");
+    expect(next.requestId).not.toBe(burned);
+  });
+
+  it("an issued record left durable without its reservation is reserved again at restart", async () => {
+    const ledgerStore = new MemoryLedgerStore();
+    const lost = new (class extends MemoryReservationStore {
+      override async append(): Promise<void> {
+        throw new Error("ENOSPC"); // the crash: this write never reached the disk
+      }
+    })();
+    const first = await makeCoordinator({ ledgerStore, reservationStore: lost });
+    const k = new FakeKernel();
+    const error = await rejection(preflightSet(first.coordinator, k, "b1", "x"));
+    expect(error.details).toMatchObject({ reason: "reservation_store_write_failed" });
+    const [orphan] = (await ledgerStore.loadAll()).map((e) => e.requestId);
+    expect(orphan).toMatch(/^[0-9a-f]{4,}$/);
+    // same random seed: the restarted process draws the same ID first and must skip it
+    const reservationStore = new MemoryReservationStore();
+    const second = await makeCoordinator({ ledgerStore, reservationStore });
+    expect(await reservationStore.loadAll()).toEqual([orphan]);
+    const pre = await preflightSet(second.coordinator, k, "b1", "x");
+    expect(pre.requestId).not.toBe(orphan);
+  });
+
+  it("a failed issued record is write_coordinator_unavailable, after the probe has read", async () => {
+    const ledgerStore = new (class extends MemoryLedgerStore {
+      override async put(): Promise<void> {
+        throw new Error("EIO");
+      }
+    })();
+    const { coordinator } = await makeCoordinator({ ledgerStore });
+    const k = new FakeKernel();
+    let probed = 0;
+    const error = await rejection(
+      coordinator.preflight(setCall("b1", "x"), async () => {
+        probed++;
+        return { digest: k.digest("b1") };
+      }),
+    );
+    expect(error.code).toBe("write_coordinator_unavailable");
+    expect(error.details).toMatchObject({ reason: "ledger_write_failed" });
+    expect(probed).toBe(1);
   });
 });
 

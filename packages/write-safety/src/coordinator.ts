@@ -35,7 +35,13 @@ import {
 } from "./commit-steps.js";
 import { REQUEST_ID_FIRST_EXECUTION_TTL_MS, WRITE_ADMISSION_MAX_IN_FLIGHT } from "./constants.js";
 import { WriteSafetyError } from "./errors.js";
-import { type CommitHooks, checkProbe, type Probe, type WriteCall } from "./hooks.js";
+import {
+  type CommitHooks,
+  checkProbe,
+  type Probe,
+  type ProbeResult,
+  type WriteCall,
+} from "./hooks.js";
 import { LeasePool } from "./lease-pool.js";
 import { Ledger, type LedgerEntry, type LedgerStore } from "./ledger.js";
 import {
@@ -113,6 +119,7 @@ export async function createWriteCoordinator(
   const registry = await RequestIdRegistry.open({
     store: options.reservationStore,
     random: options.random,
+    ledgerIds: ledger.requestIds(),
   });
   return new WriteCoordinator(options, ledger, registry);
 }
@@ -302,28 +309,20 @@ export class WriteCoordinator {
     precondition: PreconditionKind,
     probe: Probe | undefined,
   ): Promise<PreflightAnswer | CancelledAnswer> {
-    const { ledger, registry, leases, clock } = this.#state;
+    const { ledger, leases } = this.#state;
     await ledger.prune();
-    const before = precondition === "none" ? undefined : checkProbe(await probe!(), call);
-    if (isCancelled(call.cancellation)) return CANCELLED;
-    const requestId = await registry.issue();
-    const issuedAt = clock.now();
-    const requestIdExpiresAt = issuedAt + REQUEST_ID_FIRST_EXECUTION_TTL_MS;
+    // The ID does not depend on the probe, so its durable writes overlap the probe's kernel reads.
+    // Both are awaited before any answer; a preflight the probe refuses burns its ID unseen.
+    const issuing = this.#issueId(scope, precondition);
+    let before: ProbeResult | undefined;
     try {
-      await ledger.recordIssued({
-        requestId,
-        scope,
-        precondition,
-        epoch: this.epoch,
-        issuedAt,
-        requestIdExpiresAt,
-      });
-    } catch (cause) {
-      throw new WriteSafetyError("write_coordinator_unavailable", {
-        cause,
-        details: { reason: "ledger_write_failed" },
-      });
+      before = precondition === "none" ? undefined : checkProbe(await probe!(), call);
+    } catch (refusal) {
+      await issuing.catch(() => undefined);
+      throw refusal;
     }
+    const { requestId, requestIdExpiresAt } = await issuing;
+    if (isCancelled(call.cancellation)) return CANCELLED;
     if (before === undefined) {
       return {
         validateOnly: true,
@@ -345,6 +344,39 @@ export class WriteCoordinator {
       leaseExpiresAt: lease.expiresAt,
       requestIdExpiresAt,
     } as StrictPreflightAnswer;
+  }
+
+  /**
+   * Reserves a request ID and records it `issued`. The two durable writes run at once (a crash
+   * between them is repaired when the registry opens); both complete before the ID is returned.
+   */
+  async #issueId(
+    scope: LeaseScope,
+    precondition: PreconditionKind,
+  ): Promise<{ requestId: string; requestIdExpiresAt: number }> {
+    const { ledger, registry, clock } = this.#state;
+    const requestId = registry.reserve();
+    const issuedAt = clock.now();
+    const requestIdExpiresAt = issuedAt + REQUEST_ID_FIRST_EXECUTION_TTL_MS;
+    const [reserved, recorded] = await Promise.allSettled([
+      registry.persist(requestId),
+      ledger.recordIssued({
+        requestId,
+        scope,
+        precondition,
+        epoch: this.epoch,
+        issuedAt,
+        requestIdExpiresAt,
+      }),
+    ]);
+    if (reserved.status === "rejected") throw reserved.reason;
+    if (recorded.status === "rejected") {
+      throw new WriteSafetyError("write_coordinator_unavailable", {
+        cause: recorded.reason,
+        details: { reason: "ledger_write_failed" },
+      });
+    }
+    return { requestId, requestIdExpiresAt };
   }
 
   /** A strict commit, step by step (see `commit-steps.ts`). */

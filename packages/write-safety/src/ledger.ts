@@ -297,6 +297,11 @@ export class Ledger {
     return this.#entries.size;
   }
 
+  /** The request IDs of every record held, live or not yet pruned. */
+  requestIds(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
   /**
    * The live record of `requestId` (deeply frozen), or `undefined` (never issued here, or past its
    * deadline). Throws what the store's `read` throws for a record it cannot read (fail closed).

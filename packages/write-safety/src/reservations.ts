@@ -132,6 +132,12 @@ export class MemoryReservationStore implements ReservationStore {
 export interface RequestIdRegistryOptions {
   store: ReservationStore;
   random: RandomSource;
+  /**
+   * IDs the ledger holds. A preflight makes an ID's reservation and its `issued` record durable at
+   * the same time, so a crash can leave the record without the reservation; such IDs are reserved
+   * again (durably) when the registry opens, so they are never issued twice.
+   */
+  ledgerIds?: Iterable<string>;
 }
 
 /**
@@ -165,7 +171,14 @@ export class RequestIdRegistry {
         details: { reason: "reservation_store_unreadable" },
       });
     }
-    return new RequestIdRegistry(options.store, options.random, new Set(ids));
+    const registry = new RequestIdRegistry(options.store, options.random, new Set(ids));
+    for (const id of options.ledgerIds ?? []) {
+      if (!registry.isReserved(id)) {
+        registry.#reserved.add(id);
+        await registry.persist(id);
+      }
+    }
+    return registry;
   }
 
   /** IDs reserved so far (this process and every earlier one). */
@@ -183,8 +196,20 @@ export class RequestIdRegistry {
    * reserved in memory, is never handed out, and the call fails with `write_coordinator_unavailable`.
    */
   async issue(): Promise<string> {
+    const id = this.reserve();
+    await this.persist(id);
+    return id;
+  }
+
+  /** A fresh ID, reserved in memory only: it may be handed out once {@link persist} resolves. */
+  reserve(): string {
     const id = this.#issuer.issue();
     this.#reserved.add(id);
+    return id;
+  }
+
+  /** Make the reservation of `id` durable (`write_coordinator_unavailable` when the store fails). */
+  async persist(id: string): Promise<void> {
     try {
       await this.#store.append(id);
     } catch (cause) {
@@ -193,6 +218,5 @@ export class RequestIdRegistry {
         details: { reason: "reservation_store_write_failed" },
       });
     }
-    return id;
   }
 }
