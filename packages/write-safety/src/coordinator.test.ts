@@ -435,12 +435,14 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 const settle = () => new Promise((r) => setImmediate(r));
 
 describe("WriteCoordinator preflight: the request ID's durable writes", () => {
-  it("reserve and record the ID while the probe reads; the answer waits for both", async () => {
+  it("reserve and record the ID at once, after the probe; the answer waits for both", async () => {
     const events: string[] = [];
+    const reservationWritten = deferred();
     const ledgerWritten = deferred();
     const reservationStore = new (class extends MemoryReservationStore {
       override async append(id: string) {
         events.push("reserve");
+        await reservationWritten.promise;
         return super.append(id);
       }
     })();
@@ -453,12 +455,10 @@ describe("WriteCoordinator preflight: the request ID's durable writes", () => {
     })();
     const { coordinator } = await makeCoordinator({ reservationStore, ledgerStore });
     const k = new FakeKernel();
-    const probeMayAnswer = deferred();
     let answered = false;
     const pending = coordinator
       .preflight(setCall("b1", "x"), async () => {
         events.push("probe");
-        await probeMayAnswer.promise;
         return { digest: k.digest("b1") };
       })
       .then((a) => {
@@ -466,12 +466,12 @@ describe("WriteCoordinator preflight: the request ID's durable writes", () => {
         return a as StrictPreflightAnswer;
       });
     await settle();
-    // the probe has not answered, and the ID is already being made durable
-    expect([...events].sort()).toEqual(["probe", "record issued", "reserve"]);
-    probeMayAnswer.resolve();
-    await settle();
-    expect(answered).toBe(false); // the issued record is not durable yet
+    // both durable writes are under way, neither has finished
+    expect(events).toEqual(["probe", "reserve", "record issued"]);
     ledgerWritten.resolve();
+    await settle();
+    expect(answered).toBe(false); // the reservation is not durable yet
+    reservationWritten.resolve();
     const pre = await pending;
     expect(pre.requestId).toBe((await reservationStore.loadAll())[0]);
     expect((await ledgerStore.loadAll()).map((e) => [e.requestId, e.state])).toEqual([
@@ -479,19 +479,16 @@ describe("WriteCoordinator preflight: the request ID's durable writes", () => {
     ]);
   });
 
-  it("a refused probe answers its own error; the ID it reserved is never issued", async () => {
-    const { coordinator, reservationStore } = await makeCoordinator();
-    const k = new FakeKernel();
+  it("a refused probe reserves nothing", async () => {
+    const { coordinator, reservationStore, ledgerStore } = await makeCoordinator();
     const refusal = new Error("kernel says no");
     await expect(
       coordinator.preflight(setCall("b1", "x"), async () => {
         throw refusal;
       }),
     ).rejects.toBe(refusal);
-    const [burned] = await reservationStore.loadAll();
-    expect(burned).toMatch(/^[0-9a-f]{4,}$/);
-    const next = await preflightSet(coordinator, k, "b1", "x");
-    expect(next.requestId).not.toBe(burned);
+    expect(await reservationStore.loadAll()).toEqual([]);
+    expect(await ledgerStore.loadAll()).toEqual([]);
   });
 
   it("an issued record left durable without its reservation is reserved again at restart", async () => {

@@ -35,13 +35,7 @@ import {
 } from "./commit-steps.js";
 import { REQUEST_ID_FIRST_EXECUTION_TTL_MS, WRITE_ADMISSION_MAX_IN_FLIGHT } from "./constants.js";
 import { WriteSafetyError } from "./errors.js";
-import {
-  type CommitHooks,
-  checkProbe,
-  type Probe,
-  type ProbeResult,
-  type WriteCall,
-} from "./hooks.js";
+import { type CommitHooks, checkProbe, type Probe, type WriteCall } from "./hooks.js";
 import { LeasePool } from "./lease-pool.js";
 import { Ledger, type LedgerEntry, type LedgerStore } from "./ledger.js";
 import {
@@ -311,18 +305,10 @@ export class WriteCoordinator {
   ): Promise<PreflightAnswer | CancelledAnswer> {
     const { ledger, leases } = this.#state;
     await ledger.prune();
-    // The ID does not depend on the probe, so its durable writes overlap the probe's kernel reads.
-    // Both are awaited before any answer; a preflight the probe refuses burns its ID unseen.
-    const issuing = this.#issueId(scope, precondition);
-    let before: ProbeResult | undefined;
-    try {
-      before = precondition === "none" ? undefined : checkProbe(await probe!(), call);
-    } catch (refusal) {
-      await issuing.catch(() => undefined);
-      throw refusal;
-    }
-    const { requestId, requestIdExpiresAt } = await issuing;
+    // A refused preflight reserves nothing, so the ID is issued only after the probe has read.
+    const before = precondition === "none" ? undefined : checkProbe(await probe!(), call);
     if (isCancelled(call.cancellation)) return CANCELLED;
+    const { requestId, requestIdExpiresAt } = await this.#issueId(scope, precondition);
     if (before === undefined) {
       return {
         validateOnly: true,
