@@ -304,6 +304,9 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     updateBlock: async (id, dataType, data) => {
       await c.block.updateBlock({ id, dataType: dataType as "markdown", data });
     },
+    batchUpdateBlock: async (blocks) => {
+      await c.callRaw({ endpoint: "/api/block/batchUpdateBlock", body: { blocks } });
+    },
     deleteBlock: async (id) => {
       await c.block.deleteBlock({ id });
     },

@@ -221,6 +221,13 @@ export interface KernelWrites {
   prependBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
   appendBlock(dataType: string, data: string, parentID: string): Promise<string | null>;
   updateBlock(id: string, dataType: string, data: string): Promise<void>;
+  /**
+   * Updates several blocks with one transaction (`/api/block/batchUpdateBlock`, kernel 3.7.3 since
+   * 3.1.25; not in the contract): the kernel checks every block and its data before it queues
+   * anything, runs the updates in order, keeps none of them when one fails (`performTx` rolls
+   * back), and waits for the write queue before it answers, as `updateBlock` does.
+   */
+  batchUpdateBlock(blocks: readonly BlockUpdate[]): Promise<void>;
   deleteBlock(id: string): Promise<void>;
   moveBlock(
     id: string,
@@ -302,6 +309,13 @@ export interface KernelWrites {
    * the database files earlier ops wrote, so a column may exist unconfigured.
    */
   addAttrViewColumn(col: NewAvColumn): Promise<void>;
+}
+
+/** One block of a `batchUpdateBlock`: its ID and its new data. */
+export interface BlockUpdate {
+  readonly id: string;
+  readonly dataType: string;
+  readonly data: string;
 }
 
 /** A database column to add with a caller-made key ID after `previousKeyID` ("" = first). */

@@ -188,12 +188,20 @@ describe("regression: a multi-step write that loses its second step", () => {
     expectUnknownAfterPartialWrite(run);
   });
 
-  it("block.update batch items: second updateBlock refused → outcome_unknown, writeAttempted true", async () => {
+  it("block.update two steps: setBlockAttrs refused after the update → outcome_unknown, writeAttempted true", async () => {
     const { run } = await refuseSecondWrite(
-      "block.update batch items (two blocks, one with a user attribute)",
+      "block.update two steps: a quote that cannot carry the attributes, then setBlockAttrs",
     );
-    expect(run, "the batch commit no longer makes two writes").toBeDefined();
+    expect(run, "the two-step commit no longer makes two writes").toBeDefined();
     expectUnknownAfterPartialWrite(run as Run);
+  });
+
+  it("block.update batch items: one batchUpdateBlock carries every block, so a batch never stops half-applied", () => {
+    const discovered = DISCOVERED.find(
+      (x) => x.scenario.name === "block.update batch items (two blocks, one with a user attribute)",
+    );
+    const writes = callsOf(discovered?.clean.commit?.log ?? []).filter((c) => c.write);
+    expect(writes.map((c) => c.endpoint)).toEqual(["/api/block/batchUpdateBlock"]);
   });
 });
 

@@ -74,7 +74,7 @@ describe("block.update with a write queue that waits for a barrier", () => {
     expect(h.sandbox.control.attrs(id)?.["alias"]).toBe("a1");
   });
 
-  it("a batch reads all its blocks in two calls per step", async () => {
+  it("a batch: its blocks read in two calls per step, written by one batchUpdateBlock", async () => {
     const { blocks } = await freshDoc('alpha\n{: custom-x="1"}\n\nbeta');
     const [a, b] = blocks as [string, string];
     const calls = await commitLogged("block", {
@@ -87,13 +87,35 @@ describe("block.update with a write queue that waits for a barrier", () => {
     expect(calls).toEqual([
       "/api/block/getBlockKramdowns",
       "/api/block/getBlockDOMs",
-      "/api/block/updateBlock",
-      "/api/block/updateBlock",
+      "/api/block/batchUpdateBlock",
       "/api/sqlite/flushTransaction",
       "/api/block/getBlockKramdowns",
       "/api/block/getBlockDOMs",
     ]);
     expect(body(a)).toBe("alpha two");
+    expect(body(b)).toBe("beta two");
+    expect(h.sandbox.control.attrs(a)?.["custom-x"]).toBe("1");
+  });
+
+  it("a batch whose attributes need a second step: setBlockAttrs is the barrier for every update", async () => {
+    const { blocks } = await freshDoc('alpha\n{: custom-x="1"}\n\nbeta');
+    const [a, b] = blocks as [string, string];
+    const calls = await commitLogged("block", {
+      action: "update",
+      items: [
+        { id: a, data: "> alpha quoted" },
+        { id: b, data: "beta two" },
+      ],
+    });
+    expect(calls).toEqual([
+      "/api/block/getBlockKramdowns",
+      "/api/block/getBlockDOMs",
+      "/api/block/batchUpdateBlock",
+      "/api/attr/setBlockAttrs",
+      "/api/block/getBlockKramdowns",
+      "/api/block/getBlockDOMs",
+    ]);
+    expect(body(a)).toMatch(/^> alpha quoted/);
     expect(body(b)).toBe("beta two");
     expect(h.sandbox.control.attrs(a)?.["custom-x"]).toBe("1");
   });

@@ -67,6 +67,9 @@ export function defaultCorrupt(body: Record<string, unknown>): Record<string, un
     if (CORRUPTIBLE.has(k) && typeof v === "string") out[k] = v + CORRUPTION_MARKER;
   }
   if ("attrs" in body) out.attrs = corruptAttrs(body.attrs);
+  if (Array.isArray(body.blocks)) {
+    out.blocks = body.blocks.map((e) => (e && typeof e === "object" ? defaultCorrupt(e) : e));
+  }
   if (Array.isArray(body.blockAttrs)) {
     out.blockAttrs = body.blockAttrs.map((e) =>
       e && typeof e === "object"

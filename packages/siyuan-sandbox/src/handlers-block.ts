@@ -1,9 +1,10 @@
 /** Block, attribute and transaction endpoints (contract §4.4, §4.5). */
-import { type Block, CONTAINER_TYPES, walk } from "./block.js";
+import { type Block, CONTAINER_TYPES, cloneBlock, walk } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { domToMarkdown } from "./dom-input.js";
 import { kernelError } from "./errors.js";
 import {
+  field,
   type HandlerContext,
   operation,
   optStr,
@@ -17,7 +18,7 @@ import {
 import { AV_TRANSACTION_ACTIONS, avTransactionOp } from "./handlers-av.js";
 import { parseMarkdown } from "./markdown.js";
 import { plainContent, renderDom, renderKramdown } from "./render.js";
-import type { InsertAnchor } from "./workspace.js";
+import type { InsertAnchor, Workspace } from "./workspace.js";
 import { treeNotFound } from "./workspace-index.js";
 
 const r = (handler: Route["handler"], write = false): Route => ({
@@ -29,8 +30,11 @@ const r = (handler: Route["handler"], write = false): Route => ({
 
 /** Parses the `data` of an insert/update into blocks with IDs (invalid IAL IDs → -1). */
 function parseData(ctx: HandlerContext): Block[] {
-  const dataType = reqStr(ctx, "dataType");
-  const data = reqStr(ctx, "data");
+  return parseBlocks(ctx, reqStr(ctx, "dataType"), reqStr(ctx, "data"));
+}
+
+/** Parses one block write's data (`dom` or Markdown) into blocks with IDs (invalid IAL IDs → -1). */
+function parseBlocks(ctx: HandlerContext, dataType: string, data: string): Block[] {
   const md = dataType === "dom" ? domToMarkdown(data) : data;
   const parsed = parseMarkdown(md).blocks;
   for (const top of parsed) {
@@ -142,13 +146,18 @@ function childInsert(where: "first" | "last") {
   };
 }
 
-async function updateBlock(ctx: HandlerContext): Promise<unknown> {
-  const { kernel } = ctx;
-  const id = reqId(ctx);
-  if (!kernel.knows(id)) throw kernelError(-1, "get block failed: tree not found");
-  const blocks = parseData(ctx);
-  const now = kernel.ids.timestamp();
-  const loc = kernel.ws.locate(id);
+/** One block update as queued: the `update` op the kernel answers and the IDs its data creates. */
+interface QueuedUpdate {
+  readonly id: string;
+  readonly blocks: Block[];
+  readonly now: string;
+  readonly op: Record<string, unknown>;
+  readonly created: string[];
+}
+
+function queuedUpdate(ctx: HandlerContext, id: string, blocks: Block[]): QueuedUpdate {
+  const now = ctx.kernel.ids.timestamp();
+  const loc = ctx.kernel.ws.locate(id);
   let preview: Block[];
   if (loc?.block.type === "d") preview = blocks;
   else {
@@ -163,12 +172,72 @@ async function updateBlock(ctx: HandlerContext): Promise<unknown> {
     rootID: loc?.doc.id ?? "",
     parentID: loc?.parent?.id ?? "",
   });
+  const created = allIds(blocks).filter((x) => x !== blocks[0]?.id || loc?.block.type === "d");
+  return { id, blocks, now, op, created };
+}
+
+async function updateBlock(ctx: HandlerContext): Promise<unknown> {
+  const { kernel } = ctx;
+  const id = reqId(ctx);
+  if (!kernel.knows(id)) throw kernelError(-1, "get block failed: tree not found");
+  const u = queuedUpdate(ctx, id, parseData(ctx));
+  if (!ctx.silent)
+    kernel.enqueue(ctx.path, u.created, () => kernel.ws.updateBlock(id, u.blocks, u.now));
+  await finishWrite(ctx, true);
+  return transactionReply(kernel.ids.clock.now(), [u.op]);
+}
+
+/**
+ * `/api/block/batchUpdateBlock` (kernel 3.7.3 `kernel/api/block_op.go`, since 3.1.25; not in the
+ * contract): `blocks` is a required, non-empty array of `{id, dataType, data}`. Every block is
+ * checked in order — ID pattern, data, existence, with `updateBlock`'s errors — before anything is
+ * queued, so one bad block refuses the whole call. Then one transaction carries an `update` op per
+ * block, applied as `performTx` applies it ({@link applyUpdates}); flushed like `updateBlock`.
+ */
+async function batchUpdateBlock(ctx: HandlerContext): Promise<unknown> {
+  const { kernel } = ctx;
+  const updates = (field(ctx, "blocks", "Array") as unknown[]).map((raw) => {
+    const b = (raw ?? {}) as Record<string, unknown>;
+    if (typeof b.id !== "string") throw panicReply();
+    if (!isValidNodeId(b.id)) throw kernelError(-1, "invalid ID argument");
+    if (typeof b.data !== "string" || typeof b.dataType !== "string") throw panicReply();
+    const blocks = parseBlocks(ctx, b.dataType, b.data);
+    if (!kernel.knows(b.id)) throw kernelError(-1, "get block failed: tree not found");
+    return queuedUpdate(ctx, b.id, blocks);
+  });
   if (!ctx.silent) {
-    const created = allIds(blocks).filter((x) => x !== blocks[0]?.id || loc?.block.type === "d");
-    kernel.enqueue(ctx.path, created, () => kernel.ws.updateBlock(id, blocks, now));
+    const created = updates.flatMap((u) => u.created);
+    kernel.enqueue(ctx.path, created, () => applyUpdates(kernel.ws, updates));
   }
   await finishWrite(ctx, true);
-  return transactionReply(kernel.ids.clock.now(), [op]);
+  return transactionReply(
+    kernel.ids.clock.now(),
+    updates.map((u) => u.op),
+  );
+}
+
+/**
+ * Applies the updates of one transaction in order. When one fails (its block is gone), the
+ * documents the transaction touched are restored and the failure is reported: the kernel's
+ * `performTx` rolls back and writes none of the transaction's trees.
+ */
+function applyUpdates(ws: Workspace, updates: readonly QueuedUpdate[]): void {
+  const saved = new Map<string, Block>();
+  for (const u of updates) {
+    const doc = ws.locate(u.id)?.doc;
+    if (doc && !saved.has(doc.id)) saved.set(doc.id, cloneBlock(doc.root));
+  }
+  try {
+    for (const u of updates) ws.updateBlock(u.id, u.blocks, u.now);
+  } catch (e) {
+    for (const [docId, root] of saved) {
+      const doc = ws.docs.get(docId);
+      if (!doc) continue;
+      doc.root = root;
+      ws.reindexDoc(docId);
+    }
+    throw e;
+  }
 }
 
 function deleteBlock(ctx: HandlerContext): unknown {
@@ -475,6 +544,7 @@ export const blockRoutes: Record<string, Route> = {
   "/api/block/prependBlock": r(childInsert("first")),
   "/api/block/appendBlock": r(childInsert("last")),
   "/api/block/updateBlock": r(updateBlock),
+  "/api/block/batchUpdateBlock": r(batchUpdateBlock),
   "/api/block/deleteBlock": r(deleteBlock),
   "/api/block/moveBlock": r(moveBlock),
   "/api/block/foldBlock": r(fold(true)),

@@ -242,6 +242,62 @@ describe("updateBlock", () => {
   });
 });
 
+describe("batchUpdateBlock", () => {
+  const BATCH = "/api/block/batchUpdateBlock";
+  let n = 0;
+  /** The blocks of a fresh document holding `markdown`. */
+  const scratch = (markdown: string) =>
+    children(sb.control.external.createDoc(I.notebookPersonal, `/Batch ${++n}`, markdown));
+  const md = (id: string, data: string) => ({ id, dataType: "markdown", data });
+
+  it("one transaction with an update per block, answered before it is applied", async () => {
+    const [a, b] = (await scratch("one\n\ntwo")) as [string, string];
+    const tx = await ok<Tx>(sb, BATCH, {
+      blocks: [md(a, "one new"), md(b, 'two new\n{: custom-k="v"}')],
+    });
+    expect(tx).toHaveLength(1);
+    expect(tx[0]!.doOperations.map((o) => [o.action, o.id])).toEqual([
+      ["update", a],
+      ["update", b],
+    ]);
+    expect(await kramdown(sb, a)).toMatch(/^one\n/);
+    await flush(sb);
+    expect(await kramdown(sb, a)).toMatch(/^one new\n/);
+    expect(await kramdown(sb, b)).toMatch(/^two new\n/);
+    const attrs = await ok<Record<string, string>>(sb, "/api/attr/getBlockAttrs", { id: b });
+    expect(attrs["custom-k"]).toBe("v");
+  });
+
+  it("checks every block before queueing: one bad block refuses the call, nothing is applied", async () => {
+    const [a] = (await scratch("keep me")) as [string];
+    const unknown = await post(sb, BATCH, { blocks: [md(a, "changed"), md(UNKNOWN, "x")] });
+    expect(unknown.body).toMatchObject({ code: -1, msg: "get block failed: tree not found" });
+    const malformed = await post(sb, BATCH, { blocks: [md(a, "changed"), md("bad", "x")] });
+    expect(malformed.body).toMatchObject({ code: -1, msg: "invalid ID argument" });
+    await flush(sb);
+    expect(await kramdown(sb, a)).toMatch(/^keep me\n/);
+    expect((await post(sb, BATCH, {})).body.msg).toBe("Field [blocks] is required");
+    expect((await post(sb, BATCH, { blocks: [] })).body.msg).toBe(
+      "Field [blocks] must not be empty",
+    );
+  });
+
+  it("a block gone when the transaction runs: none of its updates are applied", async () => {
+    const [a, b] = (await scratch("one\n\ntwo")) as [string, string];
+    await ok(sb, BATCH, { blocks: [md(a, "one new"), md(b, "two new")] });
+    sb.control.external.deleteBlock(b);
+    const seen = sb.control.transactionFailures().length;
+    await flush(sb);
+    expect(await kramdown(sb, a)).toMatch(/^one\n/);
+    expect(
+      sb.control
+        .transactionFailures()
+        .slice(seen)
+        .map((f) => f.endpoint),
+    ).toEqual([BATCH]);
+  });
+});
+
 describe("transferBlockRef", () => {
   it("repoints static refs (text kept) and dynamic refs (text from the target)", async () => {
     expect(await kramdown(sb, I.paragraphJournal)).toContain(`((${I.paragraphGoals} 'the goals'))`);

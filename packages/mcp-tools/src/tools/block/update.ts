@@ -3,7 +3,7 @@
  * form (every block type and inline mark kept) against what was asked.
  */
 import { notFound } from "../../errors.js";
-import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
+import type { ArgsOf, MutationHandler, ToolContext, WriteContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockStates } from "../../state/block-state.js";
 import { parseIalLine, renderIalLine } from "../../state/ial.js";
@@ -96,11 +96,30 @@ function planUpdate(item: UpdateItem, before: BlockSnapshot): UpdatePlan {
 type UpdateSnapshot = readonly BlockSnapshot[];
 
 /**
+ * The content writes: one `updateBlock` for one block; for several, one `batchUpdateBlock`, which
+ * checks every block before it queues anything and applies all of them or none (one kernel
+ * transaction), so a batch cannot stop half-applied. DOM data goes block by block: when the
+ * batch endpoint unwraps a list given to a list item, it unlinks the node after the list without
+ * checking that it is the list's IAL (`updateBlock` checks; kernel `api/block_op.go`), and DOM
+ * without `data-node-id` carries none — Markdown always does (the kernel gives every block an ID).
+ */
+async function sendUpdates(ctx: WriteContext, plans: readonly UpdatePlan[]): Promise<void> {
+  if (plans.length > 1 && plans.every((p) => p.item.dataType === "markdown")) {
+    await ctx.write.batchUpdateBlock(
+      plans.map((p) => ({ id: p.item.id, dataType: "markdown", data: p.send })),
+    );
+    return;
+  }
+  for (const p of plans) await ctx.write.updateBlock(p.item.id, p.item.dataType, p.send);
+}
+
+/**
  * Makes the kernel's queued writes visible to the readback's tree reads, and names the document of
  * every plan whose data spread over several blocks (their Kramdown is read in the same call as the
  * blocks'). `getDoc` waits for the write queue before it loads, so it stands in for the flush;
- * a plan list that ends with `setBlockAttrs` needs neither, because that call also waits for the
- * queue first and writes the tree before it answers. The readback reads no SQL.
+ * an execution that ends with `setBlockAttrs` (any plan restoring attributes) needs neither,
+ * because that call also waits for the queue first and writes the tree before it answers. The
+ * readback reads no SQL.
  */
 async function settle(
   ctx: ToolContext,
@@ -109,7 +128,7 @@ async function settle(
 ): Promise<Map<string, string | null>> {
   const spread = plans.filter((p, i) => spreadsToSiblings(p.item, before[i] as BlockSnapshot));
   const roots = await Promise.all(spread.map((p) => ctx.kernel.getDocRootID(p.item.id)));
-  if (spread.length === 0 && plans.at(-1)?.restore === undefined) await ctx.kernel.flush();
+  if (spread.length === 0 && plans.every((p) => p.restore === undefined)) await ctx.kernel.flush();
   return new Map(spread.map((p, i) => [p.item.id, roots[i] ?? null]));
 }
 
@@ -146,11 +165,11 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
   async execute(ctx, a, before) {
     const items = distinctItems(a);
     const plans = items.map((item, i) => planUpdate(item, before.snapshot[i] as BlockSnapshot));
+    await sendUpdates(ctx, plans);
+    // The kernel may answer an update before applying it, and attributes set before the queued
+    // update lands would be replaced by it: `setBlockAttrs` waits for the write queue before it
+    // sets (kernel `SetBlockAttrs` calls `FlushTxQueue` first), so no flush goes between.
     for (const plan of plans) {
-      await ctx.write.updateBlock(plan.item.id, plan.item.dataType, plan.send);
-      // The kernel may answer an update before applying it, and attributes set before the queued
-      // update lands would be replaced by it: `setBlockAttrs` waits for the write queue before it
-      // sets (kernel `SetBlockAttrs` calls `FlushTxQueue` first), so no flush goes between.
       if (plan.restore) await ctx.write.setBlockAttrs(plan.item.id, plan.restore);
     }
     return plans;
