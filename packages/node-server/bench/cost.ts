@@ -17,12 +17,15 @@
  *   [--only decomposition,latency,throughput,cpu]
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { subscribe } from "node:diagnostics_channel";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { Pool } from "undici";
 import {
   apiPaths,
   call,
@@ -147,6 +150,53 @@ async function strictUpdate(client: Client, id: string, data: string) {
   return { preflight: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
 }
 
+// ---- the same kernel calls, made directly ---------------------------------------------------------
+
+/** Intervals of this process's own undici requests while {@link replayTap} is on. */
+const replayTap = { on: false, open: new WeakMap<object, number>(), seen: [] as Interval[] };
+subscribe("undici:request:create", (m) => {
+  if (replayTap.on) replayTap.open.set((m as { request: object }).request, now());
+});
+subscribe("undici:request:trailers", (m) => {
+  const start = replayTap.open.get((m as { request: object }).request);
+  if (start !== undefined) replayTap.seen.push({ start, end: now() });
+});
+
+/** A call replayed without MCP or guarantee: client-observed time and kernel time (union), ms. */
+interface Replayed {
+  client: number;
+  kernel: number;
+}
+
+/** Runs `calls` with this process's tap on: its wall time and the union of its kernel requests. */
+async function replayed(calls: () => Promise<unknown>): Promise<Replayed> {
+  replayTap.seen = [];
+  replayTap.on = true;
+  const start = now();
+  await calls();
+  const call = { start, end: now() };
+  replayTap.on = false;
+  return { client: call.end - call.start, kernel: unionMs(replayTap.seen, call) };
+}
+
+/**
+ * The kernel calls of a trivial read, a strict block.update preflight and its commit, made by the
+ * server's kernel client (siyuan-api over undici, one keep-alive pool) with the same sequence and
+ * concurrency, and nothing else: what a client pays for those calls beyond kernel time.
+ */
+async function replayCalls(k: SiyuanClient, id: string, data: string) {
+  const state = () => Promise.all([k.block.getBlockKramdown({ id }), k.block.getBlockDOM({ id })]);
+  const read = await replayed(() => k.system.version());
+  const pre = await replayed(state);
+  const commit = await replayed(async () => {
+    await state();
+    await k.block.updateBlock({ id, dataType: "markdown", data });
+    await k.sqlite.flushTransaction();
+    await state();
+  });
+  return { read, pre, commit };
+}
+
 /** What the tap saw inside one client-observed call. */
 interface Seen {
   client: number;
@@ -183,6 +233,8 @@ interface Decomposition {
   commit: Seen[];
   read: Seen[];
   direct: number[];
+  /** The same kernel calls made directly, per round (see {@link replayCalls}). */
+  replay: Array<Awaited<ReturnType<typeof replayCalls>>>;
   ratio: number;
   /** The server's CPU time (all threads) per round: a read, a preflight and a commit. */
   cpuPerRound: number;
@@ -197,6 +249,12 @@ async function decompose(
 ): Promise<Decomposition> {
   const ids = [DEMO_IDS.paragraphGoals, DEMO_IDS.paragraphDecision, DEMO_IDS.paragraphJournal];
   const calls: Array<{ read: Interval; pre: Interval; commit: Interval; direct: Interval }> = [];
+  const replay: Decomposition["replay"] = [];
+  const pool = new Pool(sb.url, { connections: 4 });
+  const kernel = createSiyuanClient({
+    transport: undiciTransport({ baseUrl: sb.url, token: sb.token, dispatcher: pool }),
+  });
+  await replayCalls(kernel, DEMO_IDS.paragraphStatus, "warm"); // connections open, code warm
   await dumpTap(s);
   const cpu0 = cpuMsOf(s.child.pid);
   for (let i = 0; i < rounds; i++) {
@@ -206,14 +264,24 @@ async function decompose(
     const { preflight, commit } = await strictUpdate(client, ids[i % 3] as string, `cost ${i}`);
     const direct = await directUpdate(sb, DEMO_IDS.paragraphStatus, `direct ${i}`);
     calls.push({ read, pre: preflight, commit, direct });
+    replay.push(await replayCalls(kernel, DEMO_IDS.paragraphStatus, `replay ${i}`));
   }
   const cpuPerRound = (cpuMsOf(s.child.pid) - cpu0) / rounds;
+  await pool.close();
   const tap = await dumpTap(s);
   const pre = calls.map((c) => seenIn(c.pre, tap));
   const commit = calls.map((c) => seenIn(c.commit, tap));
   const read = calls.map((c) => seenIn(c.read, tap));
   const direct = calls.map((c) => c.direct.end - c.direct.start);
-  return { cpuPerRound, pre, commit, read, direct, ratio: floorRatio(pre, commit, read) };
+  return {
+    cpuPerRound,
+    pre,
+    commit,
+    read,
+    direct,
+    replay,
+    ratio: floorRatio(pre, commit, read),
+  };
 }
 
 function printDecomposition(d: Decomposition): void {
@@ -242,6 +310,15 @@ function printDecomposition(d: Decomposition): void {
   );
   console.log(
     `above the floor: ${f2(observed - floor)} ms per write, of which awaited fsyncs outside kernel time ${f2(fsync)} ms (${f2((100 * fsync) / Math.max(observed - floor, 1e-9))} %); floor + fsyncs = ${f2(floor + fsync)} ms → ratio without the rest ${f2((floor + fsync) / floor)}`,
+  );
+  // The floor holds kernel time only; making the calls costs the client time too (request and
+  // answer handling between and around them), which the trivial read pays for its one call.
+  const beyond = (k: "read" | "pre" | "commit") =>
+    median(d.replay.map((r) => r[k].client - r[k].kernel));
+  const calls = beyond("pre") + beyond("commit") - 2 * beyond("read");
+  const rest = observed - floor - fsync - calls;
+  console.log(
+    `the same kernel calls made directly (siyuan-api client, same sequence, no MCP, no guarantee), client time beyond kernel time: read ${f2(beyond("read"))}, preflight ${f2(beyond("pre"))}, commit ${f2(beyond("commit"))} ms → the write's extra calls cost ${f2(calls)} ms; floor + fsyncs + those calls = ${f2(floor + fsync + calls)} ms → ratio ${f2((floor + fsync + calls) / floor)}; the rest (coordinator, hashing, ledger records, larger arguments) ${f2(rest)} ms per write`,
   );
 }
 
@@ -330,33 +407,50 @@ function attribute(profile: Profile, bundle: string) {
   return { byCategory, top: [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 10) };
 }
 
+/** One profiling window: `run` between two tap dumps; the profile and the wall time, ms. */
+async function profiled(s: Server, run: () => Promise<void>) {
+  await dumpTap(s); // starts the profiler
+  const t0 = now();
+  await run();
+  const wall = now() - t0;
+  await dumpTap(s); // stops it and writes <tap>.cpuprofile
+  const profile = JSON.parse(readFileSync(`${s.tapFile}.cpuprofile`, "utf8")) as Profile;
+  return { wall, ...attribute(profile, resolve(BIN, "..", "server.cjs")) };
+}
+
 async function cpuAttribution(sb: Sandbox, writes: number): Promise<void> {
   const s = await startServer(sb, true);
   const client = await connect(s.url);
   for (let i = 0; i < 10; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `warm ${i}`);
-  await dumpTap(s); // starts the profiler
-  const t0 = now();
-  for (let i = 0; i < writes; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `prof ${i}`);
-  const wall = now() - t0;
-  await dumpTap(s); // stops it and writes <tap>.cpuprofile
-  const profile = JSON.parse(readFileSync(`${s.tapFile}.cpuprofile`, "utf8")) as Profile;
+  const w = await profiled(s, async () => {
+    for (let i = 0; i < writes; i++)
+      await strictUpdate(client, DEMO_IDS.paragraphGoals, `prof ${i}`);
+  });
+  // the floor's two MCP round trips: two trivial reads per write, profiled the same way
+  const r = await profiled(s, async () => {
+    for (let i = 0; i < 2 * writes; i++) await call(client, "system", { action: "version" });
+  });
   await client.close();
   await stopServer(s);
-  const { byCategory: ms, top } = attribute(profile, resolve(BIN, "..", "server.cjs"));
-  const busy = [...ms].filter(([c]) => c !== "idle").reduce((a, [, v]) => a + v, 0);
+  const busyOf = (ms: Map<string, number>) =>
+    [...ms].filter(([c]) => c !== "idle").reduce((a, [, v]) => a + v, 0);
+  const busy = busyOf(w.byCategory);
   console.log(
-    `\nServer CPU per strict write (preflight + commit), CPU profile of ${writes} sequential writes (sampling 100 µs, tap-only build, SISYPHUS_CODE_CACHE=off): ${f2(wall / writes)} ms wall per write, ${f2(busy / writes)} ms on the server's main thread.`,
+    `\nServer CPU per strict write (preflight + commit), CPU profile of ${writes} sequential writes, then of two trivial reads per write (the floor's MCP round trips) (sampling 100 µs, tap-only build, SISYPHUS_CODE_CACHE=off): ${f2(w.wall / writes)} ms wall per write, ${f2(busy / writes)} ms on the server's main thread; two reads ${f2(busyOf(r.byCategory) / writes)} ms.`,
   );
   console.log(
-    "| where (self time, builtins counted for their caller) | ms per write | share of busy |",
+    "| where (self time, builtins counted for their caller) | ms per write | share of busy | two trivial reads (ms) | write beyond two reads (ms) |",
   );
-  console.log("| --- | --- | --- |");
-  for (const [c, v] of [...ms].sort((a, b) => b[1] - a[1])) {
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const [c, v] of [...w.byCategory].sort((a, b) => b[1] - a[1])) {
     if (c === "idle" || v / writes < 0.01) continue;
-    console.log(`| ${c} | ${f2(v / writes)} | ${f1((100 * v) / busy)} % |`);
+    const reads = (r.byCategory.get(c) ?? 0) / writes;
+    console.log(
+      `| ${c} | ${f2(v / writes)} | ${f1((100 * v) / busy)} % | ${f2(reads)} | ${f2(v / writes - reads)} |`,
+    );
   }
   console.log("\n| bundle function (with the builtins it called) | ms per write |\n| --- | --- |");
-  for (const [fn, v] of top) console.log(`| ${fn} | ${f2(v / writes)} |`);
+  for (const [fn, v] of w.top) console.log(`| ${fn} | ${f2(v / writes)} |`);
 }
 
 // ---- latency sensitivity ------------------------------------------------------------------------

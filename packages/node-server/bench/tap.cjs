@@ -6,7 +6,8 @@
  * every fsync/fdatasync its stores awaited. On SIGUSR2 it writes what it holds to
  * `SISYPHUS_TAP_FILE` (as `<file>.tmp`, then renamed) and starts afresh. With
  * `SISYPHUS_TAP_PROFILE=1` the first dump also starts V8's sampling profiler (100 µs) and the next
- * one stops it and writes `<file>.cpuprofile` first, so the profile covers exactly that window.
+ * one stops it and writes `<file>.cpuprofile` first, so the profile covers exactly that window
+ * (and so on: every odd dump starts a window, every even one ends it).
  */
 "use strict";
 const dc = require("node:diagnostics_channel");
@@ -61,12 +62,15 @@ fs.fsyncSync = (fd) => {
 };
 
 let session;
-/** Starts the profiler on the first call, stops it and writes the profile on the second. */
+let profiling = false;
+/** Starts the profiler on odd calls; stops it and writes the profile on even ones. */
 function toggleProfiler(file, then) {
-  const inspector = require("node:inspector");
   if (session === undefined) {
-    session = new inspector.Session();
+    session = new (require("node:inspector").Session)();
     session.connect();
+  }
+  if (!profiling) {
+    profiling = true;
     session.post("Profiler.enable", () =>
       session.post("Profiler.setSamplingInterval", { interval: 100 }, () =>
         session.post("Profiler.start", then),
@@ -74,6 +78,7 @@ function toggleProfiler(file, then) {
     );
     return;
   }
+  profiling = false;
   session.post("Profiler.stop", (_err, { profile }) => {
     fs.writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
     then();
