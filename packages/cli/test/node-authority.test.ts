@@ -28,6 +28,8 @@ afterAll(async () => {
 
 const UPDATE = "/api/block/updateBlock";
 const KRAMDOWN = "/api/block/getBlockKramdown";
+/** How long a held kernel read waits: far longer than a Ctrl-C takes to reach the authority. */
+const HOLD_MS = 10_000;
 
 describe("without a kernel request", () => {
   it("refuses bad command lines with exit 2 and sends nothing", async () => {
@@ -187,7 +189,9 @@ describe("through the Node authority", () => {
     // The authority is started by a first call, so the interrupted ones find it running.
     expect((await cli(s, ["notebook", "list"])).code).toBe(0);
     let reads = sb.control.count(KRAMDOWN);
-    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
+    // Held long enough that the interrupt always lands first, even on a loaded machine (the
+    // cancelled calls' kernel requests then finish in the background).
+    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: HOLD_MS });
     const read = start(s, ["block", "get-kramdown", "--id", DEMO_IDS.paragraphGoals, "--json"]);
     await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the read at the kernel" });
     read.child.kill("SIGINT");
@@ -204,7 +208,7 @@ describe("through the Node authority", () => {
     const writes = sb.control.count(UPDATE);
     reads = sb.control.count(KRAMDOWN);
     // The commit's probe is held, so the interrupt comes before its barrier.
-    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 3_000 });
+    sb.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: HOLD_MS });
     const write = start(s, commit);
     await waitFor(() => sb.control.count(KRAMDOWN) > reads, { what: "the commit's probe" });
     write.child.kill("SIGINT");
