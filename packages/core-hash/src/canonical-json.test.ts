@@ -1,9 +1,44 @@
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, canonicalJsonWritten } from "./canonical-json.js";
+import { canonicalJson, canonicalJsonChunks } from "./canonical-json.js";
 import { CANONICAL_MAX_DEPTH } from "./constants.js";
 import { type CoreHashErrorCode, isCoreHashError } from "./errors.js";
+import { seededRandomSource } from "./random.js";
+import { createSha256, sha256Hex } from "./sha256.js";
 import { stateHash } from "./state-hash.js";
+
+/**
+ * The canonical text written the plainest way (what the module's first, concatenating writer did),
+ * for JSON data without getters: the reference every path of `canonicalJson` is held to.
+ */
+function referenceJson(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+    return String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(referenceJson).join(",")}]`;
+  const object = value as Record<string, unknown>;
+  const members = Object.keys(object)
+    .sort()
+    .filter((k) => object[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${referenceJson(object[k])}`);
+  return `{${members.join(",")}}`;
+}
+
+/** The chunks `canonicalJsonChunks` hands on, in order. */
+function chunksOf(value: unknown, chunkUnits?: number): string[] {
+  const chunks: string[] = [];
+  canonicalJsonChunks(value, (chunk) => chunks.push(chunk), chunkUnits);
+  return chunks;
+}
+
+/** True when `a` ends with the first half of a surrogate pair whose second half starts `b`. */
+function splitsPair(a: string, b: string): boolean {
+  const high = a.charCodeAt(a.length - 1);
+  const low = b.charCodeAt(0);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+}
 
 /** Rebuilds every object of `value` with its keys in a random order. */
 function shuffleKeys(value: unknown, random: () => number): unknown {
@@ -71,7 +106,7 @@ describe("canonicalJson format", () => {
   });
 });
 
-describe("the copying path and the writing path agree", () => {
+describe("canonicalJson and its chunks agree with the reference writer", () => {
   const awkwardKey = fc.oneof(
     fc.string(),
     fc.constantFrom(
@@ -102,10 +137,45 @@ describe("the copying path and the writing path agree", () => {
   it("on random data with array-index, __proto__ and toJSON keys (property)", () => {
     fc.assert(
       fc.property(value, (v) => {
-        expect(canonicalJson(v)).toBe(canonicalJsonWritten(v));
+        expect(canonicalJson(v)).toBe(referenceJson(v));
       }),
       { numRuns: 1000 },
     );
+  });
+  it("in chunks of any size, never splitting a surrogate pair, hashing as the whole (property)", () => {
+    fc.assert(
+      fc.property(value, fc.integer({ min: 1, max: 48 }), (v, units) => {
+        const text = referenceJson(v);
+        const chunks = chunksOf(v, units);
+        expect(chunks.join("")).toBe(text);
+        for (let i = 1; i < chunks.length; i++) {
+          expect(splitsPair(chunks[i - 1]!, chunks[i]!)).toBe(false);
+        }
+        const hash = createSha256();
+        for (const chunk of chunks) hash.update(chunk);
+        expect(hash.digestHex()).toBe(sha256Hex(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+  it("cuts long strings beside surrogate pairs, lone surrogates and escapes", () => {
+    const strings = [
+      `${"x".repeat(9)}\u{1f600}${"y".repeat(9)}`,
+      `${"x".repeat(10)}\u{1f600}\u{1f600}`,
+      `${"x".repeat(9)}\ud800\ud800\udc00`,
+      `${"x".repeat(10)}\udc00\ud800`,
+      `\u{1f600}`.repeat(12),
+      '"\\\n\u0000\u2028'.repeat(5),
+    ];
+    for (const units of [1, 2, 3, 10, 11]) {
+      for (const s of [...strings, { s: strings, "0": strings }]) {
+        const chunks = chunksOf(s, units);
+        expect(chunks.join("")).toBe(referenceJson(s));
+        for (let i = 1; i < chunks.length; i++) {
+          expect(splitsPair(chunks[i - 1]!, chunks[i]!)).toBe(false);
+        }
+      }
+    }
   });
   it("sorts each object's own keys when siblings share, reorder or change their key lists", () => {
     const rows = [
@@ -121,7 +191,7 @@ describe("the copying path and the writing path agree", () => {
       '[{"a":2,"b":1},{"a":4,"b":3},{"a":5,"b":6},{"a":8,"b":7,"c":9},{"a":11,"b":10},' +
       '{"b":12,"c":13},{"a":{"a":16,"b":15},"b":14}]';
     expect(canonicalJson(rows)).toBe(expected);
-    expect(canonicalJsonWritten(rows)).toBe(expected);
+    expect(referenceJson(rows)).toBe(expected);
     // A second call with the same key list but new values, and the key list read back unchanged.
     expect(canonicalJson({ b: "x", a: "y" })).toBe('{"a":"y","b":"x"}');
     expect(canonicalJson({ b: "z", a: "w" })).toBe('{"a":"w","b":"z"}');
@@ -130,12 +200,145 @@ describe("the copying path and the writing path agree", () => {
   it("keeps an own __proto__ key as data", () => {
     const parsed = JSON.parse('{"b":1,"__proto__":{"x":2},"a":[3]}');
     expect(canonicalJson(parsed)).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');
-    expect(canonicalJsonWritten(parsed)).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');
+    expect(chunksOf(parsed, 1).join("")).toBe('{"__proto__":{"x":2},"a":[3],"b":1}');
   });
   it("orders array-index keys by code unit, not numerically, at any depth", () => {
     expect(canonicalJson({ z: [{ "10": 1, "9": 2, "1": 3, a: 4 }] })).toBe(
       '{"z":[{"1":3,"10":1,"9":2,"a":4}]}',
     );
+  });
+});
+
+/**
+ * A large document state, the same on every run: kramdown and DOM strings longer than a chunk,
+ * 1,500 child blocks (CJK, emoji, escapes, lone surrogates), one block with array-index attrs and
+ * one with an own `__proto__` key, and a long array of numbers. Its text is about 40 chunks.
+ */
+function largeState(): Record<string, unknown> {
+  const random = seededRandomSource(19);
+  const words = [
+    "Sisyphus",
+    "über",
+    "日本語",
+    "😀",
+    'a "quote"',
+    "back\\slash",
+    "tab\t",
+    "\u2028",
+    "\ud800",
+  ];
+  const text = (n: number): string => {
+    let s = "";
+    while (s.length < n) s += `${words[random.nextInt(words.length)]} `;
+    return s.slice(0, n);
+  };
+  const children: Record<string, unknown>[] = [];
+  for (let i = 0; i < 1500; i++) {
+    const id = `20240601${100000 + i}-${random.nextInt(0x10000000).toString(16)}`;
+    children.push({
+      id,
+      type: i % 7 === 0 ? "h" : "p",
+      content: text(60),
+      markdown: text(70),
+      attrs:
+        i % 5 === 0
+          ? { id, updated: "20240601120000", "custom-tag": text(10) }
+          : { id, updated: "20240601120000" },
+      sort: i,
+      ratio: i / 7,
+      flags: [i % 2 === 0, null, -0],
+      note: i % 3 === 0 ? undefined : "n",
+    });
+  }
+  children[700]!["attrs"] = { "10": "ten", "9": "nine", id: "x", "": "empty" };
+  children[900] = JSON.parse('{"__proto__":{"a":1},"id":"proto","sort":900}');
+  return {
+    id: "20240601120000-rootdoc",
+    kramdown: `${"x".repeat(16383)}😀${text(40_000)}`,
+    dom: `<div>${text(50_000)}</div>`,
+    children,
+    numbers: Array.from({ length: 5000 }, (_, i) => (i * 1.5e-3) ** 3),
+  };
+}
+
+describe("canonicalJson reads each property once and writes large text in chunks", () => {
+  it("gives a large state the same text and digest as before, in bounded chunks", () => {
+    const text = canonicalJson(largeState());
+    expect(text).toBe(referenceJson(largeState()));
+    // The digest of the text the module wrote before it read each property once and hashed in chunks.
+    const before = "a6d2891177ed2903f7433ecdd21b145b32e888196f4cf34f1e5e9da6afda290c";
+    expect(createHash("sha256").update(text).digest("hex")).toBe(before);
+    expect(stateHash(largeState())).toBe(`sha256:v1:${before}`);
+    const chunks = chunksOf(largeState());
+    expect(chunks.join("")).toBe(text);
+    expect(chunks.length).toBeGreaterThan(20);
+    // Below 64 Ki code units: V8 gives longer strings pages of their own.
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(65536);
+    for (let i = 1; i < chunks.length; i++) {
+      expect(splitsPair(chunks[i - 1]!, chunks[i]!)).toBe(false);
+    }
+  });
+
+  it("runs each getter and proxy get trap once, also beside an array-index key", () => {
+    const reads = new Map<string, number>();
+    const read = (name: string) => reads.set(name, (reads.get(name) ?? 0) + 1);
+    const make = () => ({
+      // Read before the writer meets "0" below: the concatenating fallback used to read it again.
+      get a() {
+        read("a");
+        return { x: [1, "y"] };
+      },
+      b: {
+        "0": "index key",
+        get c() {
+          read("c");
+          return [1, 2];
+        },
+      },
+      d: new Proxy(
+        { p: 1, q: { r: "s" } },
+        {
+          get(target, key, receiver) {
+            if (typeof key === "string") read(`d.${key}`);
+            return Reflect.get(target, key, receiver);
+          },
+        },
+      ),
+      long: Array.from({ length: 300 }, (_, i) => ({
+        get v() {
+          read(`long${i}`);
+          return "v".repeat(i);
+        },
+      })),
+    });
+    const expected = referenceJson(make());
+    const runs: [string, () => unknown][] = [
+      ["canonicalJson", () => expect(canonicalJson(make())).toBe(expected)],
+      ["chunks of 64", () => expect(chunksOf(make(), 64).join("")).toBe(expected)],
+      ["chunks of 1", () => expect(chunksOf(make(), 1).join("")).toBe(expected)],
+      ["stateHash", () => expect(stateHash(make())).toBe(`sha256:v1:${sha256Hex(expected)}`)],
+    ];
+    for (const [label, run] of runs) {
+      reads.clear();
+      run();
+      expect(reads.size, label).toBe(304);
+      for (const [name, count] of reads) expect(count, `${label}: ${name}`).toBe(1);
+    }
+  });
+  it("lets a getter call canonicalJson and stateHash itself (no shared state between calls)", () => {
+    const inner = { b: [1, { "9": 2, "10": 3 }], a: "x".repeat(40) };
+    const make = () => ({
+      z: Array.from({ length: 50 }, (_, i) => ({ i, s: "y".repeat(i) })),
+      get m() {
+        return { text: canonicalJson(inner), digest: stateHash(inner), chunks: chunksOf(inner, 4) };
+      },
+      "0": "index key",
+    });
+    const expected = referenceJson(make());
+    expect(expected).toContain(stateHash(inner));
+    expect(canonicalJson(make())).toBe(expected);
+    expect(chunksOf(make(), 16).join("")).toBe(expected);
+    expect(stateHash(make())).toBe(`sha256:v1:${sha256Hex(expected)}`);
   });
 });
 
@@ -226,9 +429,12 @@ describe("stateHash properties", () => {
   });
 });
 
-function failure(value: unknown): { code: CoreHashErrorCode; path: string | undefined } {
+function failure(
+  value: unknown,
+  run: (value: unknown) => unknown = canonicalJson,
+): { code: CoreHashErrorCode; path: string | undefined } {
   try {
-    canonicalJson(value);
+    run(value);
   } catch (e) {
     if (isCoreHashError(e)) return { code: e.code, path: e.details.path };
     throw e;
@@ -282,6 +488,19 @@ describe("canonicalJson rejects what is not JSON data, naming the code and the p
   it.each(cases)("%s", (_label, value, code, path) => {
     expect(failure(value)).toEqual({ code, path });
   });
+
+  it.each(cases)(
+    "%s: the same from stateHash and the chunks, before any chunk",
+    (_l, value, code, path) => {
+      let chunks = 0;
+      expect(failure(value, (v) => canonicalJsonChunks(v, () => chunks++, 1))).toEqual({
+        code,
+        path,
+      });
+      expect(failure(value, stateHash)).toEqual({ code, path });
+      expect(chunks).toBe(0);
+    },
+  );
 
   it("accepts a shared (non-cyclic) object referenced twice", () => {
     const shared = { x: 1 };

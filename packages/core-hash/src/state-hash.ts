@@ -1,18 +1,23 @@
 /** Versioned state digests: `sha256:v1:` + 64 lowercase hex digits of SHA-256 over canonical JSON. */
-import { canonicalJson } from "./canonical-json.js";
+import { canonicalJsonChunks } from "./canonical-json.js";
 import { SHA256_HEX_DIGITS, STATE_DIGEST_PREFIX } from "./constants.js";
 import { CoreHashError } from "./errors.js";
-import { sha256Hex } from "./sha256.js";
+import { createSha256 } from "./sha256.js";
 
 /** A complete, versioned state digest: `sha256:v1:` followed by 64 lowercase hex digits. */
 export type StateDigest = `sha256:v1:${string}`;
 
 /**
- * The digest of `value`'s canonical JSON, encoded as UTF-8.
+ * The digest of `value`'s canonical JSON, encoded as UTF-8. The text is hashed chunk by chunk as it
+ * is written, never built as one string: a large string costs more to allocate than to hash.
  * @throws CoreHashError with a `canonical_*` code when `value` is not JSON data (see `canonicalJson`).
  */
 export function stateHash(value: unknown): StateDigest {
-  return `${STATE_DIGEST_PREFIX}${sha256Hex(canonicalJson(value))}`;
+  const hash = createSha256();
+  canonicalJsonChunks(value, (chunk) => {
+    hash.update(chunk);
+  });
+  return `${STATE_DIGEST_PREFIX}${hash.digestHex()}`;
 }
 
 /** True for exactly `sha256:v1:` + 64 lowercase hex digits (the form `stateHash` produces). */
