@@ -15,7 +15,7 @@
  * the inventory; if it changed since the first page the token is refused and the snapshot starts
  * again (content edits between pages do not change the inventory and are simply read as they are).
  */
-import { canonicalJson, sha256Hex, utf8ByteLength } from "@sisyphus/core-hash";
+import { digestHex, sha256Hex, stateHash, utf8ByteLength } from "@sisyphus/core-hash";
 import { notFound, ToolError } from "../errors.js";
 import type { ArgsOf, RunHandler, ToolContext } from "../handler.js";
 import {
@@ -53,7 +53,8 @@ interface SnapshotDoc {
   readonly markdown: string;
 }
 
-const digestOf = (value: unknown): string => sha256Hex(canonicalJson(value));
+/** SHA-256 of `value`'s canonical JSON, hashed in chunks (the text of a large scope is never one string). */
+const digestOf = (value: unknown): string => digestHex(stateHash(value));
 
 /** The digest of a scope definition: what a cursor belongs to. */
 export function scopeHashOf(notebook: string, root: string | null): string {
