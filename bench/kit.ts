@@ -10,6 +10,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { lineChart, type Series, writeChart } from "./svg-chart.js";
 
+/**
+ * A line the performance report lifts into its "Goals at a glance" table (mcp-tools
+ * `bench/report.ts`): one goal of the performance issue, the figure this run measured and whether
+ * it holds. Printed by the benchmark that measures it, beside its own table.
+ */
+export function goalLine(what: string, measured: string, target: string, holds: boolean): string {
+  return `goal | ${what} | ${measured} | ${target} | ${holds ? "holds" : "not reached"}`;
+}
+
 /** A monotonic clock in ms, the same in every process on the machine (node-server's bench tap's). */
 export const now = () => Number(process.hrtime.bigint()) / 1e6;
 export const median = (xs: readonly number[]) =>

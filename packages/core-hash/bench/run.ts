@@ -28,6 +28,7 @@ import {
   stateHash,
 } from "@sisyphus/core-hash";
 import { installNodeSha256, nodeSha256Hex, yieldToEventLoop } from "@sisyphus/core-hash/node";
+import { goalLine } from "../../../bench/kit.js";
 import { barChart, writeChart } from "../../../bench/svg-chart.js";
 
 installNodeSha256();
@@ -134,6 +135,8 @@ function makeDocumentState(): unknown {
 
 const rows: string[][] = [];
 const ratio = (x: number) => `${x.toFixed(2)}×`;
+/** Goal lines for the performance report, printed after the table. */
+const goals: string[] = [];
 
 function benchStateHash(): void {
   const doc = makeDocumentState();
@@ -151,6 +154,14 @@ function benchStateHash(): void {
   setSha256Backend(undefined);
   const [po, pf] = sideBySide(20, ours, floor);
   installNodeSha256();
+  goals.push(
+    goalLine(
+      "`stateHash` vs `JSON.stringify` + native SHA-256 (CPU)",
+      ratio(o.cpu / f.cpu),
+      "≤ 1.1×",
+      o.cpu / f.cpu <= 1.1,
+    ),
+  );
   rows.push([
     `\`stateHash\` of a ${(bytes / 1e6).toFixed(2)} MB document state (kramdown, DOM, attrs, 3,000 child blocks) vs \`JSON.stringify\` + \`node:crypto\``,
     `**${ratio(o.cpu / f.cpu)}** the floor (${o.cpu.toFixed(1)} vs ${f.cpu.toFixed(1)} ms)`,
@@ -238,6 +249,10 @@ const shaRuns: ShaThroughput[] = [];
 
 function shaRow(t: ShaThroughput): void {
   const f = (x: number) => x.toFixed(0);
+  const r = t.portable.cpu / t.native.cpu;
+  goals.push(
+    goalLine(`portable SHA-256 vs native, Node ${t.node} (${t.cpu})`, ratio(r), "≥ 0.3×", r >= 0.3),
+  );
   rows.push([
     `portable SHA-256 vs \`node:crypto\`, 1 MiB rounds (throughput), **Node ${t.node}**`,
     `**${ratio(t.portable.cpu / t.native.cpu)}** (${f(t.portable.cpu)} vs ${f(t.native.cpu)} MiB/s)`,
@@ -433,4 +448,5 @@ if (process.argv.includes("--sha-only")) {
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
   console.log("");
   console.log(chart());
+  for (const g of goals) console.log(g);
 }

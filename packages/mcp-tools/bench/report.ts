@@ -59,6 +59,8 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 const TASK_LINE = /^(@?[\w./-]+):bench: ?(.*)$/;
 /** A chart a benchmark wrote (bench/svg-chart.ts `writeChart`): shown as an image, not as text. */
 const CHART_LINE = /^\s*!\[[^\]]*\]\([^)\s]+\.svg\)\s*$/;
+/** A goal line a benchmark printed (root `bench/kit.ts` `goalLine`): lifted into the goals table. */
+const GOAL_LINE = /^goal \| (.+?) \| (.+?) \| (.+?) \| (holds|not reached)$/;
 /** Lines turbo and pnpm add around a task's own output. */
 const NOISE = /^(cache (bypass|miss|hit)|> )/;
 
@@ -123,16 +125,81 @@ function benchSection(p: BenchPackage, run: BenchRun | undefined): string {
     ].join("\n");
   const failed = lines.some((l) => /ELIFECYCLE|ERR_PNPM/.test(l));
   const charts = lines.filter((l) => CHART_LINE.test(l));
+  const shown = lines.filter((l) => !CHART_LINE.test(l) && !GOAL_LINE.test(l.trim()));
   return [
     ...head,
     ...(failed ? ["**The benchmark failed**; its output up to the failure:", ""] : []),
     "```text",
-    lines
-      .filter((l) => !CHART_LINE.test(l))
-      .join("\n")
-      .trim(),
+    shown.join("\n").trim(),
     "```",
     ...charts.flatMap((c) => ["", c.trim()]),
+  ].join("\n");
+}
+
+/** One row of the goals table: a goal, what this run measured, its target, whether it holds. */
+export interface Goal {
+  readonly what: string;
+  readonly measured: string;
+  readonly target: string;
+  readonly holds: boolean;
+  /** The package whose benchmark measured it. */
+  readonly from: string;
+}
+
+/** The goals the report's own tables check (token budgets, kernel calls per mutation). */
+function tableGoals(rows: readonly MutationRow[]): Goal[] {
+  const s = surfaceTable();
+  const avg = s.totalTokens / s.totalActions;
+  const over = rows.filter((r) => overGoal(r) !== null);
+  const from = "@sisyphus/mcp-tools";
+  return [
+    {
+      what: "`tools/list` tokens per action",
+      measured: avg.toFixed(1),
+      target: `≤ ${BUDGETS.tokensPerAction}`,
+      holds: avg <= BUDGETS.tokensPerAction,
+      from,
+    },
+    {
+      what: "server instructions, tokens",
+      measured: String(s.instructionsTokens),
+      target: `< ${BUDGETS.instructionsTokens}`,
+      holds: s.instructionsTokens < BUDGETS.instructionsTokens,
+      from,
+    },
+    {
+      what: "kernel calls of every state-kind mutation (preflight + commit)",
+      measured:
+        over.length === 0
+          ? `all within (${rows.length} scenarios)`
+          : `${over.length} over: ${over.map((r) => `${r.key} ${r.preflight.calls} + ${r.commit.calls}`).join(", ")}`,
+      target: `≤ ${BUDGETS.statePreflightCalls} + ${BUDGETS.stateCommitCalls}`,
+      holds: over.length === 0,
+      from,
+    },
+  ];
+}
+
+/** The goal lines each package's benchmark printed, in package order. */
+export function benchGoals(run: BenchRun | undefined): Goal[] {
+  return [...(run?.output ?? [])].flatMap(([from, lines]) =>
+    lines.flatMap((l) => {
+      const m = GOAL_LINE.exec(l.trim());
+      if (!m) return [];
+      const [, what, measured, target, status] = m as unknown as string[];
+      return [{ what, measured, target, holds: status === "holds", from } as Goal];
+    }),
+  );
+}
+
+function renderGoals(goals: readonly Goal[]): string {
+  return [
+    "| goal | measured | target | status | measured by |",
+    "| --- | --- | --- | --- | --- |",
+    ...goals.map(
+      (g) =>
+        `| ${g.what} | ${g.measured} | ${g.target} | ${g.holds ? "holds" : "**not reached**"} | ${g.from} |`,
+    ),
   ].join("\n");
 }
 
@@ -169,8 +236,16 @@ export function renderReport(rows: readonly MutationRow[], run?: BenchRun): stri
       .join(" / ")}`,
     `- Node ${process.version} (${process.platform} ${process.arch})`,
     "",
-    "Counts (the first two sections) do not depend on machine speed; timing figures do, so read",
-    "ratios measured in one run rather than milliseconds.",
+    "Counts (the token and kernel-call sections) do not depend on machine speed; timing figures do,",
+    "so read ratios measured in one run rather than milliseconds.",
+    "",
+    "## Goals at a glance",
+    "",
+    "Each goal of the performance work (issue 19) beside what this run measured; the sections below",
+    "give the full figures and commands, and [decisions.md](decisions.md) says why a goal not reached",
+    "stays so. Timing goals appear only when the benchmarks ran.",
+    "",
+    renderGoals([...tableGoals(rows), ...benchGoals(run)]),
     "",
     "## Tool surface: `tools/list` tokens",
     "",

@@ -4,6 +4,7 @@
  * measured from the fault matrix's scenarios in sandbox kernels.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { goalLine } from "../../../bench/kit.js";
 import {
   type MutationRow,
   mutationRows,
@@ -12,7 +13,7 @@ import {
   surfaceTable,
   unmeasuredMutations,
 } from "../bench/perf-tables.js";
-import { benchPackages, renderReport, splitTurboOutput } from "../bench/report.js";
+import { benchGoals, benchPackages, renderReport, splitTurboOutput } from "../bench/report.js";
 import { ACTIONS, TOOL_NAMES } from "../src/index.js";
 import { catalogMutations } from "./support/fault-matrix.js";
 
@@ -109,6 +110,44 @@ describe("turbo output", () => {
       "@sisyphus/a": ["", "| x | 1 |"],
       "@sisyphus/b": ["ratio 1.2"],
     });
+  });
+
+  it("lifts the goal lines benchmarks print into the goals table, out of their text block", () => {
+    const output = new Map([
+      [
+        "@sisyphus/core-hash",
+        ["ratio 0.5", goalLine("`stateHash` vs floor", "0.49×", "≤ 1.1×", true), "done"],
+      ],
+      ["@sisyphus/node-server", [`  ${goalLine("cold start vs bare", "3.05×", "≤ 2×", false)}`]],
+    ]);
+    const run = { output, failed: false };
+    expect(benchGoals(run)).toEqual([
+      {
+        what: "`stateHash` vs floor",
+        measured: "0.49×",
+        target: "≤ 1.1×",
+        holds: true,
+        from: "@sisyphus/core-hash",
+      },
+      {
+        what: "cold start vs bare",
+        measured: "3.05×",
+        target: "≤ 2×",
+        holds: false,
+        from: "@sisyphus/node-server",
+      },
+    ]);
+    const report = renderReport([], run);
+    const goals = report.slice(report.indexOf("## Goals at a glance"), report.indexOf("## Tool"));
+    expect(goals).toContain(
+      "| `stateHash` vs floor | 0.49× | ≤ 1.1× | holds | @sisyphus/core-hash |",
+    );
+    expect(goals).toContain(
+      "| cold start vs bare | 3.05× | ≤ 2× | **not reached** | @sisyphus/node-server |",
+    );
+    expect(goals).toMatch(/\| `tools\/list` tokens per action \| [\d.]+ \| ≤ 70 \| holds \|/);
+    const section = report.slice(report.indexOf("### @sisyphus/core-hash"));
+    expect(section).toContain("```text\nratio 0.5\ndone\n```");
   });
 
   it("shows a chart a benchmark printed as an image after its text block", () => {

@@ -20,6 +20,7 @@ import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   cpuMsOf,
   directUpdate,
+  goalLine,
   httpServerArgs,
   listeningUrl,
   median,
@@ -34,6 +35,9 @@ if (!existsSync(BIN))
     cwd: resolve(import.meta.dirname, ".."),
     stdio: "inherit",
   });
+
+/** Goal lines for the performance report, printed after the table. */
+const goals: string[] = [];
 
 /** Cold starts per variant (odd, so the median is one run). */
 const COLD_RUNS = 11;
@@ -176,6 +180,7 @@ async function compareLaunchers(): Promise<Array<[string, string]>> {
 function printRows(rows: Array<[string, string]>): void {
   console.log("| measure | value |\n| --- | --- |");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+  for (const g of goals) console.log(g);
 }
 
 async function main(): Promise<void> {
@@ -240,6 +245,16 @@ async function main(): Promise<void> {
     "ratio: kernel down / minimal SDK server",
     ((medians[1] as number) / (medians[2] as number)).toFixed(2),
   ]);
+  const vsBare = (medians[1] as number) / (medians[3] as number);
+  rows.push(["ratio: kernel down / bare node:http server", vsBare.toFixed(2)]);
+  goals.push(
+    goalLine(
+      "Node server cold start → first `tools/list` (kernel down) vs a bare `node:http` server",
+      `${vsBare.toFixed(2)}× (${(medians[1] as number).toFixed(0)} vs ${(medians[3] as number).toFixed(0)} ms; the minimal official-SDK server ${((medians[2] as number) / (medians[3] as number)).toFixed(2)}×)`,
+      "≤ 2×",
+      vsBare <= 2,
+    ),
+  );
 
   // A long-running authority for the write benchmarks.
   const dataDir = mkdtempSync(join(tmpdir(), "sis-bench-"));
