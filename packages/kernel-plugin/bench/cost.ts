@@ -8,6 +8,7 @@
  * with 1 and 5 ms injected on every kernel API path the calls use (the sandbox's `delay` fault):
  * commit / direct `updateBlock` beside the commit's sequential kernel round trips.
  * Run: pnpm --filter @sisyphus/kernel-plugin exec tsx --conditions=source bench/cost.ts [--quick]
+ *   [--decomposition-only] [--plugin <zip or dir>] (before/after: two bench/variant.ts builds)
  */
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -30,9 +31,16 @@ import {
 } from "../../../bench/kit.js";
 
 const QUICK = process.argv.includes("--quick");
+/** `--decomposition-only`: skip the latency rows and chart (before/after comparisons). */
+const DECOMPOSITION_ONLY = process.argv.includes("--decomposition-only");
 const ROUNDS = QUICK ? 15 : 40;
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
-const ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
+/** `--plugin <zip or dir>` (e.g. a bench/variant.ts build); default the built `dist/package.zip`. */
+const at = process.argv.indexOf("--plugin");
+const ZIP =
+  at > 0 && process.argv[at + 1] !== undefined
+    ? resolve(process.argv[at + 1] as string)
+    : resolve(import.meta.dirname, "..", "dist", "package.zip");
 
 /** The plugin's kernel requests, timed around `siyuan.client.fetch` by the host's interceptor. */
 function tapKernel(sb: Sandbox): Interval[] {
@@ -115,7 +123,9 @@ try {
   );
   await rounds(sb, client, kernel, 10); // warm-up
   sb.control.resetLog();
+  const cpu0 = process.cpuUsage();
   const d = await rounds(sb, client, kernel, ROUNDS);
+  const cpu = process.cpuUsage(cpu0);
   console.log(
     `| call (medians of ${ROUNDS}, ms) | client-observed | kernel (union) | kernel calls / sequential round trips | rest |`,
   );
@@ -135,21 +145,27 @@ try {
     `floor = kernel(preflight) ${f2(med(d.pre, "kernel"))} + kernel(commit) ${f2(med(d.commit, "kernel"))} + 2 × MCP round trip without kernel ${f2(rt)} = ${f2(floor)} ms; observed ${f2(med(d.pre, "client") + med(d.commit, "client"))} ms; **ratio ${f2(d.ratio)}** (median of per-write ratios; goal ≤ 1.10). The plugin's stores write through siyuan.storage (in the sandbox host: plain file writes, no fsync, no kernel API call).`,
   );
 
+  console.log(
+    `process CPU per round (read + preflight + commit + direct write; client, kernel and plugin host share this process; steadier than wall time on a busy machine): ${f2((cpu.user + cpu.system) / 1000 / ROUNDS)} ms`,
+  );
+
   const paths = apiPaths(sb);
   const rows: Array<{ ms: number; r: typeof d }> = [{ ms: 0, r: d }];
-  for (const ms of [1, 5]) {
+  for (const ms of DECOMPOSITION_ONLY ? [] : [1, 5]) {
     const r = await withKernelDelay(sb, paths, ms, () =>
       rounds(sb, client, kernel, QUICK ? 8 : 15),
     );
     rows.push({ ms, r });
   }
   await client.close();
-  printLatency(
-    "perf/latency-plugin.svg",
-    "kernel plugin",
-    rows.map(({ ms, r }) => [ms, r]),
-    false,
-  );
+  if (!DECOMPOSITION_ONLY) {
+    printLatency(
+      "perf/latency-plugin.svg",
+      "kernel plugin",
+      rows.map(({ ms, r }) => [ms, r]),
+      false,
+    );
+  }
 } finally {
   await sb.stop();
 }

@@ -4,6 +4,7 @@
  * handler's promise settles, so both sides carry a complete text body; the answer goes back as a
  * `raw` body with its content type (a `data` body would be re-encoded by gin).
  */
+import { DEFAULT_MAX_REQUEST_BODY_SIZE } from "@modelcontextprotocol/server";
 import type { PluginRequest, PluginResponse } from "./runtime-globals.js";
 
 /** The Web request for a private-route request: URL, method, headers (joined) and the text body. */
@@ -21,6 +22,24 @@ export async function toWebRequest(req: PluginRequest): Promise<Request> {
     headers,
     ...(body === undefined ? {} : { body }),
   });
+}
+
+/**
+ * A POST's JSON body, parsed once for the SDK's `parsedBody` (era classification and the handler
+ * would otherwise each clone, encode, decode and parse it). `undefined` whenever the SDK must see
+ * the raw body to answer as it does: not JSON, empty, or possibly over its size limit (declared
+ * or by length: a UTF-16 unit is at most 3 UTF-8 bytes). The request's own body is not consumed.
+ */
+export async function parsedJsonBody(request: Request): Promise<unknown> {
+  const max = DEFAULT_MAX_REQUEST_BODY_SIZE;
+  if (Number(request.headers.get("content-length")) > max) return undefined;
+  const text = await request.clone().text();
+  if (text.length * 3 > max) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The private-route response for a Web response (its body read as text). */

@@ -37,7 +37,7 @@ import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/k
 import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import { SegmentLedgerStore, SegmentReservationStore } from "../stores/index.js";
 import { HostProbe, PROBE_PATH } from "./host-probe.js";
-import { fromWebResponse, jsonResponse, toWebRequest } from "./http-bridge.js";
+import { fromWebResponse, jsonResponse, parsedJsonBody, toWebRequest } from "./http-bridge.js";
 import { monotonicFromWall } from "./monotonic.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { runtimeTimers, siyuanGlobal } from "./runtime-globals.js";
@@ -231,10 +231,9 @@ async function open(): Promise<Authority> {
   async function inSession(sid: string, request: Request): Promise<Response> {
     const transport = sessions.touch(sid);
     if (transport === undefined) return rpcError(404, -32001, "Session not found");
-    const body: unknown = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
+    // Parsed once, here, for the cancellation bookkeeping and the transport alike.
+    const body = await parsedJsonBody(request);
+    const parsed = body === undefined ? undefined : { parsedBody: body };
     const message = (Array.isArray(body) ? undefined : body) as
       | { id?: unknown; method?: unknown; params?: { requestId?: unknown } }
       | undefined;
@@ -242,7 +241,7 @@ async function open(): Promise<Authority> {
       cancelWaiters.get(`${sid}\n${JSON.stringify(message.params?.requestId)}`)?.();
     }
     if (message?.id === undefined || typeof message.method !== "string") {
-      return transport.handleRequest(request);
+      return transport.handleRequest(request, parsed);
     }
     const key = `${sid}\n${JSON.stringify(message.id)}`;
     const cancelled = new Promise<Response>((resolve) => {
@@ -257,7 +256,7 @@ async function open(): Promise<Authority> {
       );
     });
     try {
-      return await Promise.race([transport.handleRequest(request), cancelled]);
+      return await Promise.race([transport.handleRequest(request, parsed), cancelled]);
     } finally {
       cancelWaiters.delete(key);
     }
@@ -297,11 +296,12 @@ async function open(): Promise<Authority> {
     streams,
     hasSession: (id) => sessions.touch(id) !== undefined,
     async handle(request) {
-      const isLegacy =
-        request.method !== "POST" ||
-        request.headers.get("mcp-session-id") !== null ||
-        (await isLegacyRequest(request));
-      return isLegacy ? legacy(request) : modern.fetch(request);
+      if (request.method !== "POST" || request.headers.get("mcp-session-id") !== null) {
+        return legacy(request);
+      }
+      const parsedBody = await parsedJsonBody(request);
+      if (await isLegacyRequest(request, parsedBody)) return legacy(request);
+      return modern.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
     },
     async close() {
       clearInterval(sweep);

@@ -18,6 +18,7 @@ export {
   isSegmentStoreError,
   SEGMENT_MAX_BYTES,
   SEGMENT_MIN_BYTES,
+  SEGMENT_SEAL_BYTES,
   SegmentStoreError,
   type SegmentStoreErrorCode,
   type SegmentStoreErrorDetails,

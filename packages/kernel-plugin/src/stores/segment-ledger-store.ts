@@ -5,8 +5,9 @@
  * in (segment number, line) order and the last record per request ID wins.
  *
  * Every write is ONE `put` of ONE segment of at most `maxSegmentBytes`: the open (highest)
- * segment with the new lines appended, or the next segment when they do not fit. So the bytes a
- * commit writes depend on how full the open segment is, never on how many records the store holds.
+ * segment with the new lines appended, or the next segment when they do not fit or the open one is
+ * sealed (it reached `sealSegmentBytes`, default 16 KiB). So the bytes a commit writes depend on how
+ * full the open segment is, never on how many records the store holds.
  *
  * Compaction is incremental and rides on those same writes: when a sealed segment holds no useful
  * record, or the store holds more than twice its useful bytes (plus two segments of slack), the
@@ -33,6 +34,7 @@ import {
   type SegmentStoreOptions,
   type SegmentStoreStats,
   segmentLimit,
+  segmentSeal,
 } from "./segment-reservation-store.js";
 
 const KIND = "ledger";
@@ -112,6 +114,7 @@ export class SegmentLedgerStore implements LedgerStore {
   readonly storage: PluginStorage;
   readonly dir: string;
   readonly maxSegmentBytes: number;
+  readonly sealSegmentBytes: number;
   #state: State | undefined;
   /**
    * A segment whose last `put` rejected: on disk it may hold lines memory does not know. The next
@@ -124,6 +127,7 @@ export class SegmentLedgerStore implements LedgerStore {
     this.storage = storage;
     this.dir = options.dir ?? "ledger";
     this.maxSegmentBytes = segmentLimit(options);
+    this.sealSegmentBytes = segmentSeal(options, this.maxSegmentBytes);
   }
 
   /** Opens a store and loads it (throws {@link SegmentStoreError} when unreadable). */
@@ -255,10 +259,17 @@ export class SegmentLedgerStore implements LedgerStore {
     return st;
   }
 
-  /** The segment the next write goes to, and whether it appends to the open one. */
+  /**
+   * The segment the next write goes to, and whether it appends to the open one (not when that one
+   * is sealed: it reached `sealSegmentBytes`).
+   */
   #target(st: State, fits: (no: number, bodyBytes: number, count: number) => boolean) {
     const open = st.open;
-    if (open !== undefined && fits(open.segment.no, open.body.length, open.count)) {
+    if (
+      open !== undefined &&
+      segmentBytes(KIND, open.segment.no, open.body.length, open.count) < this.sealSegmentBytes &&
+      fits(open.segment.no, open.body.length, open.count)
+    ) {
       return { no: open.segment.no, body: open.body, count: open.count, append: true };
     }
     return { no: open === undefined ? 1 : open.segment.no + 1, body: "", count: 0, append: false };

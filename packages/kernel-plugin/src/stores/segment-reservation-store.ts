@@ -13,6 +13,7 @@ import {
   recordError,
   SEGMENT_MAX_BYTES,
   SEGMENT_MIN_BYTES,
+  SEGMENT_SEAL_BYTES,
   segmentBytes,
   segmentFileName,
   segmentText,
@@ -27,6 +28,11 @@ export interface SegmentStoreOptions {
   dir?: string;
   /** Largest segment file in bytes; default and maximum {@link SEGMENT_MAX_BYTES}. */
   maxSegmentBytes?: number;
+  /**
+   * Size at which a segment takes no more records (the next write starts a new one); default
+   * {@link SEGMENT_SEAL_BYTES}, at most `maxSegmentBytes` (and that when it is smaller).
+   */
+  sealSegmentBytes?: number;
 }
 
 /** Figures of a segment store (for health output and tests). */
@@ -47,6 +53,15 @@ export function segmentLimit(options: SegmentStoreOptions): number {
     );
   }
   return max;
+}
+
+/** Validated `sealSegmentBytes` for a store whose segments hold at most `max` bytes. */
+export function segmentSeal(options: SegmentStoreOptions, max: number): number {
+  const seal = options.sealSegmentBytes ?? Math.min(SEGMENT_SEAL_BYTES, max);
+  if (!Number.isInteger(seal) || seal < SEGMENT_MIN_BYTES || seal > max) {
+    throw new RangeError(`sealSegmentBytes must be an integer from ${SEGMENT_MIN_BYTES} to ${max}`);
+  }
+  return seal;
 }
 
 interface OpenSegment {
@@ -75,6 +90,7 @@ export class SegmentReservationStore implements ReservationStore {
   readonly storage: PluginStorage;
   readonly dir: string;
   readonly maxSegmentBytes: number;
+  readonly sealSegmentBytes: number;
   #state: State | undefined;
   /** The next write targets a segment numbered at least this. */
   #minNext = 1;
@@ -84,6 +100,7 @@ export class SegmentReservationStore implements ReservationStore {
     this.storage = storage;
     this.dir = options.dir ?? "reservations";
     this.maxSegmentBytes = segmentLimit(options);
+    this.sealSegmentBytes = segmentSeal(options, this.maxSegmentBytes);
   }
 
   /** Opens a store and loads it (throws `SegmentStoreError` when unreadable). */
@@ -121,6 +138,7 @@ export class SegmentReservationStore implements ReservationStore {
       if (
         open !== undefined &&
         open.no >= this.#minNext &&
+        segmentBytes(KIND, open.no, open.body.length, open.count) < this.sealSegmentBytes &&
         segmentBytes(KIND, open.no, open.body.length + line.length, open.count + 1) <=
           this.maxSegmentBytes
       ) {

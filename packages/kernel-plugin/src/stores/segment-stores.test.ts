@@ -13,6 +13,7 @@ import {
   asciiJson,
   isSegmentStoreError,
   SEGMENT_MAX_BYTES,
+  SEGMENT_SEAL_BYTES,
   SegmentStoreError,
   segmentFileName,
 } from "./segment-format.js";
@@ -40,7 +41,7 @@ const asMap = (entries: readonly LedgerEntry[]): Map<string, string> =>
   new Map(entries.map((e) => [e.requestId, JSON.stringify(e)]));
 
 describe("bytes per commit", () => {
-  it("ledger: every put writes one segment of at most 64 KiB, the same bytes at 10,000 entries as at 100", async () => {
+  it("ledger: every put writes one segment of at most the 16 KiB seal plus its record, the same bytes at 10,000 entries as at 100", async () => {
     const storage = new MemoryPluginStorage();
     // Loading creates the directory (one marker put); measure the commits after it.
     const store = await SegmentLedgerStore.open(storage);
@@ -56,12 +57,13 @@ describe("bytes per commit", () => {
     for (let i = 0; i < 10_000; i++) await put(i);
     // Records are all the same size, so bytes per put repeat with the period of one segment.
     const perSegment = recordCount(storage.read(ledgerFile(1))!);
-    expect(perSegment).toBeGreaterThan(40);
+    expect(perSegment).toBeGreaterThan(8);
     const window = 3 * perSegment;
     for (let i = 10_000; i < 10_000 + window; i++) await put(i);
 
     expect(extraPuts).toBe(0);
-    expect(Math.max(...bytes)).toBeLessThanOrEqual(SEGMENT_MAX_BYTES);
+    const record = asciiJson(sampleLedgerEntry(hex(0x100000, 0))).length + 1;
+    expect(Math.max(...bytes)).toBeLessThan(SEGMENT_SEAL_BYTES + record);
     const at100 = mean(bytes.slice(100, 100 + window));
     const at10k = mean(bytes.slice(10_000, 10_000 + window));
     expect(Math.abs(at10k / at100 - 1)).toBeLessThan(0.01);
@@ -78,7 +80,7 @@ describe("bytes per commit", () => {
     );
   });
 
-  it("reservations: every append writes one segment of at most 64 KiB, the same bytes at 10,000 IDs as at 100", async () => {
+  it("reservations: every append writes one segment of at most the 16 KiB seal plus its ID, the same bytes at 10,000 IDs as at 100", async () => {
     const storage = new MemoryPluginStorage();
     const store = await SegmentReservationStore.open(storage);
     const bytes: number[] = [];
@@ -97,8 +99,8 @@ describe("bytes per commit", () => {
     while (i < 10_000 + perSegment) await append(i++);
 
     expect(extraPuts).toBe(0);
-    expect(perSegment).toBeGreaterThan(9_000);
-    expect(Math.max(...bytes)).toBeLessThanOrEqual(SEGMENT_MAX_BYTES);
+    expect(perSegment).toBeGreaterThan(2_000);
+    expect(Math.max(...bytes)).toBeLessThan(SEGMENT_SEAL_BYTES + 6);
     const at100 = mean(bytes.slice(100, 100 + perSegment));
     const at10k = mean(bytes.slice(10_000, 10_000 + perSegment));
     expect(Math.abs(at10k / at100 - 1)).toBeLessThan(0.01);
@@ -124,6 +126,54 @@ describe("bytes per commit", () => {
     expect(() => new SegmentLedgerStore(storage, { maxSegmentBytes: 65_537 })).toThrow(RangeError);
     expect(() => new SegmentReservationStore(storage, { maxSegmentBytes: 100 })).toThrow(
       RangeError,
+    );
+  });
+
+  it("seals at 16 KiB by default, at the segment limit when that is lower, and rejects a seal outside 256 B to the limit", () => {
+    const storage = new MemoryPluginStorage();
+    expect(new SegmentLedgerStore(storage).sealSegmentBytes).toBe(SEGMENT_SEAL_BYTES);
+    expect(new SegmentReservationStore(storage).sealSegmentBytes).toBe(SEGMENT_SEAL_BYTES);
+    expect(new SegmentLedgerStore(storage, { maxSegmentBytes: 1024 }).sealSegmentBytes).toBe(1024);
+    for (const sealSegmentBytes of [255, 1025, 1.5]) {
+      const options = { maxSegmentBytes: 1024, sealSegmentBytes };
+      expect(() => new SegmentLedgerStore(storage, options)).toThrow(RangeError);
+      expect(() => new SegmentReservationStore(storage, options)).toThrow(RangeError);
+    }
+  });
+
+  it("ledger: a sealed segment takes no more records, and a record larger than the seal still fits, alone", async () => {
+    const storage = new MemoryPluginStorage();
+    const store = await SegmentLedgerStore.open(storage, { sealSegmentBytes: 1024 });
+    const small = (i: number) => sampleLedgerEntry(hex(0x1000, i));
+    let i = 0;
+    while (storage.read(ledgerFile(2)) === undefined) await store.put(small(i++));
+    // segment 1 stopped taking records at the first put after it reached 1 KiB
+    const first = storage.read(ledgerFile(1))!;
+    expect(first.length).toBeGreaterThanOrEqual(1024);
+    expect(first.length - (asciiJson(small(0)).length + 1)).toBeLessThan(1024);
+    expect(recordCount(storage.read(ledgerFile(2))!)).toBe(1);
+    // 2 KiB over the seal: refused before, now written into the next segment on its own
+    while (storage.read(ledgerFile(3)) === undefined) await store.put(small(i++));
+    const big = sampleLedgerEntry("b16", { reason: "x".repeat(3000) });
+    const puts = await putsDuring(storage, () => store.put(big));
+    expect(puts.map((p) => p.path)).toEqual([ledgerFile(4)]);
+    expect(recordCount(storage.read(ledgerFile(4))!)).toBe(1);
+    const reopened = asMap(await (await SegmentLedgerStore.open(storage)).loadAll());
+    expect(reopened.size).toBe(i + 1);
+    expect(reopened.get("b16")).toBe(JSON.stringify(big));
+  });
+
+  it("reservations: a sealed segment takes no more IDs", async () => {
+    const storage = new MemoryPluginStorage();
+    const store = await SegmentReservationStore.open(storage, { sealSegmentBytes: 256 });
+    let i = 0;
+    while (storage.read(reservationFile(2)) === undefined) await store.append(hex(0x10000, i++));
+    const first = storage.read(reservationFile(1))!;
+    expect(first.length).toBeGreaterThanOrEqual(256);
+    expect(first.length - 6).toBeLessThan(256);
+    expect(recordCount(storage.read(reservationFile(2))!)).toBe(1);
+    expect(await (await SegmentReservationStore.open(storage)).loadAll()).toEqual(
+      Array.from({ length: i }, (_, k) => hex(0x10000, k)),
     );
   });
 });
@@ -277,107 +327,112 @@ async function applyOp(store: SegmentLedgerStore, op: Op): Promise<void> {
   else await store.delete(op.ids);
 }
 
-describe("crash safety", () => {
-  const options = { maxSegmentBytes: 1024 };
-  const ops = workload(160, 7);
+// Segments sealed at their limit, and sealed below it (a write may then fill one up to the limit).
+for (const [options, reservationOptions] of [
+  [{ maxSegmentBytes: 1024 }, { maxSegmentBytes: 256 }],
+  [
+    { maxSegmentBytes: 2048, sealSegmentBytes: 512 },
+    { maxSegmentBytes: 512, sealSegmentBytes: 256 },
+  ],
+] as const)
+  describe(`crash safety (${JSON.stringify(options)})`, () => {
+    const ops = workload(160, 7);
 
-  it("the workload compacts (so crashes below hit compaction steps)", async () => {
-    const storage = new MemoryPluginStorage();
-    let removes = 0;
-    storage.fault = (call) => {
-      if (call.op === "remove") removes++;
-      return undefined;
-    };
-    const store = new SegmentLedgerStore(storage, options);
-    for (const op of ops) await applyOp(store, op);
-    expect(removes).toBeGreaterThan(20);
-    expect(asMap(await (await SegmentLedgerStore.open(storage, options)).loadAll())).toEqual(
-      modelOf(ops),
-    );
-  });
-
-  for (const mode of ["fail", "fail-after"] as const) {
-    it(`ledger: a crash at every storage mutation (${mode}) loses no acknowledged record and resurrects no deleted one`, async () => {
-      const total = await (async () => {
-        const storage = new MemoryPluginStorage();
-        const store = await SegmentLedgerStore.open(storage, options);
-        const first = storage.mutations;
-        for (const op of ops) await applyOp(store, op);
-        return storage.mutations - first;
-      })();
-      expect(total).toBeGreaterThan(150);
-      let crashes = 0;
-      for (let n = 0; n < total; n++) {
-        const storage = new MemoryPluginStorage();
-        const store = await SegmentLedgerStore.open(storage, options);
-        storage.crashAfterMutations(n, mode);
-        let acked = 0;
-        let error: unknown;
-        for (const op of ops) {
-          try {
-            await applyOp(store, op);
-            acked++;
-          } catch (e) {
-            error = e;
-            break;
-          }
-        }
-        // A crash at a compaction `remove` is swallowed; the next op's put then fails.
-        if (acked === ops.length) continue;
-        crashes++;
-        expect(error).toBeInstanceOf(InjectedStorageFault);
-        storage.heal();
-        const before = modelOf(ops.slice(0, acked));
-        const after = modelOf(ops.slice(0, acked + 1));
-        const reopened = await SegmentLedgerStore.open(storage, options);
-        const loaded = asMap(await reopened.loadAll());
-        for (const id of new Set([...before.keys(), ...after.keys(), ...loaded.keys()])) {
-          const got = loaded.get(id);
-          if (got !== before.get(id) && got !== after.get(id)) {
-            expect.fail(
-              `crash at mutation ${n}: ${id} is ${got}, expected ${before.get(id)} or ${after.get(id)}`,
-            );
-          }
-        }
-        // The reopened store carries on: the rest of the workload lands exactly.
-        for (const op of ops.slice(acked + 1)) await applyOp(reopened, op);
-        const expected = new Map(loaded);
-        for (const op of ops.slice(acked + 1)) applyToModel(expected, op);
-        expect(asMap(await (await SegmentLedgerStore.open(storage, options)).loadAll())).toEqual(
-          expected,
-        );
-      }
-      expect(crashes).toBeGreaterThan(100);
+    it("the workload compacts (so crashes below hit compaction steps)", async () => {
+      const storage = new MemoryPluginStorage();
+      let removes = 0;
+      storage.fault = (call) => {
+        if (call.op === "remove") removes++;
+        return undefined;
+      };
+      const store = new SegmentLedgerStore(storage, options);
+      for (const op of ops) await applyOp(store, op);
+      expect(removes).toBeGreaterThan(20);
+      expect(asMap(await (await SegmentLedgerStore.open(storage, options)).loadAll())).toEqual(
+        modelOf(ops),
+      );
     });
-  }
 
-  it("reservations: a crash at every append keeps exactly the acknowledged IDs (plus a landed one)", async () => {
-    const ids = Array.from({ length: 200 }, (_, i) => hex(0x10000, i * 13));
     for (const mode of ["fail", "fail-after"] as const) {
-      for (let n = 0; n < ids.length; n++) {
-        const storage = new MemoryPluginStorage();
-        const store = await SegmentReservationStore.open(storage, { maxSegmentBytes: 256 });
-        storage.crashAfterMutations(n, mode);
-        let acked = 0;
-        for (const id of ids) {
-          const ok = await store.append(id).then(
-            () => true,
-            () => false,
+      it(`ledger: a crash at every storage mutation (${mode}) loses no acknowledged record and resurrects no deleted one`, async () => {
+        const total = await (async () => {
+          const storage = new MemoryPluginStorage();
+          const store = await SegmentLedgerStore.open(storage, options);
+          const first = storage.mutations;
+          for (const op of ops) await applyOp(store, op);
+          return storage.mutations - first;
+        })();
+        expect(total).toBeGreaterThan(150);
+        let crashes = 0;
+        for (let n = 0; n < total; n++) {
+          const storage = new MemoryPluginStorage();
+          const store = await SegmentLedgerStore.open(storage, options);
+          storage.crashAfterMutations(n, mode);
+          let acked = 0;
+          let error: unknown;
+          for (const op of ops) {
+            try {
+              await applyOp(store, op);
+              acked++;
+            } catch (e) {
+              error = e;
+              break;
+            }
+          }
+          // A crash at a compaction `remove` is swallowed; the next op's put then fails.
+          if (acked === ops.length) continue;
+          crashes++;
+          expect(error).toBeInstanceOf(InjectedStorageFault);
+          storage.heal();
+          const before = modelOf(ops.slice(0, acked));
+          const after = modelOf(ops.slice(0, acked + 1));
+          const reopened = await SegmentLedgerStore.open(storage, options);
+          const loaded = asMap(await reopened.loadAll());
+          for (const id of new Set([...before.keys(), ...after.keys(), ...loaded.keys()])) {
+            const got = loaded.get(id);
+            if (got !== before.get(id) && got !== after.get(id)) {
+              expect.fail(
+                `crash at mutation ${n}: ${id} is ${got}, expected ${before.get(id)} or ${after.get(id)}`,
+              );
+            }
+          }
+          // The reopened store carries on: the rest of the workload lands exactly.
+          for (const op of ops.slice(acked + 1)) await applyOp(reopened, op);
+          const expected = new Map(loaded);
+          for (const op of ops.slice(acked + 1)) applyToModel(expected, op);
+          expect(asMap(await (await SegmentLedgerStore.open(storage, options)).loadAll())).toEqual(
+            expected,
           );
-          if (!ok) break;
-          acked++;
         }
-        storage.heal();
-        const loaded = [
-          ...(await (
-            await SegmentReservationStore.open(storage, { maxSegmentBytes: 256 })
-          ).loadAll()),
-        ];
-        expect(loaded).toEqual(ids.slice(0, mode === "fail" ? acked : acked + 1));
-      }
+        expect(crashes).toBeGreaterThan(100);
+      });
     }
+
+    it("reservations: a crash at every append keeps exactly the acknowledged IDs (plus a landed one)", async () => {
+      const ids = Array.from({ length: 200 }, (_, i) => hex(0x10000, i * 13));
+      for (const mode of ["fail", "fail-after"] as const) {
+        for (let n = 0; n < ids.length; n++) {
+          const storage = new MemoryPluginStorage();
+          const store = await SegmentReservationStore.open(storage, reservationOptions);
+          storage.crashAfterMutations(n, mode);
+          let acked = 0;
+          for (const id of ids) {
+            const ok = await store.append(id).then(
+              () => true,
+              () => false,
+            );
+            if (!ok) break;
+            acked++;
+          }
+          storage.heal();
+          const loaded = [
+            ...(await (await SegmentReservationStore.open(storage, reservationOptions)).loadAll()),
+          ];
+          expect(loaded).toEqual(ids.slice(0, mode === "fail" ? acked : acked + 1));
+        }
+      }
+    });
   });
-});
 
 describe("failed writes", () => {
   it("a rejected put propagates, leaves the store unchanged, and a later put succeeds", async () => {
