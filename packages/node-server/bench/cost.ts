@@ -500,6 +500,11 @@ async function makeBlocks(sb: Sandbox, n: number): Promise<string[]> {
     const body = (await r.json()) as { data: Array<{ doOperations: Array<{ id: string }> }> };
     ids.push(body.data[0]?.doOperations[0]?.id as string);
   }
+  // The kernel answers an append before applying it: wait for the queue, as a client must.
+  await fetch(`${sb.url}/api/sqlite/flushTransaction`, {
+    method: "POST",
+    headers: { authorization: `Token ${sb.token}` },
+  });
   return ids;
 }
 
