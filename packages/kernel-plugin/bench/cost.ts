@@ -19,6 +19,7 @@ import {
   directUpdate,
   f2,
   floorRatio,
+  goalLine,
   type Interval,
   machineLine,
   median,
@@ -143,6 +144,14 @@ try {
   const floor = med(d.pre, "kernel") + med(d.commit, "kernel") + 2 * rt;
   console.log(
     `floor = kernel(preflight) ${f2(med(d.pre, "kernel"))} + kernel(commit) ${f2(med(d.commit, "kernel"))} + 2 × MCP round trip without kernel ${f2(rt)} = ${f2(floor)} ms; observed ${f2(med(d.pre, "client") + med(d.commit, "client"))} ms; **ratio ${f2(d.ratio)}** (median of per-write ratios; goal ≤ 1.10). The plugin's stores write through siyuan.storage (in the sandbox host: plain file writes, no fsync, no kernel API call).`,
+  );
+  console.log(
+    goalLine(
+      "strict `block.update` through the kernel plugin vs its floor (kernel time + 2 MCP round trips)",
+      f2(d.ratio),
+      "≤ 1.10",
+      d.ratio <= 1.1,
+    ),
   );
 
   console.log(
