@@ -40,4 +40,4 @@ export {
   sha256Hex,
 } from "./sha256.js";
 export { digestHex, isStateDigest, type StateDigest, stateHash } from "./state-hash.js";
-export { utf8ByteLength, utf8Encode } from "./utf8.js";
+export { utf8ByteLength, utf8Decode, utf8Encode } from "./utf8.js";

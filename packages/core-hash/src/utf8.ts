@@ -1,7 +1,8 @@
 /**
- * UTF-8 encoding written out by hand, so that hashing needs neither `TextEncoder` nor `Buffer`.
- * Output is byte-for-byte what `TextEncoder` and Node's `Buffer.from(s, "utf8")` produce: a
- * surrogate pair becomes one 4-byte sequence, a lone surrogate becomes U+FFFD (EF BF BD).
+ * UTF-8 written out by hand, so that hashing and the kernel runtime (goja has no `TextEncoder`,
+ * `TextDecoder` or `Buffer`) need none of them. Encoding is byte-for-byte what `TextEncoder` and
+ * Node's `Buffer.from(s, "utf8")` produce: a surrogate pair becomes one 4-byte sequence, a lone
+ * surrogate becomes U+FFFD (EF BF BD); decoding is `TextDecoder`'s (WHATWG).
  */
 import { CoreHashError } from "./errors.js";
 
@@ -85,4 +86,76 @@ export function utf8Encode(s: string): Uint8Array {
   const out = new Uint8Array(utf8ByteLength(s));
   utf8EncodeInto(s, 0, s.length, out, 0);
   return out;
+}
+
+/** UTF-16 units gathered before they become a string (one `fromCharCode` call each). */
+const DECODE_CHUNK = 4096;
+
+/**
+ * The text of UTF-8 `bytes`, as `TextDecoder` decodes them (WHATWG: each maximal subpart of an
+ * invalid sequence becomes one U+FFFD). The text is joined once from chunks: appending piece by
+ * piece copies the whole string on every append in an engine without string ropes (goja).
+ */
+export function utf8Decode(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  let units: number[] = [];
+  const push = (cp: number): void => {
+    if (cp >= 0x10000) {
+      const v = cp - 0x10000;
+      units.push(0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));
+    } else {
+      units.push(cp);
+    }
+    if (units.length >= DECODE_CHUNK) {
+      parts.push(String.fromCharCode.apply(null, units));
+      units = [];
+    }
+  };
+  let cp = 0;
+  let needed = 0;
+  let seen = 0;
+  let lower = 0x80;
+  let upper = 0xbf;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    if (needed === 0) {
+      i++;
+      if (b <= 0x7f) push(b);
+      else if (b >= 0xc2 && b <= 0xdf) {
+        needed = 1;
+        cp = b & 0x1f;
+      } else if (b >= 0xe0 && b <= 0xef) {
+        if (b === 0xe0) lower = 0xa0;
+        if (b === 0xed) upper = 0x9f;
+        needed = 2;
+        cp = b & 0xf;
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        if (b === 0xf0) lower = 0x90;
+        if (b === 0xf4) upper = 0x8f;
+        needed = 3;
+        cp = b & 0x7;
+      } else push(0xfffd);
+      continue;
+    }
+    if (b < lower || b > upper) {
+      // the sequence ends here: one U+FFFD, and this byte starts afresh
+      cp = needed = seen = 0;
+      lower = 0x80;
+      upper = 0xbf;
+      push(0xfffd);
+      continue;
+    }
+    i++;
+    lower = 0x80;
+    upper = 0xbf;
+    cp = (cp << 6) | (b & 0x3f);
+    if (++seen === needed) {
+      push(cp);
+      cp = needed = seen = 0;
+    }
+  }
+  if (needed !== 0) push(0xfffd);
+  parts.push(String.fromCharCode.apply(null, units));
+  return parts.join("");
 }

@@ -1,33 +1,5 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeMultipart, makeBoundary } from "./multipart.js";
-import { decodeUtf8Portable, encodeUtf8Portable, utf8ByteLength } from "./utf8.js";
-
-describe("portable UTF-8", () => {
-  it("matches the platform codec on arbitrary strings, lone surrogates included", () => {
-    const enc = new TextEncoder();
-    const dec = new TextDecoder();
-    fc.assert(
-      fc.property(fc.string({ unit: "binary" }), (s) => {
-        const mine = encodeUtf8Portable(s);
-        expect(Array.from(mine)).toEqual(Array.from(enc.encode(s)));
-        expect(utf8ByteLength(s)).toBe(mine.length);
-        expect(decodeUtf8Portable(mine)).toBe(dec.decode(mine));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it("decodes invalid byte sequences like TextDecoder", () => {
-    const dec = new TextDecoder();
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
-        expect(decodeUtf8Portable(bytes)).toBe(dec.decode(bytes));
-      }),
-      { numRuns: 500 },
-    );
-  });
-});
 
 describe("multipart encoder", () => {
   it("produces a body the WHATWG form-data parser reads back exactly", async () => {

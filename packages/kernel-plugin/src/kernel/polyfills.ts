@@ -13,6 +13,8 @@
  * the runtime's ChaCha8 generator. Nothing here treats a random value as a secret proof: every
  * `requestState` and request ID is checked against a server-side record.
  */
+import { utf8Decode, utf8Encode } from "@sisyphus/core-hash";
+
 type Listener = (event: { type: string }) => void;
 
 const g = globalThis as Record<string, unknown>;
@@ -31,116 +33,7 @@ if (typeof g["queueMicrotask"] !== "function") {
 }
 
 // --- UTF-8 ---------------------------------------------------------------------------------------
-/** The code point at `i` (a lone surrogate is U+FFFD, as TextEncoder has it) and its UTF-16 length. */
-function codePointAt(text: string, i: number): [number, number] {
-  const c = text.charCodeAt(i);
-  if (c < 0xd800 || c > 0xdfff) return [c, 1];
-  if (c <= 0xdbff && i + 1 < text.length) {
-    const d = text.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return [0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00), 2];
-  }
-  return [0xfffd, 1];
-}
-
-/** UTF-8 bytes of a string (lone surrogates become U+FFFD, as TextEncoder does). */
-export function utf8Encode(text: string): Uint8Array {
-  let size = 0;
-  for (let i = 0; i < text.length; ) {
-    const [c, n] = codePointAt(text, i);
-    size += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    i += n;
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (let i = 0; i < text.length; ) {
-    const [c, n] = codePointAt(text, i);
-    i += n;
-    if (c < 0x80) out[at++] = c;
-    else if (c < 0x800) {
-      out[at++] = 0xc0 | (c >> 6);
-      out[at++] = 0x80 | (c & 63);
-    } else if (c < 0x10000) {
-      out[at++] = 0xe0 | (c >> 12);
-      out[at++] = 0x80 | ((c >> 6) & 63);
-      out[at++] = 0x80 | (c & 63);
-    } else {
-      out[at++] = 0xf0 | (c >> 18);
-      out[at++] = 0x80 | ((c >> 12) & 63);
-      out[at++] = 0x80 | ((c >> 6) & 63);
-      out[at++] = 0x80 | (c & 63);
-    }
-  }
-  return out;
-}
-
-/** UTF-16 units gathered before they are turned into a string (one `fromCharCode` call each). */
-const DECODE_CHUNK = 4096;
-
-/**
- * A string from UTF-8 bytes, as TextDecoder decodes them (WHATWG: each maximal subpart of an
- * invalid sequence becomes one U+FFFD). The text is built a chunk of units at a time: appending one character at a
- * time copies the whole string on every append in an engine without string ropes (goja).
- */
-export function utf8Decode(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  let units: number[] = [];
-  const push = (cp: number): void => {
-    if (cp >= 0x10000)
-      units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 1023));
-    else units.push(cp);
-    if (units.length >= DECODE_CHUNK) {
-      parts.push(String.fromCharCode.apply(null, units));
-      units = [];
-    }
-  };
-  let cp = 0;
-  let needed = 0;
-  let seen = 0;
-  let lower = 0x80;
-  let upper = 0xbf;
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i] as number;
-    if (needed === 0) {
-      i++;
-      if (b < 0x80) push(b);
-      else if (b >= 0xc2 && b <= 0xdf) {
-        needed = 1;
-        cp = b & 0x1f;
-      } else if (b >= 0xe0 && b <= 0xef) {
-        if (b === 0xe0) lower = 0xa0;
-        if (b === 0xed) upper = 0x9f;
-        needed = 2;
-        cp = b & 0xf;
-      } else if (b >= 0xf0 && b <= 0xf4) {
-        if (b === 0xf0) lower = 0x90;
-        if (b === 0xf4) upper = 0x8f;
-        needed = 3;
-        cp = b & 0x7;
-      } else push(0xfffd);
-      continue;
-    }
-    if (b < lower || b > upper) {
-      // the sequence ends here: one U+FFFD, and this byte starts afresh
-      cp = needed = seen = 0;
-      lower = 0x80;
-      upper = 0xbf;
-      push(0xfffd);
-      continue;
-    }
-    i++;
-    lower = 0x80;
-    upper = 0xbf;
-    cp = (cp << 6) | (b & 0x3f);
-    if (++seen === needed) {
-      push(cp);
-      cp = needed = seen = 0;
-    }
-  }
-  if (needed !== 0) push(0xfffd);
-  parts.push(String.fromCharCode.apply(null, units));
-  return parts.join("");
-}
-
+// core-hash's portable codec (WHATWG decoding, chunked joins for goja); `fatal` is not supported.
 if (typeof g["TextEncoder"] !== "function") {
   g["TextEncoder"] = class TextEncoder {
     readonly encoding = "utf-8";
