@@ -174,6 +174,7 @@ const INDEX_EXPORTS = [
   "sha256Hex",
   "stateHash",
   "utf8ByteLength",
+  "utf8Decode",
   "utf8Encode",
 ];
 
