@@ -192,6 +192,60 @@ export function cpuMsOf(pid: number | undefined): number {
   }
 }
 
+// ---- MCP and CPU profiles ----------------------------------------------------------------------
+
+/** A V8 CPU profile (`Profiler.stop`, `--cpu-prof`), as far as the benches read it. */
+export interface CpuProfile {
+  nodes: CpuProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+export interface CpuProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+
+/**
+ * POSTs a stateless (2026-07-28) `tools/list` to an MCP endpoint with `authorization`, as a
+ * client's first request; resolves with the number of tools, throws on anything else.
+ */
+export async function postToolsList(url: string, authorization: string): Promise<number> {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  const text = await r.text();
+  let body: { result?: { tools?: unknown[] } } = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: reported below with the status
+  }
+  if (!Array.isArray(body.result?.tools))
+    throw new Error(`tools/list at ${url} failed: HTTP ${r.status}: ${text.slice(0, 300)}`);
+  return body.result.tools.length;
+}
+
 // ---- spawned servers ----------------------------------------------------------------------------
 
 /** The arguments of `sisyphus-server` as an HTTP authority on a free port. */

@@ -24,7 +24,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { call, f2, machineLine, median, putPluginSettings, type Sc } from "../../../bench/kit.js";
+import {
+  type CpuProfile,
+  type CpuProfileNode,
+  call,
+  f2,
+  machineLine,
+  median,
+  putPluginSettings,
+  type Sc,
+} from "../../../bench/kit.js";
 import { buildPlugin } from "./variant.js";
 
 const QUICK = process.argv.includes("--quick");
@@ -38,17 +47,6 @@ const FOCUS = flag("--focus") ?? "";
 const CALLERS = flag("--callers");
 const INTERVAL_US = Number(flag("--interval") ?? 100);
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-}
 /** One profiler sample: when (µs, hrtime clock), for how long, whose, and its kernel.js stack. */
 interface Sample {
   t: number;
@@ -64,11 +62,11 @@ const trimPath = (s: string) => s.replace(/^.*\/(packages|node_modules)\//, "");
 const sorted = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]);
 const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
 
-function samplesOf(profile: Profile, map: SourceMap): Sample[] {
+function samplesOf(profile: CpuProfile, map: SourceMap): Sample[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const kernelFrame = (n: ProfileNode): string | undefined => {
+  const kernelFrame = (n: CpuProfileNode): string | undefined => {
     const { url, lineNumber, columnNumber, functionName } = n.callFrame;
     if (!url.endsWith(`${PLUGIN}/kernel.js`)) return undefined;
     const e = map.findEntry(lineNumber, columnNumber) as {
@@ -83,7 +81,7 @@ function samplesOf(profile: Profile, map: SourceMap): Sample[] {
     if (known !== undefined) return known;
     const up = parent.get(id);
     const above = up === undefined ? [] : chainOf(up);
-    const mine = kernelFrame(byId.get(id) as ProfileNode);
+    const mine = kernelFrame(byId.get(id) as CpuProfileNode);
     const chain = mine === undefined || above[0] === mine ? above : [mine, ...above];
     chains.set(id, chain);
     return chain;
@@ -91,7 +89,7 @@ function samplesOf(profile: Profile, map: SourceMap): Sample[] {
   let t = profile.startTime;
   return profile.samples.map((id, i) => {
     t += profile.timeDeltas[i] ?? 0;
-    const { functionName, url } = (byId.get(id) as ProfileNode).callFrame;
+    const { functionName, url } = (byId.get(id) as CpuProfileNode).callFrame;
     const chain = chainOf(id);
     const owner =
       functionName === "(idle)"
@@ -171,7 +169,7 @@ try {
   await session.post("Profiler.setSamplingInterval", { interval: INTERVAL_US });
   await session.post("Profiler.start");
   for (let i = 0; i < ROUNDS; i++) await round(i);
-  const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
+  const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: CpuProfile };
   await client.close();
   const samples = samplesOf(profile, map);
 

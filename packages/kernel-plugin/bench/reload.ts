@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { machineLine, median, putPluginSettings } from "../../../bench/kit.js";
+import { machineLine, median, postToolsList, putPluginSettings } from "../../../bench/kit.js";
 
 const QUICK = process.argv.includes("--quick");
 const ROUNDS = QUICK ? 7 : 21;
@@ -27,48 +27,12 @@ siyuan.server.private.http.handler = async () => ({
 });
 `;
 
-/** A 2026-07-28 `tools/list` POST to a plugin's private route; resolves with the tool count. */
-async function toolsList(sb: Sandbox, plugin: string): Promise<number> {
-  const r = await fetch(`${sb.url}/plugin/private/${plugin}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Token ${sb.token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/list",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-  const text = await r.text();
-  let body: { result?: { tools?: unknown[] } } = {};
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new Error(
-      `${plugin}: HTTP ${r.status}, ${r.headers.get("content-type")}: ${text.slice(0, 300)}`,
-    );
-  }
-  if (!Array.isArray(body.result?.tools)) throw new Error(`${plugin}: ${JSON.stringify(body)}`);
-  return body.result.tools.length;
-}
-
 /** One reload of `plugin` until its first `tools/list` answer: wall and CPU ms. */
 async function reloadToFirstList(sb: Sandbox, plugin: string) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await sb.plugins.reload(plugin);
-  const tools = await toolsList(sb, plugin);
+  const tools = await postToolsList(`${sb.url}/plugin/private/${plugin}/mcp`, `Token ${sb.token}`);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   return { wall, cpu: (cpu.user + cpu.system) / 1000, tools };

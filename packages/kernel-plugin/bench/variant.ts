@@ -1,5 +1,5 @@
 /**
- * Before/after builds of the plugin for the benches: `kernel.js` bundled with scripts/build.mjs's
+ * Before/after builds of the plugin for the benches: `kernel.js` bundled with scripts/kernel-bundle.mjs's
  * esbuild options (plus a source map) into a copy of `dist/plugin/` (its other files). With
  * `committed`, this package's `src/` files are taken as `git show HEAD:` has them (other packages
  * from the working tree), so one tree gives both sides of a change to the plugin's own code.
@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { kernelBundleOptions } from "../scripts/kernel-bundle.mjs";
 
 const PKG = resolve(import.meta.dirname, "..");
 
@@ -36,29 +37,14 @@ export async function buildPlugin(
   mkdirSync(dir, { recursive: true });
   cpSync(join(PKG, "dist", "plugin"), dir, { recursive: true });
   await build({
-    entryPoints: [join(PKG, "src", "kernel", "main.ts")],
-    outfile: join(dir, "kernel.js"),
-    bundle: true,
-    format: "iife",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "source", "import", "default"],
-    mainFields: ["module", "main"],
-    supported: {
-      "async-generator": false,
-      "for-await": false,
-      "regexp-match-indices": false,
-      "regexp-set-notation": false,
-      "regexp-unicode-property-escapes": false,
-      "regexp-named-capture-groups": false,
-    },
-    legalComments: "none",
+    ...kernelBundleOptions(PKG, join(dir, "kernel.js")),
     // one line per statement when line ticks are wanted (the map is per line then)
     minifyWhitespace: opts.lines !== true,
     sourcemap: "external",
     logLevel: "warning",
     plugins: opts.committed === true ? [fromHead] : [],
   });
+
   const map = new SourceMap(JSON.parse(readFileSync(join(dir, "kernel.js.map"), "utf8")));
   rmSync(join(dir, "kernel.js.map"));
   return map;

@@ -27,6 +27,7 @@ import { join, relative, resolve } from "node:path";
 import { deflateSync } from "node:zlib";
 import { checkLanguageLevel, writeZip } from "@sisyphus/siyuan-sandbox";
 import { build } from "esbuild";
+import { kernelBundleOptions } from "./kernel-bundle.mjs";
 
 const pkg = resolve(import.meta.dirname, "..");
 // Built in a staging folder and moved into `dist/` file by file (each a rename), so tests reading
@@ -38,24 +39,7 @@ rmSync(staging, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const result = await build({
-  entryPoints: [join(pkg, "src", "kernel", "main.ts")],
-  outfile: join(out, "kernel.js"),
-  bundle: true,
-  format: "iife",
-  platform: "neutral",
-  target: "es2022",
-  // The SDK's Cloudflare-Workers build (no Node APIs), our packages from their TypeScript sources.
-  conditions: ["workerd", "source", "import", "default"],
-  mainFields: ["module", "main"],
-  supported: {
-    "async-generator": false,
-    "for-await": false,
-    "regexp-match-indices": false,
-    "regexp-set-notation": false,
-    "regexp-unicode-property-escapes": false,
-    "regexp-named-capture-groups": false,
-  },
-  legalComments: "none",
+  ...kernelBundleOptions(pkg, join(out, "kernel.js")),
   minifyWhitespace: true,
   metafile: true,
   logLevel: "warning",

@@ -28,6 +28,8 @@ import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { Pool } from "undici";
 import {
   apiPaths,
+  type CpuProfile,
+  type CpuProfileNode,
   call,
   cpuMsOf,
   directUpdate,
@@ -333,17 +335,6 @@ function printDecomposition(d: Decomposition): void {
 
 // ---- CPU attribution -------------------------------------------------------------------------
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
 const CATEGORIES: Array<[string, RegExp]> = [
   ["hashing (core-hash)", /core-hash/],
   ["zod validation", /^zod\//],
@@ -365,13 +356,13 @@ const NO_CALLER = "Node event loop: sockets, HTTP parser, timers (no bundle fram
  * builtin or Node internal (JSON.parse, web streams, crypto) counts for the code that called it.
  * Also the ten bundle functions with the most such time.
  */
-function attribute(profile: Profile, bundle: string) {
+function attribute(profile: CpuProfile, bundle: string) {
   const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, "utf8")));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   /** Source file and function of a bundle/package frame, or undefined for builtins and internals. */
-  const ownerOf = (n: ProfileNode): { src: string; fn: string } | undefined => {
+  const ownerOf = (n: CpuProfileNode): { src: string; fn: string } | undefined => {
     const { url, lineNumber, columnNumber, functionName } = n.callFrame;
     if (url.endsWith("server.cjs")) {
       const e = map.findEntry(lineNumber, columnNumber) as {
@@ -391,7 +382,7 @@ function attribute(profile: Profile, bundle: string) {
   const owner = new Map<number, { src: string; fn: string } | null>();
   const ownerUp = (id: number): { src: string; fn: string } | null => {
     if (owner.has(id)) return owner.get(id) as { src: string; fn: string } | null;
-    const mine = ownerOf(byId.get(id) as ProfileNode);
+    const mine = ownerOf(byId.get(id) as CpuProfileNode);
     const up = parent.get(id);
     const o = mine ?? (up === undefined ? null : ownerUp(up));
     owner.set(id, o);
@@ -402,7 +393,7 @@ function attribute(profile: Profile, bundle: string) {
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   profile.samples.forEach((id, i) => {
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
-    const fn = (byId.get(id) as ProfileNode).callFrame.functionName;
+    const fn = (byId.get(id) as CpuProfileNode).callFrame.functionName;
     const o = ownerUp(id);
     if (fn === "(idle)") add(byCategory, "idle", ms);
     else if (fn === "(garbage collector)") add(byCategory, "garbage collection", ms);
@@ -423,7 +414,7 @@ async function profiled(s: Server, run: () => Promise<void>) {
   await run();
   const wall = now() - t0;
   await dumpTap(s); // stops it and writes <tap>.cpuprofile
-  const profile = JSON.parse(readFileSync(`${s.tapFile}.cpuprofile`, "utf8")) as Profile;
+  const profile = JSON.parse(readFileSync(`${s.tapFile}.cpuprofile`, "utf8")) as CpuProfile;
   return { wall, ...attribute(profile, resolve(BIN, "..", "server.cjs")) };
 }
 

@@ -24,6 +24,7 @@ import {
   httpServerArgs,
   listeningUrl,
   median,
+  postToolsList,
   stopChild as stop,
 } from "../../../bench/kit.js";
 import { firstContact } from "../scripts/first-contact.mjs";
@@ -85,30 +86,7 @@ async function coldStart(
     stdio: ["ignore", "ignore", "pipe"],
   });
   const url = await listeningUrl(child);
-  const r = await fetch(url, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/list",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-  const body = (await r.json()) as { result?: { tools?: unknown[] } };
-  if (!Array.isArray(body.result?.tools))
-    throw new Error(`tools/list failed: ${JSON.stringify(body)}`);
+  await postToolsList(url, `Bearer ${TOKEN}`);
   const ms = performance.now() - t0;
   return { ms, cpuMs: cpuMsOf(child.pid), child };
 }
