@@ -89,6 +89,9 @@ const BIN =
 /** Where the bundle's source map was made: its relative sources resolve from there. */
 const MAP_BASE = COPIED ? join(PKG, "dist") : dirname(BIN);
 
+/** Servers started and not yet exited: killed at the end even when a section throws. */
+const running = new Set<ChildProcess>();
+
 /** Starts the executable with the tap preloaded; `profile` makes the tap profile between dumps. */
 async function startServer(sb: Sandbox, profile = false): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), "sis-cost-"));
@@ -107,6 +110,8 @@ async function startServer(sb: Sandbox, profile = false): Promise<Server> {
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   return { url: await listeningUrl(child), child, tapFile };
 }
 
@@ -591,6 +596,7 @@ try {
   await stopServer(s);
   if (run("cpu")) await cpuAttribution(sb, QUICK ? 30 : 60);
 } finally {
+  for (const child of running) child.kill("SIGKILL");
   await sb.stop();
   if (binArg < 0) rmSync(dirname(BIN), { recursive: true, force: true });
 }
