@@ -257,7 +257,8 @@ function largeState(): Record<string, unknown> {
     kramdown: `${"x".repeat(16383)}😀${text(40_000)}`,
     dom: `<div>${text(50_000)}</div>`,
     children,
-    numbers: Array.from({ length: 5000 }, (_, i) => (i * 1.5e-3) ** 3),
+    // products, not `**`: V8's exponentiation differs in the last bit between Node versions
+    numbers: Array.from({ length: 5000 }, (_, i) => i * 1.5e-3 * (i * 1.5e-3) * (i * 1.5e-3)),
   };
 }
 
@@ -266,7 +267,7 @@ describe("canonicalJson reads each property once and writes large text in chunks
     const text = canonicalJson(largeState());
     expect(text).toBe(referenceJson(largeState()));
     // The digest of the text the module wrote before it read each property once and hashed in chunks.
-    const before = "a6d2891177ed2903f7433ecdd21b145b32e888196f4cf34f1e5e9da6afda290c";
+    const before = "0cabc7f292adcbc6a460d124239c4912b0e6e871bfdb0beb22bd6b8c876f7102";
     expect(createHash("sha256").update(text).digest("hex")).toBe(before);
     expect(stateHash(largeState())).toBe(`sha256:v1:${before}`);
     const chunks = chunksOf(largeState());
