@@ -216,7 +216,36 @@ interface Seen {
   /** Awaited fsync time not hidden behind a kernel call. */
   fsyncExposed: number;
   fsyncs: number;
+  /** The server's window in order: kernel and fsync blocks (overlaps merged) and the gaps between. */
+  timeline: Array<{ label: string; ms: number }>;
 }
+
+/**
+ * The server's handling of one call, in order: from the request's arrival, each stretch where a
+ * kernel call or an awaited fsync was in flight (overlapping ones merged; labelled by what was in
+ * it) and each gap of server time between them, to the answer.
+ */
+function timelineOf(mcp: TapRecord | undefined, busy: TapRecord[]): Seen["timeline"] {
+  if (mcp === undefined) return [];
+  const blocks: Array<{ start: number; end: number; kinds: Set<string> }> = [];
+  for (const r of [...busy].sort((a, b) => a.start - b.start)) {
+    const last = blocks.at(-1);
+    if (last && r.start <= last.end) {
+      last.end = Math.max(last.end, r.end);
+      last.kinds.add(r.kind);
+    } else blocks.push({ start: r.start, end: r.end, kinds: new Set([r.kind]) });
+  }
+  const out: Seen["timeline"] = [];
+  let at = mcp.start;
+  for (const b of blocks) {
+    out.push({ label: "server", ms: Math.max(0, b.start - at) });
+    out.push({ label: [...b.kinds].sort().join("+"), ms: b.end - b.start });
+    at = b.end;
+  }
+  out.push({ label: "server", ms: Math.max(0, mcp.end - at) });
+  return out;
+}
+
 function seenIn(call: Interval, tap: TapRecord[]): Seen {
   // by start: a server's "finish" event may run after the client already has the answer
   const inside = (r: TapRecord) => r.start >= call.start && r.start <= call.end;
@@ -232,7 +261,19 @@ function seenIn(call: Interval, tap: TapRecord[]): Seen {
     fsync: unionMs(fsync, call),
     fsyncExposed: unionMs([...fsync, ...kernel], call) - unionMs(kernel, call),
     fsyncs: fsync.length,
+    timeline: timelineOf(mcp[0], [...kernel, ...fsync]),
   };
+}
+
+/** Median of each step of the calls' timelines (calls whose steps differ in number are left out). */
+function medianTimeline(xs: Seen[]): string {
+  const n = median(xs.map((x) => x.timeline.length));
+  const same = xs.filter((x) => x.timeline.length === n);
+  const steps = Array.from({ length: n }, (_, i) => {
+    const label = same[0]?.timeline[i]?.label ?? "?";
+    return `${label} ${f2(median(same.map((x) => x.timeline[i]?.ms ?? 0)))}`;
+  });
+  return `${steps.join(" → ")} (${same.length} of ${xs.length} calls)`;
 }
 const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
 
@@ -306,6 +347,12 @@ function printDecomposition(d: Decomposition): void {
   row("trivial read (system.version)", d.read);
   row("strict block.update preflight", d.pre);
   row("strict block.update commit", d.commit);
+  console.log(
+    "server timeline, request in → answer out (median ms per step; kernel = kernel calls in flight, fsync = an awaited fsync):",
+  );
+  console.log(`- trivial read: ${medianTimeline(d.read)}`);
+  console.log(`- preflight: ${medianTimeline(d.pre)}`);
+  console.log(`- commit: ${medianTimeline(d.commit)}`);
   const rt = med(d.read, "client") - med(d.read, "kernel");
   const floor = med(d.pre, "kernel") + med(d.commit, "kernel") + 2 * rt;
   const observed = med(d.pre, "client") + med(d.commit, "client");

@@ -51,15 +51,17 @@ fs.promises.open(__filename, "r").then((h) => {
   timeMethod(proto, "sync", "fsync");
   return h.close();
 });
-const fsyncSync = fs.fsyncSync;
-fs.fsyncSync = (fd) => {
-  const start = now();
-  try {
-    return fsyncSync(fd);
-  } finally {
-    records.push({ kind: "fsync", start, end: now() });
-  }
-};
+for (const name of ["fsyncSync", "fdatasyncSync"]) {
+  const inner = fs[name];
+  fs[name] = (fd) => {
+    const start = now();
+    try {
+      return inner(fd);
+    } finally {
+      records.push({ kind: "fsync", start, end: now() });
+    }
+  };
+}
 
 let session;
 let profiling = false;

@@ -3,7 +3,15 @@
  * what one sync covers, what a failed sync does to its group, and what an append made while a
  * sync runs waits for.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -239,5 +247,29 @@ describe("AppendLog.openEach", () => {
     }).catch((e: unknown) => e);
     expect((err as Error).message).toBe("bad line b");
     expect(readFileSync(file, "utf8")).toBe("a\nb\nc");
+  });
+
+  it("a write the file refuses fails the append with store_io, and nothing of it is acknowledged", async () => {
+    const file = join(dir(), "log");
+    const { log } = await AppendLog.open(file, {});
+    await log.append(["kept"]);
+    // Close the log's descriptor under it (found through /proc), so the next write fails with EBADF.
+    const fd = readdirSync("/proc/self/fd")
+      .map(Number)
+      .find((n) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${n}`) === file;
+        } catch {
+          return false;
+        }
+      });
+    expect(fd).toBeDefined();
+    closeSync(fd as number);
+    const durable: string[] = [];
+    const err = await log.append(["lost"], () => durable.push("lost")).catch((e: unknown) => e);
+    expect(isNodeServerError(err) && err.code === "store_io").toBe(true);
+    expect((err as Error).message).toBe("Cannot write log");
+    expect(durable).toEqual([]);
+    expect(readFileSync(file, "utf8")).toBe("kept\n");
   });
 });
