@@ -184,8 +184,18 @@ export async function run(
   }
 }
 
-// The executable: run, then exit with the code once output is flushed (a timer that does not keep
-// the process alive ends it if a leftover connection would).
+/** Resolves once everything written to `stream` so far has been handed to the system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write("", () => resolve());
+  });
+}
+
+// The executable: run, then exit with the code as soon as stdout and stderr are flushed. Waiting
+// for the event loop to empty instead cost every call about 40 ms (the kernel connection of the
+// settings read idles until its keep-alive ends); a flush that never completes (a reader that
+// stopped reading) ends after 2 s, as before.
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith("/dist/cli.js");
 if (isMain) {
   // A reader that stops early (`sisyphus list | head`) is not an error.
@@ -199,8 +209,10 @@ if (isMain) {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-  }).then((code) => {
+  }).then(async (code) => {
     process.exitCode = code;
     setTimeout(() => process.exit(code), 2_000).unref();
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit(code);
   });
 }

@@ -187,6 +187,8 @@ async function callOnce(
   const taskId = authority.kind === "kernel" ? randomUUID() : undefined;
   let interrupts = 0;
   let giveUp: (() => void) | undefined;
+  /** Printing what `/tasks` answered to a Ctrl-C's cancel. */
+  let notice: Promise<void> | undefined;
   const stopped = new Promise<never>((_, reject) => {
     giveUp = () =>
       reject(
@@ -209,7 +211,7 @@ async function callOnce(
       return;
     }
     transfers.abort();
-    void authority.link.task(taskId, "cancel").then((answer) => {
+    notice = authority.link.task(taskId, "cancel").then((answer) => {
       err(io, paint(io, "yellow", cancelAnswerText(answer)));
     });
   };
@@ -232,5 +234,8 @@ async function callOnce(
     return taskId === undefined ? result : { ...result, taskId };
   } finally {
     process.off("SIGINT", onInterrupt);
+    // The cancel's answer comes before the call's own (the program exits once the call is
+    // answered); a second Ctrl-C, which stopped waiting, does not wait for it either.
+    if (notice !== undefined) await Promise.race([notice, stopped.catch(() => undefined)]);
   }
 }
