@@ -11,8 +11,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
 
 const RUNS = 15;
@@ -82,7 +82,8 @@ try {
   console.log(`CPU: ${cpus()[0]?.model ?? "unknown"} × ${cpus().length}`);
   await measure(process.execPath, `Node ${process.version}`);
   const n24 = node24();
-  if (n24 === undefined) console.log("Node 24: not installed (pnpm install puts it in packages/node24)");
+  if (n24 === undefined)
+    console.log("Node 24: not installed (pnpm install puts it in packages/node24)");
   else await measure(n24, "Node 24");
 } finally {
   try {

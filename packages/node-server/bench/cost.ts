@@ -275,7 +275,7 @@ function medianTimeline(xs: Seen[]): string {
   });
   return `${steps.join(" → ")} (${same.length} of ${xs.length} calls)`;
 }
-const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
+const med = (xs: Seen[], k: Exclude<keyof Seen, "timeline">) => median(xs.map((x) => x[k]));
 
 interface Decomposition {
   pre: Seen[];
