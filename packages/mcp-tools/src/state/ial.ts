@@ -19,12 +19,18 @@ const ENTITIES: Record<string, string> = {
 };
 
 function unescapeValue(v: string): string {
+  // Most values hold neither an entity nor an escaped newline: nothing to replace.
+  if (v.indexOf("&") < 0 && v.indexOf("_esc_newline_") < 0) return v;
   return v
     .replace(/&(amp|lt|gt|quot|apos|#39);/g, (_m, e: string) => ENTITIES[e] ?? _m)
     .replaceAll("_esc_newline_", "\n");
 }
 
+/** A character `escapeValue` rewrites. */
+const NEEDS_ESCAPE = /[&<>"\n]/;
+
 function escapeValue(v: string): string {
+  if (!NEEDS_ESCAPE.test(v)) return v;
   return v
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
@@ -54,7 +60,7 @@ export function renderIalLine(attrs: Readonly<Record<string, string>>): string {
  * kramdown with the block's IAL line (for a document, the document's IAL).
  */
 export function splitOwnIal(kramdown: string): { body: string; attrs: Record<string, string> } {
-  const trimmed = kramdown.replace(/\s+$/, "");
+  const trimmed = kramdown.trimEnd(); // the same characters as /\s+$/
   const cut = trimmed.lastIndexOf("\n");
   const last = cut < 0 ? trimmed : trimmed.slice(cut + 1);
   const attrs = parseIalLine(last);

@@ -34,9 +34,14 @@ function plain(b: FormBlock, dropAttrs: boolean): Plain {
   return out;
 }
 
+/** The text of an empty paragraph's plain form. */
+const EMPTY_PARAGRAPH = JSON.stringify({ type: "p" });
+
 /** The kernel fills an empty container with one empty paragraph; that counts as empty. */
 function isOnlyEmptyParagraph(blocks: readonly Plain[]): boolean {
-  return blocks.length === 1 && JSON.stringify(blocks[0]) === JSON.stringify({ type: "p" });
+  // Only a paragraph's text can be the empty paragraph's: other blocks need no stringify.
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  return only?.["type"] === "p" && JSON.stringify(only) === EMPTY_PARAGRAPH;
 }
 
 /** The blocks a request stands for when it replaces a list item. */

@@ -93,6 +93,38 @@ function findClose(s: string, delim: string, from: number): number {
   return -1;
 }
 
+/** Delimiter runs of the double-character marks, in the order they are tried. */
+const DOUBLE_MARKS = [
+  ["**", "strong"],
+  ["__", "strong"],
+  ["~~", "s"],
+  ["==", "mark"],
+] as const;
+
+/**
+ * True for a character at which some inline construct may start (an escape, code, a reference, a
+ * link or image, an HTML mark or `<br>`, math, a tag, a delimiter run); any other is plain text.
+ */
+function mayStartInline(c: number): boolean {
+  switch (c) {
+    case 0x5c: // \
+    case 0x60: // `
+    case 0x28: // (
+    case 0x21: // !
+    case 0x5b: // [
+    case 0x3c: // <
+    case 0x24: // $
+    case 0x23: // #
+    case 0x2a: // *
+    case 0x5f: // _
+    case 0x7e: // ~
+    case 0x3d: // =
+      return true;
+    default:
+      return false;
+  }
+}
+
 function parseInlineInto(s: string, marks: readonly string[], out: MutableRun[]): void {
   let buf = "";
   const flush = () => {
@@ -105,6 +137,14 @@ function parseInlineInto(s: string, marks: readonly string[], out: MutableRun[])
   };
   let i = 0;
   while (i < s.length) {
+    if (!mayStartInline(s.charCodeAt(i))) {
+      // A run of plain text: no construct starts at any of its characters.
+      let j = i + 1;
+      while (j < s.length && !mayStartInline(s.charCodeAt(j))) j++;
+      buf += s.slice(i, j);
+      i = j;
+      continue;
+    }
     const c = s[i] as string;
     const rest = s.slice(i);
     if (c === "\\" && i + 1 < s.length && ASCII_PUNCT.test(s[i + 1] as string)) {
@@ -195,12 +235,7 @@ function parseInlineInto(s: string, marks: readonly string[], out: MutableRun[])
       }
     }
     let matched = false;
-    for (const [delim, mark] of [
-      ["**", "strong"],
-      ["__", "strong"],
-      ["~~", "s"],
-      ["==", "mark"],
-    ] as const) {
+    for (const [delim, mark] of DOUBLE_MARKS) {
       if (rest.startsWith(delim) && canOpen(s, i, delim)) {
         const close = findClose(s, delim, i + 2);
         if (close > i + 2) {
@@ -253,8 +288,8 @@ function parseLink(s: string, i: number): { text: string; href: string; end: num
 export function finishRuns(runs: readonly MutableRun[]): InlineRun[] {
   const out: MutableRun[] = [];
   for (const r of runs) {
-    const text = r.text.replace(/\u200b/g, "");
-    const marks = [...new Set(r.marks)].sort();
+    const text = r.text.indexOf("\u200b") < 0 ? r.text : r.text.replace(/\u200b/g, "");
+    const marks = r.marks.length === 0 ? [] : [...new Set(r.marks)].sort();
     const last = out.at(-1);
     if (
       last &&
@@ -281,10 +316,15 @@ export function finishRuns(runs: readonly MutableRun[]): InlineRun[] {
 /** The inline form of a paragraph's or heading's Markdown, and its span IALs. */
 export function inlineOfMarkdown(md: string): { inline: InlineRun[]; spans: string[] } {
   const spans: string[] = [];
-  const text = normalizeText(md).replace(SPAN_IAL, (m) => {
-    spans.push(normalizeKramdown(m));
-    return "";
-  });
+  const normalized = normalizeText(md);
+  // A span IAL starts with `{:`: text without one has nothing to take out.
+  const text =
+    normalized.indexOf("{:") < 0
+      ? normalized
+      : normalized.replace(SPAN_IAL, (m) => {
+          spans.push(normalizeKramdown(m));
+          return "";
+        });
   const runs: MutableRun[] = [];
   parseInlineInto(text, [], runs);
   return { inline: finishRuns(runs), spans };

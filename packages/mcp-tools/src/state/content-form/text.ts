@@ -24,6 +24,8 @@ export function decodeEntities(s: string): string {
 
 /** Text as compared: no zero-width spaces, each line trimmed, no blank edges. */
 export function normalizeText(s: string): string {
+  // One line without zero-width spaces or carriage returns: the steps below come to a trim.
+  if (s.indexOf("\n") < 0 && s.indexOf("\r") < 0 && s.indexOf("\u200b") < 0) return s.trim();
   return s
     .replace(/\u200b/g, "")
     .replace(/\r\n?/g, "\n")
