@@ -31,24 +31,36 @@ export const machineLine = (quick: boolean) =>
 
 export type Interval = { start: number; end: number };
 
+/**
+ * The union of intervals as its disjoint stretches, in order, each with the intervals it merged;
+ * clipped to `within`, empty intervals left out.
+ */
+export function mergeIntervals<T extends Interval>(
+  xs: readonly T[],
+  within?: Interval,
+): Array<Interval & { members: T[] }> {
+  const clipped = xs
+    .map((x) => ({
+      x,
+      start: within ? Math.max(x.start, within.start) : x.start,
+      end: within ? Math.min(x.end, within.end) : x.end,
+    }))
+    .filter((c) => c.end > c.start)
+    .sort((a, b) => a.start - b.start);
+  const out: Array<Interval & { members: T[] }> = [];
+  for (const c of clipped) {
+    const cur = out.at(-1);
+    if (cur && c.start <= cur.end) {
+      cur.end = Math.max(cur.end, c.end);
+      cur.members.push(c.x);
+    } else out.push({ start: c.start, end: c.end, members: [c.x] });
+  }
+  return out;
+}
+
 /** Total length of the union of intervals, clipped to `within`. */
 export function unionMs(xs: readonly Interval[], within?: Interval): number {
-  const clipped = xs
-    .map((x) =>
-      within ? { start: Math.max(x.start, within.start), end: Math.min(x.end, within.end) } : x,
-    )
-    .filter((x) => x.end > x.start)
-    .sort((a, b) => a.start - b.start);
-  let total = 0;
-  let cur: Interval | undefined;
-  for (const x of clipped) {
-    if (cur && x.start <= cur.end) cur.end = Math.max(cur.end, x.end);
-    else {
-      if (cur) total += cur.end - cur.start;
-      cur = { ...x };
-    }
-  }
-  return total + (cur ? cur.end - cur.start : 0);
+  return mergeIntervals(xs, within).reduce((total, m) => total + (m.end - m.start), 0);
 }
 
 /** Sequential round trips: groups of overlapping intervals, one after another. */

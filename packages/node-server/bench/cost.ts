@@ -41,6 +41,7 @@ import {
   listeningUrl,
   machineLine,
   median,
+  mergeIntervals,
   now,
   printLatency,
   stopChild,
@@ -227,19 +228,14 @@ interface Seen {
  */
 function timelineOf(mcp: TapRecord | undefined, busy: TapRecord[]): Seen["timeline"] {
   if (mcp === undefined) return [];
-  const blocks: Array<{ start: number; end: number; kinds: Set<string> }> = [];
-  for (const r of [...busy].sort((a, b) => a.start - b.start)) {
-    const last = blocks.at(-1);
-    if (last && r.start <= last.end) {
-      last.end = Math.max(last.end, r.end);
-      last.kinds.add(r.kind);
-    } else blocks.push({ start: r.start, end: r.end, kinds: new Set([r.kind]) });
-  }
   const out: Seen["timeline"] = [];
   let at = mcp.start;
-  for (const b of blocks) {
+  for (const b of mergeIntervals(busy)) {
     out.push({ label: "server", ms: Math.max(0, b.start - at) });
-    out.push({ label: [...b.kinds].sort().join("+"), ms: b.end - b.start });
+    out.push({
+      label: [...new Set(b.members.map((r) => r.kind))].sort().join("+"),
+      ms: b.end - b.start,
+    });
     at = b.end;
   }
   out.push({ label: "server", ms: Math.max(0, mcp.end - at) });

@@ -248,7 +248,9 @@ describe("AppendLog.openEach", () => {
     expect((err as Error).message).toBe("bad line b");
     expect(readFileSync(file, "utf8")).toBe("a\nb\nc");
   });
+});
 
+describe("AppendLog.append", () => {
   it("a write the file refuses fails the append with store_io, and nothing of it is acknowledged", async () => {
     const file = join(dir(), "log");
     const { log } = await AppendLog.open(file, {});
