@@ -9,7 +9,8 @@
  *
  * Prints a Markdown table that `bench/README.md` quotes as is, with the CPU model and Node version
  * on every row, and writes docs/perf/hash.svg. `--sha-only` prints just the SHA-256 throughput row
- * as JSON: the parent runs itself that way on Node 24 (packages/node24) for the side-by-side row.
+ * as JSON: the parent runs itself that way in fresh child processes for every SHA-256 row (this
+ * Node, this Node with OpenSSL's SHA instructions masked, and Node 24 from packages/node24).
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -298,6 +299,14 @@ function processesNote(m: ShaMeasured): string {
   return `fastest of ${m.ratios.length} processes (ratios ${m.ratios.map((r) => r.toFixed(2)).join(", ")}); hypervisor steal during its rounds ${steal === null ? "unknown" : `${steal.toFixed(1)} %`}`;
 }
 
+/** The same measurement with Node 24, or why there is none. */
+function measureShaOnNode24(): ShaMeasured | string {
+  if (process.version.startsWith("v24.")) return "this process is Node 24";
+  const exe = node24();
+  if (exe === undefined) return "Node 24 not installed (pnpm install puts it in packages/node24)";
+  return measureShaProcesses(exe, {});
+}
+
 /**
  * What code without the CPU's SHA instructions reaches: OpenSSL's own hand-written x86-64 assembly
  * with those instructions masked out through `OPENSSL_ia32cap` (OpenSSL then takes the path it takes
@@ -380,13 +389,7 @@ function benchPortableSha256(): void {
   shaRuns.push(here.best);
   shaRow(here);
   benchShaWithoutShaInstructions(here.best);
-  const exe = process.version.startsWith("v24.") ? undefined : node24();
-  const other =
-    exe === undefined
-      ? process.version.startsWith("v24.")
-        ? "this process is Node 24"
-        : "Node 24 not installed (pnpm install puts it in packages/node24)"
-      : measureShaProcesses(exe, {});
+  const other = measureShaOnNode24();
   if (typeof other === "string") {
     rows.push(["portable SHA-256 on Node 24", "not measured", other, "", WHERE]);
     return;
