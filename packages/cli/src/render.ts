@@ -28,6 +28,18 @@ function scalarText(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/**
+ * A field's value as a person reads it: a `…At` field holding epoch milliseconds (lease and request
+ * expiries, ledger times, database cell times) as an ISO 8601 UTC time to the second; everything
+ * else as {@link scalarText}. Only the terminal text: `--json` keeps the number.
+ */
+function fieldText(key: string, v: unknown): string {
+  if (key.endsWith("At") && Number.isInteger(v) && (v as number) >= 1e12 && (v as number) < 1e14) {
+    return new Date(v as number).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+  return scalarText(v);
+}
+
 /** Indented `key: value` lines of a JSON value. */
 export function humanLines(value: unknown, indent = ""): string[] {
   if (value === null || typeof value !== "object") return [`${indent}${scalarText(value)}`];
@@ -35,7 +47,7 @@ export function humanLines(value: unknown, indent = ""): string[] {
     const keys = [...new Set(value.flatMap((r) => Object.keys(r)))];
     return table([
       keys,
-      ...value.map((r) => keys.map((k) => (r[k] === undefined ? "" : scalarText(r[k])))),
+      ...value.map((r) => keys.map((k) => (r[k] === undefined ? "" : fieldText(k, r[k])))),
     ]).map((l) => `${indent}${l}`);
   }
   if (Array.isArray(value)) {
@@ -49,7 +61,7 @@ export function humanLines(value: unknown, indent = ""): string[] {
     if (v !== null && typeof v === "object" && Object.keys(v).length > 0) {
       lines.push(`${indent}${k}:`, ...humanLines(v, `${indent}  `));
     } else {
-      lines.push(`${indent}${k}: ${scalarText(v)}`);
+      lines.push(`${indent}${k}: ${fieldText(k, v)}`);
     }
   }
   return lines;

@@ -44,7 +44,7 @@ describe("in a terminal", () => {
     await waitFor(() => sb.control.kramdown(id) === null, { what: "the block to be gone" });
   });
 
-  it("colours only on a terminal, and not with NO_COLOR", async () => {
+  it("colours only on a terminal, not with NO_COLOR, and shows expiries as UTC times", async () => {
     const s = scene(sb);
     const args = [
       "block",
@@ -58,6 +58,13 @@ describe("in a terminal", () => {
     const tty = await inTerminal(s, args);
     expect(tty.code, tty.screen).toBe(0);
     expect(tty.screen).toContain(`${esc}1mNext:`);
+    // Expiries as a person reads them; --json keeps the epoch milliseconds the authority sent.
+    expect(tty.screen).toMatch(/leaseExpiresAt: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/);
+    expect(tty.screen).toMatch(/requestIdExpiresAt: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/);
+    const json = doc(await cli(s, [...args, "--json"]));
+    const answer = json.result as { leaseExpiresAt: unknown; requestIdExpiresAt: unknown };
+    expect(Number.isInteger(answer.leaseExpiresAt)).toBe(true);
+    expect(new Date(answer.requestIdExpiresAt as number).getTime()).toBeGreaterThan(Date.now());
     const plain = await inTerminal(s, args, undefined, { NO_COLOR: "1" });
     expect(plain.screen).toMatch(/Next: sisyphus block update/);
     expect(plain.screen).not.toContain(esc);
