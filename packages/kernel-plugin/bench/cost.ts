@@ -107,26 +107,42 @@ async function rounds(sb: Sandbox, client: Client, kernel: Interval[], n: number
 }
 
 const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
+type Rounds = Awaited<ReturnType<typeof rounds>>;
 
-console.log(machineLine(QUICK));
-const sb = await startSandbox({ seed: "demo", plugins: [ZIP] });
-try {
-  await putPluginSettings(sb, PLUGIN, { kernelEndpointEnabled: true });
-  const kernel = tapKernel(sb);
-  const client = new Client(
-    { name: "bench-cost", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${sb.url}/plugin/private/${PLUGIN}/mcp`), {
-      requestInit: { headers: { authorization: `Token ${sb.token}` } },
-    }),
-  );
-  await rounds(sb, client, kernel, 10); // warm-up
-  sb.control.resetLog();
-  const cpu0 = process.cpuUsage();
-  const d = await rounds(sb, client, kernel, ROUNDS);
-  const cpu = process.cpuUsage(cpu0);
+/** Fresh sandbox kernels the decomposition runs in: one run's ratio moves by a few hundredths. */
+const KERNELS = QUICK ? 1 : 3;
+
+/**
+ * A fresh sandbox kernel with the plugin loaded and its endpoint on, an official MCP client on the
+ * private route, 10 warm-up rounds; runs `measure`, then stops both.
+ */
+async function withFreshKernel<T>(
+  measure: (sb: Sandbox, client: Client, kernel: Interval[]) => Promise<T>,
+): Promise<T> {
+  const sb = await startSandbox({ seed: "demo", plugins: [ZIP] });
+  try {
+    await putPluginSettings(sb, PLUGIN, { kernelEndpointEnabled: true });
+    const kernel = tapKernel(sb);
+    const client = new Client(
+      { name: "bench-cost", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${sb.url}/plugin/private/${PLUGIN}/mcp`), {
+        requestInit: { headers: { authorization: `Token ${sb.token}` } },
+      }),
+    );
+    await rounds(sb, client, kernel, 10); // warm-up
+    sb.control.resetLog();
+    const result = await measure(sb, client, kernel);
+    await client.close();
+    return result;
+  } finally {
+    await sb.stop();
+  }
+}
+
+function printDecomposition(d: Rounds, cpuMs: number): void {
   console.log(
     `| call (medians of ${ROUNDS}, ms) | client-observed | kernel (union) | kernel calls / sequential round trips | rest |`,
   );
@@ -146,35 +162,60 @@ try {
     `floor = kernel(preflight) ${f2(med(d.pre, "kernel"))} + kernel(commit) ${f2(med(d.commit, "kernel"))} + 2 × MCP round trip without kernel ${f2(rt)} = ${f2(floor)} ms; observed ${f2(med(d.pre, "client") + med(d.commit, "client"))} ms; **ratio ${f2(d.ratio)}** (median of per-write ratios; goal ≤ 1.10). The plugin's stores write through siyuan.storage (in the sandbox host: plain file writes, no fsync, no kernel API call).`,
   );
   console.log(
-    goalLine(
-      "strict `block.update` through the kernel plugin vs its floor (kernel time + 2 MCP round trips)",
-      f2(d.ratio),
-      "≤ 1.10",
-      d.ratio <= 1.1,
-    ),
+    `process CPU per round (read + preflight + commit + direct write; client, kernel and plugin host share this process; steadier than wall time on a busy machine): ${f2(cpuMs / ROUNDS)} ms`,
   );
+}
 
+console.log(machineLine(QUICK));
+const runs: Array<{ d: Rounds; cpuMs: number }> = [];
+for (let k = 0; k < KERNELS; k++) {
+  runs.push(
+    await withFreshKernel(async (sb, client, kernel) => {
+      const cpu0 = process.cpuUsage();
+      const d = await rounds(sb, client, kernel, ROUNDS);
+      const cpu = process.cpuUsage(cpu0);
+      return { d, cpuMs: (cpu.user + cpu.system) / 1000 };
+    }),
+  );
+}
+const sorted = [...runs].sort((a, b) => a.d.ratio - b.d.ratio);
+const mid = sorted[(sorted.length - 1) >> 1] as (typeof runs)[number];
+printDecomposition(mid.d, mid.cpuMs);
+const each = runs.map((r) => f2(r.d.ratio)).join(", ");
+if (runs.length > 1)
   console.log(
-    `process CPU per round (read + preflight + commit + direct write; client, kernel and plugin host share this process; steadier than wall time on a busy machine): ${f2((cpu.user + cpu.system) / 1000 / ROUNDS)} ms`,
+    `ratio in ${runs.length} fresh sandbox kernels (the plugin loaded anew in each), one after another: ${each}; the figures above are the median kernel's`,
   );
+console.log(
+  goalLine(
+    "strict `block.update` through the kernel plugin vs its floor (kernel time + 2 MCP round trips)",
+    runs.length > 1
+      ? `${f2(mid.d.ratio)} (median of ${runs.length} kernels: ${each})`
+      : f2(mid.d.ratio),
+    "≤ 1.10",
+    mid.d.ratio <= 1.1,
+  ),
+);
 
-  const paths = apiPaths(sb);
-  const rows: Array<{ ms: number; r: typeof d }> = [{ ms: 0, r: d }];
-  for (const ms of DECOMPOSITION_ONLY ? [] : [1, 5]) {
-    const r = await withKernelDelay(sb, paths, ms, () =>
-      rounds(sb, client, kernel, QUICK ? 8 : 15),
-    );
-    rows.push({ ms, r });
-  }
-  await client.close();
-  if (!DECOMPOSITION_ONLY) {
-    printLatency(
-      "perf/latency-plugin.svg",
-      "kernel plugin",
-      rows.map(({ ms, r }) => [ms, r]),
-      false,
-    );
-  }
-} finally {
-  await sb.stop();
+if (!DECOMPOSITION_ONLY) {
+  const rows = await withFreshKernel(async (sb, client, kernel) => {
+    const n = QUICK ? 8 : 15;
+    const out: Array<{ ms: number; r: Rounds }> = [
+      { ms: 0, r: await rounds(sb, client, kernel, n) },
+    ];
+    // every kernel API path the calls used (counted in the 0 ms rounds), delayed
+    const paths = apiPaths(sb);
+    for (const ms of [1, 5])
+      out.push({
+        ms,
+        r: await withKernelDelay(sb, paths, ms, () => rounds(sb, client, kernel, n)),
+      });
+    return out;
+  });
+  printLatency(
+    "perf/latency-plugin.svg",
+    "kernel plugin",
+    rows.map(({ ms, r }) => [ms, r]),
+    false,
+  );
 }
