@@ -2,8 +2,9 @@
  * Bench-only timing tap, preloaded into the server under test with `node --require` (never part of
  * the product): records, in milliseconds of the monotonic clock (`process.hrtime`, one clock for
  * every process on the machine; `performance.timeOrigin` differs between processes by tens of ms), the interval of every MCP HTTP request the server handled, of every
- * kernel call it made (undici's diagnostics channels: request created → response complete) and of
- * every fsync/fdatasync its stores awaited. On SIGUSR2 it writes what it holds to
+ * kernel call it made (undici's diagnostics channels: request created → response complete), of
+ * every settings read (its one `node:http` client request: request start → response finished)
+ * and of every fsync/fdatasync its stores awaited. On SIGUSR2 it writes what it holds to
  * `SISYPHUS_TAP_FILE` (as `<file>.tmp`, then renamed) and starts afresh. With
  * `SISYPHUS_TAP_PROFILE=1` the first dump also starts V8's sampling profiler (100 µs) and the next
  * one stops it and writes `<file>.cpuprofile` first, so the profile covers exactly that window
@@ -32,6 +33,14 @@ const kernelDone = ({ request }) => {
 };
 dc.subscribe("undici:request:trailers", kernelDone);
 dc.subscribe("undici:request:error", kernelDone);
+// The settings read is the server's one `node:http` client request (settings-reader.ts).
+dc.subscribe("http.client.request.start", ({ request }) => open.set(request, now()));
+dc.subscribe("http.client.response.finish", ({ request }) => {
+  const start = open.get(request);
+  if (start !== undefined)
+    records.push({ kind: "settings", start, end: now(), path: request.path });
+  open.delete(request);
+});
 
 /** Wraps an async method of FileHandle so its awaited time is recorded as `kind`. */
 function timeMethod(proto, name, kind) {
