@@ -13,11 +13,20 @@ import { lineChart, type Series, writeChart } from "./svg-chart.js";
 
 /**
  * A line the performance report lifts into its "Goals at a glance" table (mcp-tools
- * `bench/report.ts`): one goal of the performance issue, the figure this run measured and whether
- * it holds. Printed by the benchmark that measures it, beside its own table.
+ * `bench/report.ts`): one goal of the performance issue, the figure this run measured, whether it
+ * holds and, for a goal not reached, what stands in the way as this run measured it (`gap`).
+ * Printed by the benchmark that measures it, beside its own table.
  */
-export function goalLine(what: string, measured: string, target: string, holds: boolean): string {
-  return `goal | ${what} | ${measured} | ${target} | ${holds ? "holds" : "not reached"}`;
+export function goalLine(
+  what: string,
+  measured: string,
+  target: string,
+  holds: boolean,
+  gap?: string,
+): string {
+  const cells = [what, measured, target, holds ? "holds" : "not reached", gap];
+  if (cells.some((c) => c?.includes(" | "))) throw new Error(`a goal cell holds " | ": ${cells}`);
+  return `goal | ${cells.slice(0, 4).join(" | ")}${gap === undefined ? "" : ` | ${gap}`}`;
 }
 
 /** A monotonic clock in ms, the same in every process on the machine (node-server's bench tap's). */

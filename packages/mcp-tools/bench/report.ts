@@ -60,7 +60,7 @@ const TASK_LINE = /^(@?[\w./-]+):bench: ?(.*)$/;
 /** A chart a benchmark wrote (bench/svg-chart.ts `writeChart`): shown as an image, not as text. */
 const CHART_LINE = /^\s*!\[[^\]]*\]\([^)\s]+\.svg\)\s*$/;
 /** A goal line a benchmark printed (root `bench/kit.ts` `goalLine`): lifted into the goals table. */
-const GOAL_LINE = /^goal \| (.+?) \| (.+?) \| (.+?) \| (holds|not reached)$/;
+const GOAL_LINE = /^goal \| (.+?) \| (.+?) \| (.+?) \| (holds|not reached)(?: \| (.+))?$/;
 /** Lines turbo and pnpm add around a task's own output. */
 const NOISE = /^(cache (bypass|miss|hit)|> )/;
 
@@ -142,6 +142,8 @@ export interface Goal {
   readonly measured: string;
   readonly target: string;
   readonly holds: boolean;
+  /** For a goal not reached: what stands in the way, as measured (or the fact that sets it). */
+  readonly gap?: string;
   /** The package whose benchmark measured it. */
   readonly from: string;
 }
@@ -175,6 +177,11 @@ function tableGoals(rows: readonly MutationRow[]): Goal[] {
           : `${over.length} over: ${over.map((r) => `${r.key} ${r.preflight.calls} + ${r.commit.calls}`).join(", ")}`,
       target: `≤ ${BUDGETS.statePreflightCalls} + ${BUDGETS.stateCommitCalls}`,
       holds: over.length === 0,
+      ...(over.length === 0
+        ? {}
+        : {
+            gap: "an fs path names its notebook by name: `lsNotebooks`, then `getIDsByHPath`, then `getBlockKramdown`, each needing the one before; no kernel endpoint takes a notebook name or answers content for a path",
+          }),
       from,
     },
   ];
@@ -186,19 +193,20 @@ export function benchGoals(run: BenchRun | undefined): Goal[] {
     lines.flatMap((l) => {
       const m = GOAL_LINE.exec(l.trim());
       if (!m) return [];
-      const [, what, measured, target, status] = m as unknown as string[];
-      return [{ what, measured, target, holds: status === "holds", from } as Goal];
+      const [, what, measured, target, status, gap] = m as unknown as string[];
+      const goal: Goal = { what, measured, target, holds: status === "holds", from } as Goal;
+      return [gap === undefined ? goal : { ...goal, gap }];
     }),
   );
 }
 
 function renderGoals(goals: readonly Goal[]): string {
   return [
-    "| goal | measured | target | status | measured by |",
-    "| --- | --- | --- | --- | --- |",
+    "| goal | measured | target | status | what stands in the way | measured by |",
+    "| --- | --- | --- | --- | --- | --- |",
     ...goals.map(
       (g) =>
-        `| ${g.what} | ${g.measured} | ${g.target} | ${g.holds ? "holds" : "**not reached**"} | ${g.from} |`,
+        `| ${g.what} | ${g.measured} | ${g.target} | ${g.holds ? "holds" : "**not reached**"} | ${g.gap ?? "–"} | ${g.from} |`,
     ),
   ].join("\n");
 }
@@ -241,9 +249,10 @@ export function renderReport(rows: readonly MutationRow[], run?: BenchRun): stri
     "",
     "## Goals at a glance",
     "",
-    "Each goal of the performance work (issue 19) beside what this run measured; the sections below",
-    "give the full figures and commands, and [decisions.md](decisions.md) says why a goal not reached",
-    "stays so. Timing goals appear only when the benchmarks ran.",
+    "Each goal of the performance work (issue 19) beside what this run measured and, for a goal not",
+    "reached, what stands in the way (figures from this run); the sections below give the full figures",
+    "and commands, and [decisions.md](decisions.md) says what was tried. Timing goals appear only when",
+    "the benchmarks ran.",
     "",
     renderGoals([...tableGoals(rows), ...benchGoals(run)]),
     "",

@@ -118,7 +118,12 @@ describe("turbo output", () => {
         "@sisyphus/core-hash",
         ["ratio 0.5", goalLine("`stateHash` vs floor", "0.49×", "≤ 1.1×", true), "done"],
       ],
-      ["@sisyphus/node-server", [`  ${goalLine("cold start vs bare", "3.05×", "≤ 2×", false)}`]],
+      [
+        "@sisyphus/node-server",
+        [
+          `  ${goalLine("cold start vs bare", "3.05×", "≤ 2×", false, "the SDK's own server 2.9×")}`,
+        ],
+      ],
     ]);
     const run = { output, failed: false };
     expect(benchGoals(run)).toEqual([
@@ -134,20 +139,27 @@ describe("turbo output", () => {
         measured: "3.05×",
         target: "≤ 2×",
         holds: false,
+        gap: "the SDK's own server 2.9×",
         from: "@sisyphus/node-server",
       },
     ]);
     const report = renderReport([], run);
     const goals = report.slice(report.indexOf("## Goals at a glance"), report.indexOf("## Tool"));
     expect(goals).toContain(
-      "| `stateHash` vs floor | 0.49× | ≤ 1.1× | holds | @sisyphus/core-hash |",
+      "| `stateHash` vs floor | 0.49× | ≤ 1.1× | holds | – | @sisyphus/core-hash |",
     );
     expect(goals).toContain(
-      "| cold start vs bare | 3.05× | ≤ 2× | **not reached** | @sisyphus/node-server |",
+      "| cold start vs bare | 3.05× | ≤ 2× | **not reached** | the SDK's own server 2.9× | @sisyphus/node-server |",
     );
     expect(goals).toMatch(/\| `tools\/list` tokens per action \| [\d.]+ \| ≤ 70 \| holds \|/);
     const section = report.slice(report.indexOf("### @sisyphus/core-hash"));
     expect(section).toContain("```text\nratio 0.5\ndone\n```");
+  });
+
+  it("refuses a goal cell that holds the separator the report splits on", () => {
+    expect(() => goalLine("a | b", "1", "2", false)).toThrow(/" \| "/);
+    expect(() => goalLine("a", "1", "2", false, "x | y")).toThrow(/" \| "/);
+    expect(goalLine("a", "1", "2", false, "x, y")).toBe("goal | a | 1 | 2 | not reached | x, y");
   });
 
   it("shows a chart a benchmark printed as an image after its text block", () => {

@@ -228,9 +228,10 @@ async function main(): Promise<void> {
   goals.push(
     goalLine(
       "Node server cold start → first `tools/list` (kernel down) vs a bare `node:http` server",
-      `${vsBare.toFixed(2)}× (${(medians[1] as number).toFixed(0)} vs ${(medians[3] as number).toFixed(0)} ms; the minimal official-SDK server ${((medians[2] as number) / (medians[3] as number)).toFixed(2)}×)`,
+      `${vsBare.toFixed(2)}× (${(medians[1] as number).toFixed(0)} vs ${(medians[3] as number).toFixed(0)} ms)`,
       "≤ 2×",
       vsBare <= 2,
+      `the smallest official-SDK server that answers a 2026 \`tools/list\` (one tool) takes ${(medians[2] as number).toFixed(0)} ms, ${((medians[2] as number) / (medians[3] as number)).toFixed(2)}× the bare server: loading the SDK, its schemas and Node's web \`Request\`/\`Response\`; this server is ${((medians[1] as number) / (medians[2] as number)).toFixed(2)}× that`,
     ),
   );
 
