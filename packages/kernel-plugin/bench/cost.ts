@@ -11,7 +11,7 @@
  *   [--decomposition-only] [--plugin <zip or dir>] (before/after: two bench/variant.ts builds)
  */
 import { resolve } from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   apiPaths,
@@ -30,12 +30,12 @@ import {
   waves,
   withKernelDelay,
 } from "../../../bench/kit.js";
+import { connectPlugin, PLUGIN } from "./client.js";
 
 const QUICK = process.argv.includes("--quick");
 /** `--decomposition-only`: skip the latency rows and chart (before/after comparisons). */
 const DECOMPOSITION_ONLY = process.argv.includes("--decomposition-only");
 const ROUNDS = QUICK ? 15 : 40;
-const PLUGIN = "siyuan-plugins-mcp-sisyphus";
 /** `--plugin <zip or dir>` (e.g. a bench/variant.ts build); default the built `dist/package.zip`. */
 const at = process.argv.indexOf("--plugin");
 const ZIP =
@@ -123,15 +123,7 @@ async function withFreshKernel<T>(
   try {
     await putPluginSettings(sb, PLUGIN, { kernelEndpointEnabled: true });
     const kernel = tapKernel(sb);
-    const client = new Client(
-      { name: "bench-cost", version: "1" },
-      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-    );
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${sb.url}/plugin/private/${PLUGIN}/mcp`), {
-        requestInit: { headers: { authorization: `Token ${sb.token}` } },
-      }),
-    );
+    const client = await connectPlugin(sb, "bench-cost");
     await rounds(sb, client, kernel, 10); // warm-up
     sb.control.resetLog();
     const result = await measure(sb, client, kernel);

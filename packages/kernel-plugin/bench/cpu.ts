@@ -22,7 +22,6 @@ import { Session } from "node:inspector/promises";
 import type { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   type CpuProfile,
@@ -34,11 +33,11 @@ import {
   putPluginSettings,
   type Sc,
 } from "../../../bench/kit.js";
+import { connectPlugin, PLUGIN } from "./client.js";
 import { buildPlugin } from "./variant.js";
 
 const QUICK = process.argv.includes("--quick");
 const ROUNDS = QUICK ? 40 : 100;
-const PLUGIN = "siyuan-plugins-mcp-sisyphus";
 const flag = (name: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
@@ -130,15 +129,7 @@ try {
     before: (req) => void open.set(req, hr()),
     after: (req) => void kernel.push({ start: open.get(req) as number, end: hr() }),
   });
-  const client = new Client(
-    { name: "bench-cpu", version: "1" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${sb.url}/plugin/private/${PLUGIN}/mcp`), {
-      requestInit: { headers: { authorization: `Token ${sb.token}` } },
-    }),
-  );
+  const client = await connectPlugin(sb, "bench-cpu");
   const calls = { read: [] as Span[], pre: [] as Span[], commit: [] as Span[] };
   const timed = async (into: Span[], run: () => Promise<unknown>) => {
     const start = hr();

@@ -9,10 +9,10 @@
 import { resolve } from "node:path";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { machineLine, median, postToolsList, putPluginSettings } from "../../../bench/kit.js";
+import { PLUGIN } from "./client.js";
 
 const QUICK = process.argv.includes("--quick");
 const ROUNDS = QUICK ? 7 : 21;
-const PLUGIN = "siyuan-plugins-mcp-sisyphus";
 const MINIMAL = "bench-minimal";
 const ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
 
