@@ -34,6 +34,9 @@ export const now = () => Number(process.hrtime.bigint()) / 1e6;
 export const median = (xs: readonly number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 export const f2 = (n: number) => n.toFixed(2);
+/** The item whose `by` is the median (the lower one of an even count): a whole run, not a figure. */
+export const medianItem = <T>(xs: readonly T[], by: (x: T) => number): T =>
+  [...xs].sort((a, b) => by(a) - by(b))[(xs.length - 1) >> 1] as T;
 
 /** The line a benchmark's output starts with: the CPU, the core count and the Node version. */
 export const machineLine = (quick: boolean) =>

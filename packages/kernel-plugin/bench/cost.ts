@@ -23,6 +23,7 @@ import {
   type Interval,
   machineLine,
   median,
+  medianItem,
   printLatency,
   putPluginSettings,
   type Sc,
@@ -172,8 +173,7 @@ for (let k = 0; k < KERNELS; k++) {
     }),
   );
 }
-const sorted = [...runs].sort((a, b) => a.d.ratio - b.d.ratio);
-const mid = sorted[(sorted.length - 1) >> 1] as (typeof runs)[number];
+const mid = medianItem(runs, (r) => r.d.ratio);
 const { floor, observed } = printDecomposition(mid.d, mid.cpuMs);
 const each = runs.map((r) => f2(r.d.ratio)).join(", ");
 if (runs.length > 1)

@@ -41,6 +41,7 @@ import {
   listeningUrl,
   machineLine,
   median,
+  medianItem,
   mergeIntervals,
   now,
   printLatency,
@@ -360,8 +361,7 @@ async function warm(client: Client): Promise<void> {
  * process's ratio beside it.
  */
 function printDecompositions(runs: Decomposition[]): void {
-  const sorted = [...runs].sort((a, b) => a.ratio - b.ratio);
-  const mid = sorted[(sorted.length - 1) >> 1] as Decomposition;
+  const mid = medianItem(runs, (d) => d.ratio);
   const { floor, fsync } = printDecomposition(mid);
   const each = runs.map((d) => f2(d.ratio)).join(", ");
   if (runs.length > 1)

@@ -26,21 +26,19 @@ dc.subscribe("http.server.request.start", ({ request, response }) => {
   );
 });
 dc.subscribe("undici:request:create", ({ request }) => open.set(request, now()));
-const kernelDone = ({ request }) => {
-  const start = open.get(request);
-  if (start !== undefined) records.push({ kind: "kernel", start, end: now(), path: request.path });
-  open.delete(request);
-};
-dc.subscribe("undici:request:trailers", kernelDone);
-dc.subscribe("undici:request:error", kernelDone);
+/** Records the interval of a client request opened above, as `kind`, when it ends. */
+const closer =
+  (kind) =>
+  ({ request }) => {
+    const start = open.get(request);
+    if (start !== undefined) records.push({ kind, start, end: now(), path: request.path });
+    open.delete(request);
+  };
+dc.subscribe("undici:request:trailers", closer("kernel"));
+dc.subscribe("undici:request:error", closer("kernel"));
 // The settings read is the server's one `node:http` client request (settings-reader.ts).
 dc.subscribe("http.client.request.start", ({ request }) => open.set(request, now()));
-dc.subscribe("http.client.response.finish", ({ request }) => {
-  const start = open.get(request);
-  if (start !== undefined)
-    records.push({ kind: "settings", start, end: now(), path: request.path });
-  open.delete(request);
-});
+dc.subscribe("http.client.response.finish", closer("settings"));
 
 /** Wraps an async method of FileHandle so its awaited time is recorded as `kind`. */
 function timeMethod(proto, name, kind) {
