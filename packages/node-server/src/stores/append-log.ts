@@ -23,10 +23,15 @@ export const DATA_FILE_MODE = 0o600;
 /** Makes the bytes written to a handle durable. The default is `fdatasync`; tests inject a fake. */
 export type SyncFn = (handle: FileHandle) => Promise<void>;
 
+/** Writes one append's bytes at the end of the file. The default is `handle.write`; tests inject a fault. */
+export type WriteFn = (handle: FileHandle, data: Buffer) => Promise<unknown>;
+
 /** Options of {@link AppendLog.open}. */
 export interface AppendLogOptions {
   /** Default: `handle.datasync()`. */
   sync?: SyncFn;
+  /** Default: `handle.write(data)`. */
+  write?: WriteFn;
 }
 
 interface Waiter {
@@ -39,6 +44,7 @@ interface Waiter {
 }
 
 const datasync: SyncFn = (handle) => handle.datasync();
+const writeAll: WriteFn = (handle, data) => handle.write(data);
 
 const NEWLINE = 0x0a;
 
@@ -130,6 +136,7 @@ async function eachLine(
 export class AppendLog {
   readonly file: string;
   readonly #sync: SyncFn;
+  readonly #writeFn: WriteFn;
   #handle: FileHandle;
   #bytes: number;
   /** Serialises writes and compaction, in call order. */
@@ -145,11 +152,12 @@ export class AppendLog {
   #syncs = 0;
   #closed = false;
 
-  private constructor(file: string, handle: FileHandle, bytes: number, sync: SyncFn) {
+  private constructor(file: string, handle: FileHandle, bytes: number, options: AppendLogOptions) {
     this.file = file;
     this.#handle = handle;
     this.#bytes = bytes;
-    this.#sync = sync;
+    this.#sync = options.sync ?? datasync;
+    this.#writeFn = options.write ?? writeAll;
   }
 
   /** Current size of the log file, in bytes. */
@@ -183,7 +191,7 @@ export class AppendLog {
       const handle = await open(file, "a+", DATA_FILE_MODE);
       await handle.chmod(DATA_FILE_MODE);
       return {
-        log: new AppendLog(file, handle, validBytes, options.sync ?? datasync),
+        log: new AppendLog(file, handle, validBytes, options),
         lines: splitLines(bytes, validBytes),
       };
     } catch (e) {
@@ -221,7 +229,7 @@ export class AppendLog {
       if (read.valid < read.total) await truncate(file, read.valid);
       const handle = await open(file, "a+", DATA_FILE_MODE);
       await handle.chmod(DATA_FILE_MODE);
-      return new AppendLog(file, handle, read.valid, options.sync ?? datasync);
+      return new AppendLog(file, handle, read.valid, options);
     } catch (e) {
       throw openFailed(file, e);
     }
@@ -369,7 +377,7 @@ export class AppendLog {
   /** One write at the end of the file; on failure cuts the file back to its previous end. */
   async #writeNow(data: Buffer): Promise<void> {
     try {
-      await this.#handle.write(data);
+      await this.#writeFn(this.#handle, data);
       this.#bytes += data.length;
     } catch (e) {
       // Best effort: a partial line left in the middle would make the next open fail closed.
