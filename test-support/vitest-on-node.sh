@@ -10,5 +10,8 @@ cd "$(dirname "$0")/.."
 # Everything the tests start by name (`node`, and `pnpm` through its `#!/usr/bin/env node`) runs on
 # this Node too; the servers the tests spawn use process.execPath, which is this Node.
 export PATH="$(dirname "$node_bin"):$PATH"
-echo "== vitest on $("$node_bin" --version)"
+# The kernel plugin's suites run in goja on the toolchain's Node (`pnpm test`); here they run in the
+# vm engine, which does depend on the Node version (the sandbox's own plugin-host tests run both).
+export SIYUAN_SANDBOX_PLUGIN_ENGINE="${SIYUAN_SANDBOX_PLUGIN_ENGINE:-vm}"
+echo "== vitest on $("$node_bin" --version) (kernel plugins in the $SIYUAN_SANDBOX_PLUGIN_ENGINE engine)"
 exec "$node_bin" node_modules/vitest/vitest.mjs run "$@"

@@ -9,6 +9,8 @@ export default defineProject({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     name: "reliability",
+    // the kernel plugin runs in goja, SiYuan 3.7.3's engine, unless the run asks for vm
+    env: { SIYUAN_SANDBOX_PLUGIN_ENGINE: process.env["SIYUAN_SANDBOX_PLUGIN_ENGINE"] ?? "goja" },
     include: ["test/**/*.test.ts"],
     // The kernel soak has no test outside RELIABILITY_SOAK=1 (a file without one fails the run).
     exclude: process.env["RELIABILITY_SOAK"] === "1" ? [] : ["test/soak-kernel.test.ts"],

@@ -21,6 +21,9 @@ A faithful in-memory SiYuan 3.7.3 kernel (HTTP API) on 127.0.0.1, for tests and 
   --flush-interval-ms N   write-queue loop interval (default 50)
   --plugin DIR|ZIP        install and enable a kernel plugin (folder or package.zip); repeatable
   --plugin-parallel       do not serialise requests per plugin path (3.7.3 does; docs/plugin-host.md)
+  --plugin-engine vm|goja run kernel.js in goja as SiYuan 3.7.3 does (needs the package built with
+                          Go) or in a node:vm realm trimmed to goja's built-ins (default:
+                          SIYUAN_SANDBOX_PLUGIN_ENGINE, else vm)
   -h, --help              print this help and exit`;
 
 let values: {
@@ -33,6 +36,7 @@ let values: {
   help: boolean;
   plugin?: string[];
   "plugin-parallel": boolean;
+  "plugin-engine"?: string;
 };
 try {
   values = parseArgs({
@@ -46,6 +50,7 @@ try {
       help: { type: "boolean", short: "h", default: false },
       plugin: { type: "string", multiple: true },
       "plugin-parallel": { type: "boolean", default: false },
+      "plugin-engine": { type: "string" },
     },
   }).values;
 } catch (e) {
@@ -62,6 +67,11 @@ if (!values.token) {
   console.error(USAGE);
   process.exit(2);
 }
+const engine = values["plugin-engine"];
+if (engine !== undefined && engine !== "vm" && engine !== "goja") {
+  console.error(`siyuan-sandbox: --plugin-engine must be vm or goja\n\n${USAGE}`);
+  process.exit(2);
+}
 const seed = values.seed === "demo" ? "demo" : "empty";
 const sandbox = await startSandbox({
   port: Number(values.port),
@@ -71,7 +81,12 @@ const sandbox = await startSandbox({
   ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
   ...(values["flush-interval-ms"] ? { flushIntervalMs: Number(values["flush-interval-ms"]) } : {}),
   plugins: values.plugin ?? [],
-  pluginHost: { serialisePaths: !values["plugin-parallel"], echoLogs: true, watchSources: true },
+  pluginHost: {
+    serialisePaths: !values["plugin-parallel"],
+    echoLogs: true,
+    watchSources: true,
+    ...(engine ? { engine } : {}),
+  },
 }).catch((e: unknown) => {
   // e.g. a --plugin that is neither a plugin folder nor a package.zip
   console.error(`siyuan-sandbox: ${e instanceof Error ? e.message : String(e)}`);

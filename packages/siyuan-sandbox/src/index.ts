@@ -26,6 +26,7 @@ export {
   type LanguageViolation,
   type PluginClientCall,
   type PluginClientInterceptor,
+  type PluginEngineKind,
   type PluginHostControl,
   type PluginHostOptions,
   type PluginLogLine,

@@ -1,5 +1,10 @@
 /** Test helpers: a sandbox per test file and a plain fetch client over loopback. */
-import { type Sandbox, type SandboxOptions, startSandbox } from "../src/index.js";
+import {
+  type PluginEngineKind,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from "../src/index.js";
 
 export const TOKEN = "test-token";
 
@@ -10,9 +15,23 @@ export interface Envelope<T = unknown> {
   data: T;
 }
 
+let pluginEngine: PluginEngineKind | undefined;
+
+/** The plugin engine every later `start` of this test file gives its plugin host. */
+export function usePluginEngine(engine: PluginEngineKind): void {
+  pluginEngine = engine;
+}
+
 /** Starts a sandbox with the test token (and the demo seed unless told otherwise). */
 export function start(opts: SandboxOptions = {}): Promise<Sandbox> {
-  return startSandbox({ token: TOKEN, seed: "demo", ...opts });
+  const pluginHost =
+    pluginEngine === undefined ? opts.pluginHost : { engine: pluginEngine, ...opts.pluginHost };
+  return startSandbox({
+    token: TOKEN,
+    seed: "demo",
+    ...opts,
+    ...(pluginHost ? { pluginHost } : {}),
+  });
 }
 
 /** POSTs JSON with the token; returns HTTP status and parsed body. */

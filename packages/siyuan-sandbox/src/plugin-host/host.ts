@@ -18,16 +18,19 @@ import { type ArmedFault, defaultCorrupt } from "../faults.js";
 import type { DirEntry, FileStore } from "../file-store.js";
 import type { LoadedPluginInfo, PluginRpcOutcome, PluginServices } from "../handler-kit.js";
 import { readZip } from "../zip.js";
+import type { PluginEngineKind, RealmAnswer } from "./engine.js";
 import { buildRequest, canonicalHeader, ResponseError, writeResponse } from "./http.js";
 import { PluginJwt } from "./jwt.js";
 import { callMcpTool, callRpcMethod, pluginToolJson, pluginToolName } from "./rpc-mcp.js";
 import {
+  defaultEngine,
   messageOf,
   type PluginLogLine,
   type PluginManifest,
   PluginRuntime,
   PluginState,
   type PluginStateName,
+  type SseEvent,
 } from "./runtime.js";
 
 /** Options of the plugin host (`startSandbox({ pluginHost })`). */
@@ -52,6 +55,17 @@ export interface PluginHostOptions {
    * rebuilt bundle reloads as a write into `data/plugins/<name>/` does in SiYuan (the bin does).
    */
   watchSources?: boolean;
+  /**
+   * The engine plugins run in: `goja` (SiYuan's own engine at the versions 3.7.3 pins, in a child
+   * process; needs the package built with Go) or `vm` (a `node:vm` realm trimmed to goja's
+   * built-ins). Default: `SIYUAN_SANDBOX_PLUGIN_ENGINE`, else `vm`.
+   */
+  engine?: PluginEngineKind;
+  /**
+   * Refuse a `kernel.js` that fails the language-level check before it runs (default true). False
+   * hands every script to the engine, so goja itself can be asked what it does with one.
+   */
+  languageCheck?: boolean;
 }
 
 /** One request a plugin sends through `siyuan.client.fetch`, as a test interceptor sees it. */
@@ -286,10 +300,12 @@ export class PluginHost implements PluginHostControl, PluginServices {
   private readonly storageFaults = new Map<string, (path: string, value: string) => boolean>();
   private readonly sourceWatchers = new Map<string, FSWatcher>();
   readonly serialisesPaths: boolean;
+  readonly engine: PluginEngineKind;
 
   constructor(private readonly opts: PluginHostOptions = {}) {
     this.backend = opts.backend ?? backendOf(process.platform);
     this.serialisesPaths = opts.serialisePaths ?? true;
+    this.engine = opts.engine ?? defaultEngine();
   }
 
   /**
@@ -455,45 +471,54 @@ export class PluginHost implements PluginHostControl, PluginServices {
     const i18n = fs.kind(i18nPath) === "file" ? fs.read(i18nPath).toString("utf8") : null;
     const token = this.jwt.sign(name);
     this.tokens.set(name, token);
-    const rt = new PluginRuntime(manifest, fs.read(`${dir}/kernel.js`).toString("utf8"), {
-      platform: this.backend,
-      lang,
-      i18n,
-      log: (line) => {
-        this.logLines.push({ plugin: name, ...line });
-        // trim in batches, as the request log does
-        if (this.logLines.length > PLUGIN_LOG_MAX_LINES * 1.1) {
-          this.logLines.splice(0, this.logLines.length - PLUGIN_LOG_MAX_LINES);
-        }
-        if (this.opts.echoLogs) process.stderr.write(`${line.level.toUpperCase()} ${line.text}\n`);
+    const rt = new PluginRuntime(
+      manifest,
+      fs.read(`${dir}/kernel.js`).toString("utf8"),
+      {
+        platform: this.backend,
+        lang,
+        i18n,
+        log: (line) => {
+          this.logLines.push({ plugin: name, ...line });
+          // trim in batches, as the request log does
+          if (this.logLines.length > PLUGIN_LOG_MAX_LINES * 1.1) {
+            this.logLines.splice(0, this.logLines.length - PLUGIN_LOG_MAX_LINES);
+          }
+          if (this.opts.echoLogs)
+            process.stderr.write(`${line.level.toUpperCase()} ${line.text}\n`);
+        },
+        storage: this.storageFor(name),
+        fetch: (path, method, headersJson, kind, body) =>
+          this.intercepted(name, path, method, headersJson, kind, body),
+        emit: async (topic, payloadJson) => {
+          this.emittedList.push({
+            plugin: name,
+            kind: "emit",
+            topic,
+            payload: JSON.parse(payloadJson),
+          });
+        },
+        rpcBroadcast: async (method, paramsJson) => {
+          this.emittedList.push({
+            plugin: name,
+            kind: "broadcast",
+            topic: method,
+            payload: JSON.parse(paramsJson),
+          });
+        },
+        resolve: (kind, template) =>
+          template.replace(
+            new RegExp(`\\{\\{\\s*${kind}\\.([A-Za-z0-9_.-]+)\\s*\\}\\}`, "g"),
+            (m, key: string) =>
+              (kind === "secrets" ? this.opts.secrets : this.opts.vars)?.[key] ?? m,
+          ),
+        requireMissed: (id) => this.missed.push({ plugin: name, id }),
+        now: () => Date.now() + this.clockOffsetMs,
+        clockOffsetMs: () => this.clockOffsetMs,
       },
-      storage: this.storageFor(name),
-      fetch: (path, method, headersJson, kind, body) =>
-        this.intercepted(name, path, method, headersJson, kind, body),
-      emit: async (topic, payloadJson) => {
-        this.emittedList.push({
-          plugin: name,
-          kind: "emit",
-          topic,
-          payload: JSON.parse(payloadJson),
-        });
-      },
-      rpcBroadcast: async (method, paramsJson) => {
-        this.emittedList.push({
-          plugin: name,
-          kind: "broadcast",
-          topic: method,
-          payload: JSON.parse(paramsJson),
-        });
-      },
-      resolve: (kind, template) =>
-        template.replace(
-          new RegExp(`\\{\\{\\s*${kind}\\.([A-Za-z0-9_.-]+)\\s*\\}\\}`, "g"),
-          (m, key: string) => (kind === "secrets" ? this.opts.secrets : this.opts.vars)?.[key] ?? m,
-        ),
-      requireMissed: (id) => this.missed.push({ plugin: name, id }),
-      now: () => Date.now() + this.clockOffsetMs,
-    });
+      this.engine,
+      { languageCheck: this.opts.languageCheck ?? true },
+    );
     this.runtimes.set(name, rt);
     this.starts.set(name, (this.starts.get(name) ?? 0) + 1);
     this.watches.set(name, new Set());
@@ -569,12 +594,10 @@ export class PluginHost implements PluginHostControl, PluginServices {
   /** `GetLoadedPluginsInfo`: every plugin the manager holds (running, loading or in error). */
   loadedPlugins(): LoadedPluginInfo[] {
     return [...this.runtimes.values()].map((rt) => {
-      const methods = [...(rt.internals?.rpcMethods ?? new Map()).entries()].map(
-        ([name, m]: [string, { descriptions: string[] }]) => ({
-          name,
-          descriptions: [...m.descriptions],
-        }),
-      );
+      const methods = rt.rpcMethods.map((m) => ({
+        name: m.name,
+        descriptions: [...m.descriptions],
+      }));
       return {
         name: rt.name,
         state: rt.state,
@@ -596,10 +619,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
   mcpTools(): Record<string, unknown>[] {
     const out: Record<string, unknown>[] = [];
     for (const rt of this.runtimes.values()) {
-      for (const [tool, entry] of rt.internals?.mcpTools ?? new Map<string, unknown>()) {
-        const spec = rt.internals!.toJson((entry as { spec: unknown }).spec);
-        out.push(pluginToolJson(rt.name, tool, spec ? (JSON.parse(spec) as object) : {}));
-      }
+      for (const tool of rt.tools) out.push(pluginToolJson(rt.name, tool.name, tool.spec));
     }
     return out;
   }
@@ -609,8 +629,9 @@ export class PluginHost implements PluginHostControl, PluginServices {
     args: Record<string, unknown>,
   ): Promise<{ text: string; isError: boolean }> {
     for (const rt of this.runtimes.values()) {
-      for (const tool of rt.internals?.mcpTools.keys() ?? []) {
-        if (pluginToolName(rt.name, tool) === fullName) return callMcpTool(rt, tool, args);
+      for (const tool of rt.tools) {
+        if (pluginToolName(rt.name, tool.name) === fullName)
+          return callMcpTool(rt, tool.name, args);
       }
     }
     return { text: `tool not found: ${fullName}`, isError: true };
@@ -638,6 +659,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
 
   stepClock(ms: number): number {
     this.clockOffsetMs += ms;
+    for (const rt of this.runtimes.values()) rt.clockChanged();
     return this.clockOffsetMs;
   }
 
@@ -719,7 +741,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
     headers["X-Auth-Token"] = this.tokens.get(name) ?? "";
     let payload: Buffer | null = null;
     if (kind === "string") payload = Buffer.from(String(body), "utf8");
-    else if (kind === "arraybuffer") payload = Buffer.from(new Uint8Array(body as ArrayBuffer));
+    else if (kind === "arraybuffer") payload = Buffer.from(body as Buffer);
     if (payload) headers["Content-Length"] = String(payload.length);
     const url = new URL(path, this.baseUrl);
     return new Promise((resolve, reject) => {
@@ -792,9 +814,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
       if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
       const rt = this.runtimes.get(name);
       if (!rt) return text(404, `[plugin:${name}] not found`);
-      if (rt.state !== "running" || !rt.internals)
-        return text(503, `[plugin:${name}] is not running`);
-      const rti = rt.internals;
+      if (rt.state !== "running") return text(503, `[plugin:${name}] is not running`);
       let built: ReturnType<typeof buildRequest>;
       try {
         built = buildRequest(req, url, c.raw, name);
@@ -822,31 +842,32 @@ export class PluginHost implements PluginHostControl, PluginServices {
       if (isWs) {
         return text(501, `[plugin:${name}] siyuan-sandbox does not serve WebSocket upgrades`);
       }
-      const arg = rti.fromJson(JSON.stringify(built.json)) as {
+      // the request as JSON, its body and form files as bytes the realm wraps in data objects
+      const bytes: Buffer[] = [];
+      const arg = built.json as {
         request: {
           body: { data: unknown; form: { files: Record<string, Array<{ data: unknown }>> } | null };
         };
-        port?: unknown;
       };
-      arg.request.body.data = data ? rti.dataObject(data) : null;
+      if (data) {
+        arg.request.body.data = bytes.length;
+        bytes.push(data);
+      } else arg.request.body.data = null;
       if (arg.request.body.form) {
         for (const [field, list] of Object.entries(arg.request.body.form.files)) {
           list.forEach((f, i) => {
-            f.data = rti.dataObject(built.files[field]![i]!);
+            f.data = bytes.length;
+            bytes.push(built.files[field]![i]!);
           });
         }
       }
-      if (kind === "SSE") return this.serveSse(c, rt, arg, fail);
-      const slot = rti.slots.http;
-      let result: unknown;
-      try {
-        if (typeof slot.handler !== "function")
-          throw new Error("siyuan.server.private.http.handler is not a function");
-        result = (slot.handler as (a: unknown) => unknown).call(slot, arg);
-        if (rti.isPromise(result)) result = await untilGone(res, result as Promise<unknown>);
-      } catch (e) {
-        return fail(e);
+      const argJson = JSON.stringify(arg);
+      if (kind === "SSE") return this.serveSse(c, rt, argJson, bytes, fail);
+      const answered = await untilGone(res, rt.http(argJson, bytes));
+      if (answered !== GONE && !(answered as RealmAnswer).ok) {
+        return fail((answered as RealmAnswer).error);
       }
+      const result = answered as RealmAnswer | typeof GONE;
       // the client went away: the Go handler returns (the path lock is released), the result
       // of the JS handler is thrown away when it settles
       if (result === GONE || res.destroyed) return c.done(0, null);
@@ -858,21 +879,9 @@ export class PluginHost implements PluginHostControl, PluginServices {
         return;
       }
       let resp: Record<string, unknown> | null = null;
-      let rawBytes: Buffer | null = null;
+      const rawBytes = result.raw;
       try {
-        const r = result as { body?: { raw?: { data?: unknown } } } | null | undefined;
-        const rawData = r?.body?.raw?.data;
-        if (typeof rawData === "string") rawBytes = Buffer.from(rawData, "utf8");
-        else if (ArrayBuffer.isView(rawData)) {
-          rawBytes = Buffer.from(rawData.buffer, rawData.byteOffset, rawData.byteLength);
-        } else if (
-          rawData !== undefined &&
-          rawData !== null &&
-          Object.prototype.toString.call(rawData) === "[object ArrayBuffer]"
-        ) {
-          rawBytes = Buffer.from(new Uint8Array(rawData as ArrayBuffer));
-        }
-        const json = result === undefined ? undefined : rti.toJson(result);
+        const json = result.json;
         resp = json === undefined ? null : (JSON.parse(json) as Record<string, unknown>);
         if (resp !== null && (typeof resp !== "object" || Array.isArray(resp))) {
           throw new Error("json: cannot unmarshal into Go value of type plugin.HttpResponse");
@@ -897,11 +906,11 @@ export class PluginHost implements PluginHostControl, PluginServices {
   private async serveSse(
     c: PluginRouteContext,
     rt: PluginRuntime,
-    arg: { port?: unknown },
+    argJson: string,
+    bytes: Buffer[],
     fail: (e: unknown) => void,
   ): Promise<void> {
     const { res } = c;
-    const rti = rt.internals!;
     let closed = false;
     let headed = false;
     let finish!: () => void;
@@ -919,22 +928,20 @@ export class PluginHost implements PluginHostControl, PluginServices {
       closed = true;
       finish();
     };
-    const port = rti.ssePort((evJson) => {
-      if (closed || res.destroyed) return;
-      head();
-      res.write(sseFrame(JSON.parse(evJson) as Parameters<typeof sseFrame>[0]));
-    }, close);
-    arg.port = port;
-    const slot = rti.slots.es;
-    try {
-      if (typeof slot.handler !== "function")
-        throw new Error("siyuan.server.private.es.handler is not a function");
-      let r = (slot.handler as (a: unknown) => unknown).call(slot, arg);
-      if (rti.isPromise(r)) r = await untilGone(res, r as Promise<unknown>);
-      if (r === GONE) close();
-    } catch (e) {
+    const stream = rt.sse(argJson, bytes, {
+      send: (ev: SseEvent) => {
+        if (closed || res.destroyed) return;
+        head();
+        res.write(sseFrame(ev));
+      },
+      close,
+    });
+    const r = await untilGone(res, stream.answer);
+    if (r === GONE) close();
+    else if (!(r as RealmAnswer).ok) {
       closed = true;
-      if (!headed) return fail(e);
+      stream.closed();
+      if (!headed) return fail((r as RealmAnswer).error);
       res.end();
       return;
     }
@@ -942,23 +949,11 @@ export class PluginHost implements PluginHostControl, PluginServices {
     res.on("close", onClientGone);
     if (res.destroyed) close();
     const unregister = rt.onStop(close);
-    if (!closed && typeof port.onopen === "function") {
-      try {
-        (port.onopen as () => unknown).call(port);
-      } catch {
-        /* logged by the kernel; the stream goes on */
-      }
-    }
+    if (!closed) stream.opened();
     await ended;
     unregister();
     res.off("close", onClientGone);
-    if (typeof port.onclose === "function") {
-      try {
-        (port.onclose as () => unknown).call(port);
-      } catch {
-        /* ignored */
-      }
-    }
+    stream.closed();
     if (!res.destroyed) {
       head();
       res.end();

@@ -2,6 +2,7 @@
 
 export { readZip, writeZip } from "../zip.js";
 export { withPluginControl } from "./control.js";
+export type { PluginEngineKind } from "./engine.js";
 export {
   DEFAULT_KERNEL_RESTART_DOWN_MS,
   type PluginClientCall,

@@ -1,10 +1,14 @@
 /**
- * The source run inside each plugin's `node:vm` context before `kernel.js` (contract §6). It is a
- * function of a bridge of host ("Go side") functions; it trims the realm to goja's built-ins, then
- * builds, in the plugin's own realm, what goja + goja_nodejs + SiYuan inject: `console`, `Buffer`
- * (goja_nodejs's: `from`, `alloc`, `poolSize`; `toString`/`equals`/`read*`; encodings hex, utf8,
- * utf-8, base64, base64Url), `URL`/`URLSearchParams`, timers, `require` and the frozen `siyuan`.
- * It returns the internals the host needs (lifecycle, handler slots, data objects, ports).
+ * The sources run in a plugin's realm before `kernel.js` (contract §6), in two parts:
+ *
+ * - {@link VM_SHIM_SOURCE}, for the `vm` engine only: it trims a `node:vm` context to goja's
+ *   built-ins and builds what goja_nodejs gives in SiYuan 3.7.3: `console`, `Buffer` (goja_nodejs's:
+ *   `from`, `alloc`, `poolSize`; `toString`/`equals`/`read*`; encodings hex, utf8, utf-8, base64,
+ *   base64Url), `URL`/`URLSearchParams`, timers and `require`. The `goja` engine has the real ones.
+ * - {@link REALM_SOURCE}, for both engines: the frozen `siyuan` object over a bridge of host ("Go
+ *   side") functions, and the internals the host calls into (lifecycle hooks, events, RPC, MCP
+ *   tools, HTTP and SSE handlers). Everything crosses the bridge as JSON text and bytes, so the
+ *   same source runs in V8 beside the host and in goja in another process (goja-host/main.go).
  */
 
 /** Built-ins V8 has and goja 065cd970 lacks (contract §6), removed from the plugin realm. */
@@ -26,7 +30,7 @@ export const REMOVED_GLOBALS = [
   "console",
 ] as const;
 
-export const PRELUDE_SOURCE = String.raw`(function (bridge) {
+export const VM_SHIM_SOURCE = String.raw`(function (bridge) {
   "use strict";
   var g = globalThis;
   function drop(obj, names) {
@@ -177,23 +181,123 @@ export const PRELUDE_SOURCE = String.raw`(function (bridge) {
   proto.readIntLE = readVar(true, true);
   proto.readUIntBE = proto.readUintBE = readVar(false, false);
   proto.readUIntLE = proto.readUintLE = readVar(true, false);
+  function outOfRange(value) { return new RangeError('The value of "value" ' + value + " is out of range."); }
+  READS.forEach(function (r) {
+    var ends = r[1] === 1 ? [""] : ["BE", "LE"];
+    var setter = "set" + r[2].slice(3);
+    var big = r[0].indexOf("Big") === 0;
+    var bits = 8 * r[1];
+    ends.forEach(function (end) {
+      var fn = function (value, off) {
+        var o = offsetArg(this, off, r[1]);
+        if (!big && r[0] !== "Float" && r[0] !== "Double") {
+          var v = Number(value);
+          var lo = r[0].indexOf("UInt") >= 0 ? 0 : -Math.pow(2, bits - 1);
+          var hi = r[0].indexOf("UInt") >= 0 ? Math.pow(2, bits) - 1 : Math.pow(2, bits - 1) - 1;
+          if (!(v >= lo && v <= hi)) throw outOfRange(value);
+        }
+        view(this)[setter](o, value, end === "LE");
+        return o + r[1];
+      };
+      proto["write" + r[0] + end] = fn;
+      if (r[0].indexOf("UInt") >= 0) proto["write" + r[0].replace("UInt", "Uint") + end] = fn;
+    });
+  });
+  function writeVar(le, signed) {
+    return function (value, off, len) {
+      if (typeof len !== "number") throw new TypeError(len === undefined ? 'The "byteLength" argument is required.' : 'The "byteLength" argument must be of type number.');
+      if (len < 1 || len > 6) throw new RangeError('The value of "byteLength" ' + len + " is out of range");
+      var o = offsetArg(this, off, len);
+      var v = Math.trunc(Number(value));
+      var max = Math.pow(2, 8 * len);
+      if (signed ? !(v >= -max / 2 && v < max / 2) : !(v >= 0 && v < max)) throw outOfRange(value);
+      if (v < 0) v += max;
+      for (var i = len - 1; i >= 0; i--) {
+        this[le ? o + (len - 1 - i) : o + i] = v % 256;
+        v = Math.floor(v / 256);
+      }
+      return o + len;
+    };
+  }
+  proto.writeIntBE = writeVar(false, true);
+  proto.writeIntLE = writeVar(true, true);
+  proto.writeUIntBE = proto.writeUintBE = writeVar(false, false);
+  proto.writeUIntLE = proto.writeUintLE = writeVar(true, false);
+  // write(string, offset, length, encoding): the encoding only as the fourth argument
+  proto.write = function (str, off, length, enc) {
+    if (typeof str !== "string") throw new TypeError('The "string" argument must be of type string.');
+    var o = off === undefined ? 0 : offsetArg(this, off, 0);
+    var max = this.length - o;
+    var n = length === undefined ? max : Math.trunc(Number(length));
+    var raw = bridge.decodeString(str, enc === undefined ? "utf8" : codecOf(enc));
+    if (raw.length < n) n = raw.length;
+    if (n > max) n = max;
+    for (var i = 0; i < n; i++) this[o + i] = raw[i];
+    return n;
+  };
+  function concat(list, totalLength) {
+    if (list === null || typeof list !== "object" || typeof list[Symbol.iterator] !== "function") {
+      throw new TypeError('The "list" argument must be of type object.');
+    }
+    var bufs = Array.from(list);
+    if (bufs.length === 0) return Reflect.construct(U8, [0], Buffer);
+    var total = 0;
+    bufs.forEach(function (b, i) {
+      if (!(b instanceof U8)) throw new TypeError('The "list[' + i + ']" argument must be an instance of Buffer or Uint8Array.');
+      total += b.length;
+    });
+    if (arguments.length > 1) {
+      if (typeof totalLength !== "number" || totalLength !== Math.trunc(totalLength)) throw new TypeError('The "totalLen" argument must be of type number.');
+      if (totalLength < 0) throw new RangeError('The value of "length" is out of range. It must be >= 0 && <= 9007199254740991. Received ' + totalLength);
+      total = totalLength;
+    }
+    var out = Reflect.construct(U8, [total], Buffer);
+    var at = 0;
+    for (var i = 0; i < bufs.length && at < total; i++) {
+      var b = bufs[i].length > total - at ? bufs[i].subarray(0, total - at) : bufs[i];
+      out.set(b, at);
+      at += b.length;
+    }
+    return out;
+  }
   Buffer.prototype = proto;
   Object.setPrototypeOf(Buffer, U8);
   Buffer.poolSize = 8192;
   Buffer.from = from;
   Buffer.alloc = alloc;
+  Buffer.concat = concat;
 
-  function bytesIn(outer) { return wrap(outer); }
-  function arrayBufferIn(outer) { var a = new U8(outer.length); a.set(outer); return a.buffer; }
 
   // ---- console, timers, URL, require ----
-  function fmt(args) { return bridge.format(Array.prototype.slice.call(args)); }
+  // goja_nodejs's util.format: %s, %d, %j and %%; the rest of the arguments as strings
+  function fmt(args) {
+    var f = args.length > 0 && args[0] !== undefined ? String(args[0]) : "";
+    var rest = Array.prototype.slice.call(args, 1), n = 0, out = "";
+    for (var i = 0; i < f.length; i++) {
+      var c = f[i];
+      if (c !== "%" || i + 1 >= f.length) { out += c; continue; }
+      var k = f[++i];
+      if (k === "%") { out += "%"; continue; }
+      if (n >= rest.length) { out += "%" + k; continue; }
+      if (k === "s") out += String(rest[n++]);
+      else if (k === "d") out += String(Number(rest[n++]));
+      else if (k === "j") out += JSON.stringify(rest[n++]);
+      else out += "%" + k;
+    }
+    for (; n < rest.length; n++) out += " " + String(rest[n]);
+    return out;
+  }
+  // goja_nodejs's console through SiYuan's printer: each line as "[plugin:<name>] <line>"
+  function print(level, text) {
+    var rows = text.split("\n");
+    for (var i = 0; i < rows.length; i++) bridge.log(level, "[plugin:" + bridge.name + "] " + rows[i]);
+  }
   var console = {
-    log: function () { bridge.log("info", fmt(arguments)); },
-    info: function () { bridge.log("info", fmt(arguments)); },
-    debug: function () { bridge.log("debug", fmt(arguments)); },
-    warn: function () { bridge.log("warn", fmt(arguments)); },
-    error: function () { bridge.log("error", fmt(arguments)); },
+    log: function () { print("info", fmt(arguments)); },
+    info: function () { print("info", fmt(arguments)); },
+    debug: function () { print("info", fmt(arguments)); },
+    warn: function () { print("warn", fmt(arguments)); },
+    error: function () { print("error", fmt(arguments)); },
   };
   function hidden(name, value) {
     Object.defineProperty(g, name, { value: value, writable: true, configurable: true, enumerable: false });
@@ -209,108 +313,170 @@ export const PRELUDE_SOURCE = String.raw`(function (bridge) {
     buffer: { Buffer: Buffer },
     console: console,
     url: { URL: bridge.URL, URLSearchParams: bridge.URLSearchParams },
-    util: { format: function () { return fmt(arguments); }, inherits: function (ctor, sup) {
-      Object.setPrototypeOf(ctor.prototype, sup.prototype); Object.setPrototypeOf(ctor, sup); } },
+    util: { format: function () { return fmt(arguments); } },
   };
   hidden("require", function require(id) {
     var name = String(id);
     if (name.indexOf("node:") === 0) name = name.slice(5);
     if (Object.prototype.hasOwnProperty.call(modules, name)) return modules[name];
     bridge.requireMissed(String(id));
-    throw new Error("Invalid module");
+    // goja_nodejs panics with a Go error, which reaches JavaScript as a GoError
+    var e = new Error("Invalid module");
+    e.name = "GoError";
+    throw e;
   });
 
-  // ---- siyuan ----
-  function realmPromise(outer) {
-    return new Promise(function (resolve, reject) {
-      outer.then(resolve, function (e) { reject(new Error(e && e.message ? e.message : String(e))); });
+  // What the realm source needs from this realm: its bytes and its promises.
+  return {
+    bytesBuffer: function (outer) { return wrap(outer); },
+    bytesArrayBuffer: function (outer) { var a = new U8(outer.length); a.set(outer); return a.buffer; },
+    promise: function (outer) {
+      return new Promise(function (resolve, reject) {
+        outer.then(resolve, function (e) { reject(new Error(e && e.message ? e.message : String(e))); });
+      });
+    },
+  };
+})`;
+
+/**
+ * The realm source both engines run: a function of the bridge that installs the frozen `siyuan`
+ * and returns the internals the host calls. Bridge (host functions; JSON crosses as text):
+ * `plugin` `{name, version, displayName, platform, i18n}` (i18n as JSON text or null), `now()`,
+ * `log(level, text, fromLogger)`, `note(op, argsJson)`, `callSync(op, argsJson)` → JSON text,
+ * `call(op, argsJson, bytes?)` → promise of `{value: JSON text, bytes: outer bytes or null}`,
+ * `bytesText`/`bytesBuffer`/`bytesArrayBuffer(outer bytes)` and `setTimeout`.
+ * Every internal returns a plain object (or a promise of one) and never throws: `{ok, json?,
+ * raw?, error?}`; `raw` is the only member that is not JSON.
+ */
+export const REALM_SOURCE = String.raw`(function (bridge) {
+  "use strict";
+  var g = globalThis;
+  var stringify = JSON.stringify, parse = JSON.parse;
+  // Date.now reads the host's wall clock, so a test can step it as an OS clock steps
+  // (new Date() and timers are unaffected).
+  Date.now = function now() { return bridge.now(); };
+
+  function errorText(e) {
+    return e !== null && typeof e === "object" && "message" in e ? String(e.message) : String(e);
+  }
+  function isThenable(v) {
+    return v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
+  }
+  // Runs fn now; maps its (awaited) value with done; a throw or rejection is {ok:false, error}.
+  function settle(fn, done) {
+    var fail = function (e) { return { ok: false, error: errorText(e) }; };
+    var r;
+    try { r = fn(); } catch (e) { return fail(e); }
+    if (!isThenable(r)) {
+      try { return done(r); } catch (e) { return fail(e); }
+    }
+    return Promise.resolve(r).then(done, fail);
+  }
+  function call(op, args, bytes) {
+    return bridge.call(op, stringify(args), bytes).then(function (r) {
+      return { value: parse(r.value), bytes: r.bytes };
     });
   }
   function dataObject(outer) {
     return {
-      text: function () { return Promise.resolve(bridge.decodeUtf8(outer)); },
-      json: function () { return new Promise(function (res) { res(JSON.parse(bridge.decodeUtf8(outer))); }); },
-      buffer: function () { return Promise.resolve(bytesIn(outer)); },
-      arrayBuffer: function () { return Promise.resolve(arrayBufferIn(outer)); },
+      text: function () { return Promise.resolve(bridge.bytesText(outer)); },
+      json: function () { return new Promise(function (res) { res(parse(bridge.bytesText(outer))); }); },
+      buffer: function () { return Promise.resolve(bridge.bytesBuffer(outer)); },
+      arrayBuffer: function () { return Promise.resolve(bridge.bytesArrayBuffer(outer)); },
     };
   }
+  var name = bridge.plugin.name;
   var lifecycle = Object.seal({ onload: null, onrunning: null, onunload: null });
   var plugin = Object.freeze({
-    name: bridge.plugin.name,
+    name: name,
     version: bridge.plugin.version,
     displayName: bridge.plugin.displayName,
     platform: bridge.plugin.platform,
-    i18n: bridge.plugin.i18n === null ? null : JSON.parse(bridge.plugin.i18n),
+    i18n: bridge.plugin.i18n === null ? null : parse(bridge.plugin.i18n),
     lifecycle: lifecycle,
   });
   var event = Object.seal({
     handler: null,
-    emit: function (topic, payload) { return realmPromise(bridge.emit(String(topic), JSON.stringify(payload === undefined ? null : payload))); },
+    emit: function (topic, payload) {
+      return call("emit", [String(topic), payload === undefined ? null : payload]).then(function () {});
+    },
   });
   function logWith(level) {
     return function () {
       var parts = [];
       for (var i = 0; i < arguments.length; i++) {
         var a = arguments[i];
-        parts.push(typeof a === "string" ? a : a !== null && typeof a === "object" ? JSON.stringify(a) : String(a));
+        parts.push(typeof a === "string" ? a : a !== null && typeof a === "object" ? stringify(a) : String(a));
       }
       bridge.log(level, parts.join(" "), true);
     };
   }
   var logger = Object.freeze({ trace: logWith("trace"), debug: logWith("debug"), info: logWith("info"),
     warn: logWith("warn"), error: logWith("error") });
+  function none() {}
   var storage = Object.freeze({
-    get: function (p) { return realmPromise(bridge.storage.get(String(p)).then(dataObject)); },
-    put: function (p, value) { return realmPromise(bridge.storage.put(String(p), String(value))); },
-    remove: function (p) { return realmPromise(bridge.storage.remove(String(p))); },
-    list: function (p) {
-      return realmPromise(bridge.storage.list(String(p)).then(function (json) { return JSON.parse(json); }));
-    },
+    get: function (p) { return call("storage.get", [String(p)]).then(function (r) { return dataObject(r.bytes); }); },
+    put: function (p, value) { return call("storage.put", [String(p), String(value)]).then(none); },
+    remove: function (p) { return call("storage.remove", [String(p)]).then(none); },
+    list: function (p) { return call("storage.list", [String(p)]).then(function (r) { return r.value; }); },
     watcher: Object.freeze({
-      add: function (p) { return realmPromise(bridge.storage.watch(String(p), true)); },
-      remove: function (p) { return realmPromise(bridge.storage.watch(String(p), false)); },
+      add: function (p) { return call("storage.watch", [String(p), true]).then(none); },
+      remove: function (p) { return call("storage.watch", [String(p), false]).then(none); },
     }),
   });
   var rpcMethods = new Map();
+  function rpcChanged() {
+    var list = [];
+    rpcMethods.forEach(function (m, n) { list.push({ name: n, descriptions: m.descriptions }); });
+    bridge.note("registry.rpc", stringify([list]));
+  }
   var rpc = Object.freeze({
-    bind: function (name, fn) {
+    bind: function (n, fn) {
       if (typeof fn !== "function") return Promise.reject(new TypeError("siyuan.rpc.bind: handler must be a function"));
-      rpcMethods.set(String(name), { fn: fn, descriptions: Array.prototype.slice.call(arguments, 2).map(String) });
+      rpcMethods.set(String(n), { fn: fn, descriptions: Array.prototype.slice.call(arguments, 2).map(String) });
+      rpcChanged();
       return Promise.resolve();
     },
-    unbind: function (name) { rpcMethods.delete(String(name)); return Promise.resolve(); },
+    unbind: function (n) { rpcMethods.delete(String(n)); rpcChanged(); return Promise.resolve(); },
     broadcast: function (method, params) {
-      return realmPromise(bridge.rpcBroadcast(String(method), JSON.stringify(params === undefined ? null : params)));
+      return call("rpc.broadcast", [String(method), params === undefined ? null : params]).then(none);
     },
   });
   var mcpTools = new Map();
+  function toolsChanged() {
+    var list = [];
+    mcpTools.forEach(function (t, n) { list.push({ name: n, spec: t.spec }); });
+    bridge.note("registry.tools", stringify([list]));
+  }
   var mcp = Object.freeze({
-    registerTool: function (name, spec, handler) {
-      var json = JSON.stringify(spec || {});
+    registerTool: function (n, spec, handler) {
+      var json = stringify(spec || {});
       if (/"type"\s*:\s*\[/.test(json)) return Promise.reject(new Error("invalid json schema: type must be a string"));
       if (typeof handler !== "function") return Promise.reject(new TypeError("handler must be a function"));
-      mcpTools.set(String(name), { spec: JSON.parse(json), handler: handler });
+      mcpTools.set(String(n), { spec: parse(json), handler: handler });
+      toolsChanged();
       return Promise.resolve();
     },
-    unregisterTool: function (name) { mcpTools.delete(String(name)); return Promise.resolve(); },
+    unregisterTool: function (n) { mcpTools.delete(String(n)); toolsChanged(); return Promise.resolve(); },
   });
-  function headerString(h) {
+  function headerObject(h) {
     var out = {};
     if (h && typeof h === "object") for (var k in h) out[k] = String(h[k]);
-    return JSON.stringify(out);
+    return out;
   }
   var client = Object.freeze({
     fetch: function (path, init) {
       init = init || {};
       var body = init.body;
       var kind = typeof body === "string" ? "string" : body instanceof ArrayBuffer ? "arraybuffer" : "none";
-      return realmPromise(bridge.fetch(String(path), init.method === undefined ? "GET" : String(init.method),
-        headerString(init.headers), kind, kind === "none" ? null : body).then(function (r) {
-        var res = JSON.parse(r.meta);
-        var d = dataObject(r.body);
+      return call("fetch", [String(path), init.method === undefined ? "GET" : String(init.method),
+        headerObject(init.headers), kind, kind === "string" ? body : null],
+        kind === "arraybuffer" ? body : undefined).then(function (r) {
+        var res = r.value;
+        var d = dataObject(r.bytes);
         res.text = d.text; res.json = d.json; res.buffer = d.buffer; res.arrayBuffer = d.arrayBuffer;
         return res;
-      }));
+      });
     },
     socket: function (path) {
       return Object.seal({ readyState: 3, url: String(path),
@@ -319,7 +485,7 @@ export const PRELUDE_SOURCE = String.raw`(function (bridge) {
     },
     event: function (path) {
       var es = { onopen: null, onmessage: null, onerror: null, onclose: null, close: function () {} };
-      bridge.timers.setTimeout(function () {
+      bridge.setTimeout(function () {
         if (typeof es.onerror === "function") es.onerror({ type: "error", message: "siyuan-sandbox: siyuan.client.event is not supported" });
       }, 0);
       return Object.seal(es);
@@ -328,36 +494,102 @@ export const PRELUDE_SOURCE = String.raw`(function (bridge) {
   function slot() { return Object.seal({ handler: null }); }
   var priv = Object.freeze({ http: slot(), ws: slot(), es: slot() });
   var server = Object.freeze({ private: priv });
-  var secrets = Object.freeze({ resolve: function (t) { return bridge.resolve("secrets", String(t)); } });
-  var vars = Object.freeze({ resolve: function (t) { return bridge.resolve("vars", String(t)); } });
+  function resolver(kind) {
+    return function (t) { return parse(bridge.callSync("resolve", stringify([kind, String(t)]))); };
+  }
+  var secrets = Object.freeze({ resolve: resolver("secrets") });
+  var vars = Object.freeze({ resolve: resolver("vars") });
   var siyuan = Object.freeze({ plugin: plugin, event: event, logger: logger, storage: storage, rpc: rpc,
     mcp: mcp, client: client, server: server, secrets: secrets, vars: vars });
   Object.defineProperty(g, "siyuan", { value: siyuan, writable: false, configurable: false, enumerable: false });
 
-  function ssePort(send, close) {
-    var port = Object.seal({
-      onopen: null, onclose: null,
-      send: function (ev) {
-        if (!ev || ev.data === undefined) throw new TypeError("port.send: event.data is required");
-        send(JSON.stringify({ data: typeof ev.data === "string" ? ev.data : JSON.stringify(ev.data),
-          event: ev.event === undefined ? null : String(ev.event), id: ev.id === undefined ? null : String(ev.id),
-          retry: ev.retry === undefined ? null : Number(ev.retry) }));
-      },
-      close: function () { close(); },
-    });
-    return port;
+  // ---- what the host calls ----
+  // The request object: body.data and each form file's data are indexes into bytes.
+  function requestOf(argJson, bytes) {
+    var arg = parse(argJson);
+    var body = arg.request.body;
+    if (typeof body.data === "number") body.data = dataObject(bytes[body.data]);
+    if (body.form) {
+      for (var field in body.form.files) {
+        body.form.files[field].forEach(function (f) { f.data = dataObject(bytes[f.data]); });
+      }
+    }
+    return arg;
   }
+  // body.raw.data as bytes (a string stays text): the host writes them as the answer.
+  function rawOf(result) {
+    var raw = result && result.body && result.body.raw ? result.body.raw.data : undefined;
+    if (typeof raw === "string") return raw;
+    if (ArrayBuffer.isView(raw)) return raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
+    if (raw instanceof ArrayBuffer) return raw;
+    return null;
+  }
+  function jsonOf(v) { return v === undefined ? undefined : stringify(v); }
+  var ports = new Map();
   return {
-    lifecycle: lifecycle,
-    event: event,
-    slots: priv,
-    rpcMethods: rpcMethods,
-    mcpTools: mcpTools,
-    fromJson: function (s) { return JSON.parse(s); },
-    toJson: function (v) { return JSON.stringify(v); },
-    dataObject: dataObject,
-    ssePort: ssePort,
-    isPromise: function (v) { return v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function"; },
-    errorText: function (e) { return e instanceof Error ? e.message : String(e); },
+    hook: function (n) {
+      var fn = lifecycle[n];
+      if (typeof fn !== "function") return { ok: false, missing: true };
+      return settle(function () { return fn.call(lifecycle); }, function () { return { ok: true }; });
+    },
+    publish: function (evJson) {
+      var h = event.handler;
+      if (typeof h !== "function") return { ok: true };
+      var r = settle(function () { return h(parse(evJson)); }, function () { return { ok: true }; });
+      var logged = function (o) {
+        if (!o.ok) bridge.log("error", "event handler failed: " + o.error, true);
+        return o;
+      };
+      return isThenable(r) ? r.then(logged) : logged(r);
+    },
+    rpc: function (method, paramsJson) {
+      var m = rpcMethods.get(method);
+      if (!m) return { ok: false, missing: true };
+      var args = parse(paramsJson);
+      return settle(function () { return m.fn.apply(undefined, args); },
+        function (v) { return { ok: true, json: jsonOf(v) }; });
+    },
+    tool: function (n, argsJson) {
+      var t = mcpTools.get(n);
+      if (!t || typeof t.handler !== "function") return { ok: false, missing: true };
+      return settle(function () { return t.handler(parse(argsJson)); },
+        function (v) { return { ok: true, json: jsonOf(v) }; });
+    },
+    http: function (argJson, bytes) {
+      var s = priv.http;
+      return settle(function () {
+        var arg = requestOf(argJson, bytes || []);
+        if (typeof s.handler !== "function") throw new Error("siyuan.server.private.http.handler is not a function");
+        return s.handler.call(s, arg);
+      }, function (result) { return { ok: true, json: jsonOf(result), raw: rawOf(result) }; });
+    },
+    sse: function (stream, argJson, bytes) {
+      var s = priv.es;
+      return settle(function () {
+        var arg = requestOf(argJson, bytes || []);
+        var port = Object.seal({
+          onopen: null, onclose: null,
+          send: function (ev) {
+            if (!ev || ev.data === undefined) throw new TypeError("port.send: event.data is required");
+            bridge.note("sse.send", stringify([stream, { data: typeof ev.data === "string" ? ev.data : stringify(ev.data),
+              event: ev.event === undefined ? null : String(ev.event), id: ev.id === undefined ? null : String(ev.id),
+              retry: ev.retry === undefined ? null : Number(ev.retry) }]));
+          },
+          close: function () { bridge.note("sse.close", stringify([stream])); },
+        });
+        ports.set(stream, port);
+        arg.port = port;
+        if (typeof s.handler !== "function") throw new Error("siyuan.server.private.es.handler is not a function");
+        return s.handler.call(s, arg);
+      }, function () { return { ok: true }; });
+    },
+    ssePort: function (stream, what) {
+      var port = ports.get(stream);
+      if (!port) return { ok: true };
+      if (what === "closed") ports.delete(stream);
+      var fn = what === "open" ? port.onopen : port.onclose;
+      if (typeof fn !== "function") return { ok: true };
+      return settle(function () { return fn.call(port); }, function () { return { ok: true }; });
+    },
   };
 })`;

@@ -4,7 +4,7 @@
  */
 import type { PluginRpcOutcome } from "../handler-kit.js";
 import { goJson } from "./http.js";
-import { messageOf, type PluginRuntime } from "./runtime.js";
+import type { PluginRuntime } from "./runtime.js";
 
 /** The kernel's `util.SanitizeName` as the sandbox approximates it: other characters become `_`. */
 export function sanitizeName(name: string): string {
@@ -99,17 +99,6 @@ export function pluginToolJson(
   return out;
 }
 
-/** Calls a JS function of the plugin's realm with JSON-clean arguments; awaits its promise. */
-async function invoke(rt: PluginRuntime, fn: unknown, args: unknown[]): Promise<unknown> {
-  const rti = rt.internals!;
-  const realmArgs = args.map((a) =>
-    a === undefined ? undefined : rti.fromJson(JSON.stringify(a)),
-  );
-  let r = (fn as (...a: unknown[]) => unknown).apply(undefined, realmArgs);
-  if (rti.isPromise(r)) r = await (r as Promise<unknown>);
-  return r;
-}
-
 /** Object keys in Go's order: goja exports an object as a map, which encoding/json sorts. */
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
@@ -122,8 +111,7 @@ function sortKeys(v: unknown): unknown {
 }
 
 /** The JSON value of a realm value as the kernel encodes it (undefined → null, keys sorted). */
-function exported(rt: PluginRuntime, v: unknown): unknown {
-  const json = v === undefined ? undefined : rt.internals!.toJson(v);
+function exported(json: string | undefined): unknown {
   return json === undefined ? null : sortKeys(JSON.parse(json));
 }
 
@@ -137,8 +125,7 @@ export async function callRpcMethod(
   method: string,
   params: unknown,
 ): Promise<PluginRpcOutcome> {
-  const rti = rt.internals;
-  if (rt.state !== "running" || !rti) {
+  if (rt.state !== "running") {
     return {
       ok: false,
       code: -32603,
@@ -146,30 +133,22 @@ export async function callRpcMethod(
       data: `plugin [${rt.name}] not running (state: [${rt.state}])`,
     };
   }
-  const m = rti.rpcMethods.get(method);
-  if (!m) {
-    return {
-      ok: false,
-      code: -32601,
-      message: "Method not found",
-      data: `method [${method}] not found in plugin [${rt.name}]`,
-    };
-  }
-  const args = Array.isArray(params)
-    ? params
-    : params === undefined || params === null
-      ? []
-      : [params];
-  try {
-    return { ok: true, result: exported(rt, await invoke(rt, m.fn, args)) };
-  } catch (e) {
-    return {
-      ok: false,
-      code: -32603,
-      message: "Internal error",
-      data: `error invoking method ${JSON.stringify(method)}: ${messageOf(e)}`,
-    };
-  }
+  const notFound = {
+    ok: false as const,
+    code: -32601,
+    message: "Method not found",
+    data: `method [${method}] not found in plugin [${rt.name}]`,
+  };
+  if (!rt.rpcMethods.some((m) => m.name === method)) return notFound;
+  const r = await rt.callRpc(method, params);
+  if (r.missing) return notFound;
+  if (r.ok) return { ok: true, result: exported(r.json) };
+  return {
+    ok: false,
+    code: -32603,
+    message: "Internal error",
+    data: `error invoking method ${JSON.stringify(method)}: ${r.error}`,
+  };
 }
 
 /**
@@ -182,21 +161,16 @@ export async function callMcpTool(
   tool: string,
   args: Record<string, unknown>,
 ): Promise<{ text: string; isError: boolean }> {
-  const rti = rt.internals;
-  const entry = rti?.mcpTools.get(tool) as { handler?: unknown } | undefined;
-  if (rt.state !== "running" || !rti) {
+  if (rt.state !== "running") {
     return {
       text: `plugin [${rt.name}] not running (state: [${rt.state}])`,
       isError: true,
     };
   }
-  if (!entry || typeof entry.handler !== "function") {
+  const r = rt.tools.some((t) => t.name === tool) ? await rt.callTool(tool, args) : null;
+  if (r === null || r.missing) {
     return { text: `tool not found: ${pluginToolName(rt.name, tool)}`, isError: true };
   }
-  try {
-    const v = exported(rt, await invoke(rt, entry.handler, [args]));
-    return { text: goJson(v), isError: false };
-  } catch (e) {
-    return { text: `error invoking MCP tool handler: ${messageOf(e)}`, isError: true };
-  }
+  if (r.ok) return { text: goJson(exported(r.json)), isError: false };
+  return { text: `error invoking MCP tool handler: ${r.error}`, isError: true };
 }

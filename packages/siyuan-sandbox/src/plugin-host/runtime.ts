@@ -1,28 +1,28 @@
 /**
- * One kernel plugin's JavaScript runtime: a `node:vm` context trimmed to what goja + goja_nodejs
- * give in SiYuan 3.7.3 (contract §6), the language-level check, and the lifecycle (§7).
+ * One kernel plugin's runtime: the language-level pre-check, the lifecycle (§7) and the host's
+ * calls into the plugin's realm, over one of two engines (`engine.ts`): `vm` (a `node:vm` context
+ * trimmed to goja's built-ins, contract §6) or `goja` (SiYuan's own engine, in a child process).
  */
 import { createHash, randomUUID } from "node:crypto";
-import { format } from "node:util";
-import { createContext, Script } from "node:vm";
-import { checkLanguageLevel, type LanguageViolation, regexViolation } from "./language.js";
-import { PRELUDE_SOURCE, REMOVED_GLOBALS } from "./prelude.js";
+import type { HostCalls, PluginEngine, PluginEngineKind, RealmAnswer } from "./engine.js";
+import { GojaEngine } from "./goja-engine.js";
+import { checkLanguageLevel, type LanguageViolation } from "./language.js";
+import { VmEngine } from "./vm-engine.js";
 
 /**
- * Per script (by SHA-256): its language-check verdict and V8's code cache. The same `kernel.js`
- * gets the same verdict (the check is pure) and compiles from the cache, so reloads, restarts and
+ * The language-check verdict per script (by SHA-256): the check is pure, so reloads, restarts and
  * many sandboxes of a large bundle do not parse it again.
  */
-const compiled = new Map<string, { violation: LanguageViolation | null; code?: Buffer }>();
+const verdicts = new Map<string, LanguageViolation | null>();
 
-function compiledOf(source: string) {
+function verdictOf(source: string): LanguageViolation | null {
   const key = createHash("sha256").update(source).digest("hex");
-  let entry = compiled.get(key);
-  if (entry === undefined) {
-    entry = { violation: checkLanguageLevel(source) };
-    compiled.set(key, entry);
+  let v = verdicts.get(key);
+  if (v === undefined) {
+    v = checkLanguageLevel(source);
+    verdicts.set(key, v);
   }
-  return entry;
+  return v;
 }
 
 /** Plugin states as the kernel numbers them (contract §7). */
@@ -81,21 +81,8 @@ export interface RuntimeServices {
   requireMissed(id: string): void;
   /** The wall clock the plugin's `Date.now()` reads (the host's, which tests may step). */
   now(): number;
-}
-
-/** The realm-side internals the prelude returns. */
-export interface RealmInternals {
-  lifecycle: Record<"onload" | "onrunning" | "onunload", unknown>;
-  event: { handler: unknown };
-  slots: Record<"http" | "ws" | "es", { handler: unknown }>;
-  rpcMethods: Map<string, { fn: unknown; descriptions: string[] }>;
-  mcpTools: Map<string, unknown>;
-  fromJson(s: string): unknown;
-  toJson(v: unknown): string | undefined;
-  dataObject(bytes: Buffer): unknown;
-  ssePort(send: (eventJson: string) => void, close: () => void): Record<string, unknown>;
-  isPromise(v: unknown): boolean;
-  errorText(e: unknown): string;
+  /** What `now()` adds to the host's `Date.now()` (the goja engine keeps its own clock). */
+  clockOffsetMs(): number;
 }
 
 const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -104,21 +91,61 @@ const hasMessage = (e: unknown): e is { message: unknown } =>
 /** Message of an error from either realm. */
 export const messageOf = (e: unknown): string => (hasMessage(e) ? String(e.message) : errText(e));
 
-/** A started (or failed) plugin runtime. */
+/** An RPC method a running plugin bound (`siyuan.rpc.bind`). */
+export interface BoundRpcMethod {
+  name: string;
+  descriptions: string[];
+}
+
+/** An MCP tool a running plugin registered (`siyuan.mcp.registerTool`). */
+export interface RegisteredTool {
+  name: string;
+  spec: Record<string, unknown>;
+}
+
+/** An SSE stream a plugin's `es` handler serves: what its port does, and the host's notices. */
+export interface SseStream {
+  /** The handler's answer (its promise settled, or its throw). */
+  answer: Promise<RealmAnswer>;
+  /** Calls the port's `onopen` (once the stream is open). */
+  opened(): void;
+  /** Calls the port's `onclose` (once the stream ended) and forgets the port. */
+  closed(): void;
+}
+
+/** Which engine plugins run in unless the host is told: `SIYUAN_SANDBOX_PLUGIN_ENGINE`, else vm. */
+export function defaultEngine(): PluginEngineKind {
+  const v = process.env["SIYUAN_SANDBOX_PLUGIN_ENGINE"];
+  if (v === undefined || v === "" || v === "vm") return "vm";
+  if (v === "goja") return "goja";
+  throw new Error(`SIYUAN_SANDBOX_PLUGIN_ENGINE must be vm or goja, not ${JSON.stringify(v)}`);
+}
+
+/**
+ * A started (or failed) plugin runtime: the lifecycle (§7) and the host's calls into the realm,
+ * over the engine the host chose. What the realm registers (RPC methods, MCP tools) is mirrored
+ * here as the realm reports it, so the host can list it without calling into the engine.
+ */
 export class PluginRuntime {
   state: PluginStateName = "ready";
   /** Why the plugin is in `error` (compile failure, language level, throw at top level). */
   error: string | null = null;
   /** The language violation that refused the script, if any. */
   violation: LanguageViolation | null = null;
-  internals: RealmInternals | null = null;
-  private readonly timers = new Set<NodeJS.Timeout | NodeJS.Immediate>();
+  /** RPC methods and MCP tools the realm registered (cleared when it stops). */
+  rpcMethods: BoundRpcMethod[] = [];
+  tools: RegisteredTool[] = [];
+  private engine: PluginEngine | null = null;
   private readonly closers = new Set<() => void>();
+  private readonly streams = new Map<number, { send(ev: SseEvent): void; close(): void }>();
+  private nextStream = 0;
 
   constructor(
     readonly manifest: PluginManifest,
     private readonly source: string,
     private readonly services: RuntimeServices,
+    readonly engineKind: PluginEngineKind = defaultEngine(),
+    private readonly options: { languageCheck?: boolean } = {},
   ) {}
 
   get name(): string {
@@ -129,157 +156,124 @@ export class PluginRuntime {
     this.services.log({ level: "error", text: `[plugin:${this.name}] ${text}` });
   }
 
-  private timerApi(): Record<string, unknown> {
-    const guard = (fn: unknown, args: unknown[], done?: () => void) => (): void => {
-      done?.();
-      try {
-        if (typeof fn === "function") (fn as (...a: unknown[]) => unknown)(...args);
-      } catch (e) {
-        this.logError(`timer callback failed: ${messageOf(e)}`);
-      }
-    };
-    const timers = this.timers;
-    return {
-      setTimeout: (fn: unknown, ms?: number, ...args: unknown[]) => {
-        const t: NodeJS.Timeout = setTimeout(
-          guard(fn, args, () => timers.delete(t)),
-          Number(ms) || 0,
-        );
-        timers.add(t);
-        return t;
-      },
-      setInterval: (fn: unknown, ms?: number, ...args: unknown[]) => {
-        const t = setInterval(guard(fn, args), Number(ms) || 0);
-        timers.add(t);
-        return t;
-      },
-      setImmediate: (fn: unknown, ...args: unknown[]) => {
-        const t: NodeJS.Immediate = setImmediate(guard(fn, args, () => timers.delete(t)));
-        timers.add(t);
-        return t;
-      },
-      clearTimeout: (t: NodeJS.Timeout) => {
-        clearTimeout(t);
-        timers.delete(t);
-      },
-      clearInterval: (t: NodeJS.Timeout) => {
-        clearInterval(t);
-        timers.delete(t);
-      },
-      clearImmediate: (t: NodeJS.Immediate) => {
-        clearImmediate(t);
-        timers.delete(t);
-      },
-    };
-  }
-
   /** Registers something to close when the plugin stops (an SSE stream). */
   onStop(close: () => void): () => void {
     this.closers.add(close);
     return () => this.closers.delete(close);
   }
 
-  /** Publishes `{id, type, detail}` to `siyuan.event.handler` (errors are logged). */
+  /** The host side of the bridge, served from the runtime's services. */
+  private hostCalls(): HostCalls {
+    const s = this.services;
+    return {
+      call: async (op, args, bytes) => {
+        const a = args as [unknown, unknown, unknown, unknown, unknown];
+        switch (op) {
+          case "storage.get":
+            return { value: null, bytes: await s.storage.get(String(a[0])) };
+          case "storage.put":
+            await s.storage.put(String(a[0]), String(a[1]));
+            return { value: null, bytes: null };
+          case "storage.remove":
+            await s.storage.remove(String(a[0]));
+            return { value: null, bytes: null };
+          case "storage.list":
+            return { value: JSON.parse(await s.storage.list(String(a[0]))), bytes: null };
+          case "storage.watch":
+            await s.storage.watch(String(a[0]), a[1] === true);
+            return { value: null, bytes: null };
+          case "emit":
+            await s.emit(String(a[0]), JSON.stringify(a[1]));
+            return { value: null, bytes: null };
+          case "rpc.broadcast":
+            await s.rpcBroadcast(String(a[0]), JSON.stringify(a[1]));
+            return { value: null, bytes: null };
+          case "fetch": {
+            const kind = a[3] as "string" | "arraybuffer" | "none";
+            const body = kind === "string" ? String(a[4]) : kind === "arraybuffer" ? bytes : null;
+            const r = await s.fetch(String(a[0]), String(a[1]), JSON.stringify(a[2]), kind, body);
+            return { value: JSON.parse(r.meta), bytes: r.body };
+          }
+          default:
+            throw new Error(`siyuan-sandbox: unknown host call ${op}`);
+        }
+      },
+      callSync: (op, args) => {
+        if (op !== "resolve") throw new Error(`siyuan-sandbox: unknown host call ${op}`);
+        return s.resolve(args[0] === "secrets" ? "secrets" : "vars", String(args[1]));
+      },
+      note: (op, args) => {
+        switch (op) {
+          case "registry.rpc":
+            this.rpcMethods = args[0] as BoundRpcMethod[];
+            return;
+          case "registry.tools":
+            this.tools = args[0] as RegisteredTool[];
+            return;
+          case "sse.send":
+            this.streams.get(Number(args[0]))?.send(args[1] as SseEvent);
+            return;
+          case "sse.close":
+            this.streams.get(Number(args[0]))?.close();
+            return;
+          case "require.missed":
+            s.requireMissed(String(args[0]));
+            return;
+        }
+      },
+      log: (line) => s.log(line),
+      now: () => s.now(),
+    };
+  }
+
+  /** Publishes `{id, type, detail}` to `siyuan.event.handler` (errors are logged by the realm). */
   publish(type: string, detail: unknown = null): void {
-    const rt = this.internals;
-    if (!rt || typeof rt.event.handler !== "function") return;
-    try {
-      const ev = rt.fromJson(JSON.stringify({ id: randomUUID(), type, detail }));
-      const r = (rt.event.handler as (e: unknown) => unknown)(ev);
-      if (rt.isPromise(r)) {
-        (r as Promise<unknown>).then(undefined, (e: unknown) =>
-          this.logError(`event handler failed: ${messageOf(e)}`),
-        );
-      }
-    } catch (e) {
-      this.logError(`event handler failed: ${messageOf(e)}`);
-    }
+    if (this.engine === null) return;
+    void this.engine.invoke("publish", [JSON.stringify({ id: randomUUID(), type, detail })]);
   }
 
   private async hook(name: "onload" | "onrunning" | "onunload"): Promise<void> {
-    const fn = this.internals?.lifecycle[name];
-    if (typeof fn !== "function") {
-      this.logError(`lifecycle.${name} is not a function`);
-      return;
-    }
-    try {
-      await (fn as () => unknown).call(this.internals?.lifecycle);
-    } catch (e) {
-      this.logError(`lifecycle.${name} failed: ${messageOf(e)}`);
-    }
+    const r = await this.engine!.invoke("hook", [name]);
+    if (r.missing) this.logError(`lifecycle.${name} is not a function`);
+    else if (!r.ok) this.logError(`lifecycle.${name} failed: ${r.error}`);
   }
 
-  /** Builds the realm, checks and runs `kernel.js`, then onload → running → onrunning → start. */
+  /** Checks the language level, runs `kernel.js`, then onload → running → onrunning → start. */
   async start(): Promise<void> {
     this.state = "loading";
-    const cache = compiledOf(this.source);
-    this.violation = cache.violation;
-    if (this.violation) {
-      const v = this.violation;
-      this.state = "error";
-      this.error = `${this.name}/kernel.js:${v.line}:${v.column}: ${v.message}`;
-      this.logError(this.error);
-      return;
+    if (this.options.languageCheck !== false) {
+      this.violation = verdictOf(this.source);
+      if (this.violation) {
+        const v = this.violation;
+        this.state = "error";
+        this.error = `${this.name}/kernel.js:${v.line}:${v.column}: ${v.message}`;
+        this.logError(this.error);
+        return;
+      }
     }
-    const context = createContext(
-      {},
-      { name: `plugin:${this.name}`, codeGeneration: { strings: true, wasm: false } },
-    );
     const s = this.services;
     const dn = this.manifest.displayName;
     const displayName = typeof dn === "string" ? dn : (dn?.[s.lang] ?? dn?.default ?? this.name);
-    const bridge = {
-      removedGlobals: [...REMOVED_GLOBALS],
-      regexViolation,
-      decodeString: (str: string, enc: string) =>
-        Buffer.from(str, enc === "base64Url" ? "base64url" : (enc as BufferEncoding)),
-      encodeBytes: (u8: Uint8Array, enc: string) =>
-        Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString(
-          enc === "base64Url" ? "base64url" : (enc as BufferEncoding),
-        ),
-      decodeUtf8: (b: Buffer) => b.toString("utf8"),
-      format: (args: unknown[]) => format(...args),
-      log: (level: PluginLogLine["level"], text: string, fromLogger?: boolean) =>
-        s.log({ level, text: fromLogger ? `[plugin:${this.name}] ${text}` : text }),
-      URL,
-      URLSearchParams,
-      timers: this.timerApi(),
-      plugin: {
+    const host = this.hostCalls();
+    this.engine =
+      this.engineKind === "goja"
+        ? new GojaEngine(host, () => s.clockOffsetMs())
+        : new VmEngine(host);
+    const failed = await this.engine.load(
+      {
         name: this.name,
         version: String(this.manifest.version ?? ""),
         displayName,
         platform: s.platform,
         i18n: s.i18n,
       },
-      storage: s.storage,
-      fetch: s.fetch,
-      emit: s.emit,
-      rpcBroadcast: s.rpcBroadcast,
-      resolve: s.resolve,
-      requireMissed: s.requireMissed,
-    };
-    const install = new Script(PRELUDE_SOURCE, {
-      filename: "siyuan-sandbox/prelude.js",
-    }).runInContext(context) as (b: typeof bridge) => RealmInternals;
-    this.internals = install(bridge);
-    // `Date.now()` reads the host's wall clock, so a test can step it as an OS clock steps.
-    (
-      new Script("(function (now) { Date.now = function now_() { return now(); }; })", {
-        filename: "siyuan-sandbox/clock.js",
-      }).runInContext(context) as (now: () => number) => void
-    )(() => s.now());
-    try {
-      const script = new Script(this.source, {
-        filename: `${this.name}/kernel.js`,
-        ...(cache.code ? { cachedData: cache.code } : {}),
-      });
-      script.runInContext(context);
-      cache.code ??= script.createCachedData();
-    } catch (e) {
+      this.source,
+    );
+    if (failed !== null) {
       this.state = "error";
-      this.error = `${this.name}/kernel.js: ${hasMessage(e) && e instanceof Object ? `${(e as { name?: string }).name ?? "Error"}: ${messageOf(e)}` : messageOf(e)}`;
+      this.error = `${this.name}/kernel.js: ${failed}`;
       this.logError(this.error);
-      this.clearTimers();
+      await this.engine.close();
       return;
     }
     await this.hook("onload");
@@ -288,28 +282,78 @@ export class PluginRuntime {
     this.publish("start");
   }
 
-  private clearTimers(): void {
-    for (const t of this.timers) {
-      clearTimeout(t as NodeJS.Timeout);
-      clearImmediate(t as NodeJS.Immediate);
-    }
-    this.timers.clear();
+  /** The host's clock offset changed (stepClock). */
+  clockChanged(): void {
+    this.engine?.clockChanged();
   }
 
-  /** stop event → stopping → onunload → RPC/MCP cleared, streams closed → timers stopped → stopped. */
+  /**
+   * One RPC call into a running plugin (`callRpcMethod`): array params are spread, any other
+   * params value is the single argument, absent params give no argument.
+   */
+  callRpc(method: string, params: unknown): Promise<RealmAnswer> {
+    const args = Array.isArray(params)
+      ? params
+      : params === undefined || params === null
+        ? []
+        : [params];
+    return this.engine!.invoke("rpc", [method, JSON.stringify(args)]);
+  }
+
+  /** One call of a registered MCP tool's handler with the `arguments` object. */
+  callTool(tool: string, args: Record<string, unknown>): Promise<RealmAnswer> {
+    return this.engine!.invoke("tool", [tool, JSON.stringify(args)]);
+  }
+
+  /**
+   * Calls `siyuan.server.private.http.handler` with the request (`argJson`, whose `body.data` and
+   * form files' `data` are indexes into `bytes`).
+   */
+  http(argJson: string, bytes: Buffer[]): Promise<RealmAnswer> {
+    return this.engine!.invoke("http", [argJson], bytes);
+  }
+
+  /** Calls `siyuan.server.private.es.handler` with the request and a port writing to `send`. */
+  sse(
+    argJson: string,
+    bytes: Buffer[],
+    port: { send(ev: SseEvent): void; close(): void },
+  ): SseStream {
+    const id = ++this.nextStream;
+    this.streams.set(id, port);
+    const engine = this.engine!;
+    return {
+      answer: engine.invoke("sse", [String(id), argJson], bytes),
+      opened: () => void engine.invoke("ssePort", [String(id), "open"]),
+      closed: () => {
+        this.streams.delete(id);
+        void engine.invoke("ssePort", [String(id), "closed"]);
+      },
+    };
+  }
+
+  /** stop event → stopping → onunload → RPC/MCP cleared, streams closed → engine stopped → stopped. */
   async stop(): Promise<void> {
     if (this.state === "error" || this.state === "stopped") {
-      this.clearTimers();
+      await this.engine?.close();
       return;
     }
     this.publish("stop");
     this.state = "stopping";
     await this.hook("onunload");
-    this.internals?.rpcMethods.clear();
-    this.internals?.mcpTools.clear();
+    this.rpcMethods = [];
+    this.tools = [];
     for (const c of [...this.closers]) c();
     this.closers.clear();
-    this.clearTimers();
+    await this.engine?.close();
     this.state = "stopped";
   }
+}
+
+/** One event a plugin sends on an SSE port. */
+export interface SseEvent {
+  data: string;
+  event: string | null;
+  id: string | null;
+  retry: number | null;
 }

@@ -1,0 +1,4 @@
+/** test/plugin-rpc-mcp.suite.ts with plugins in the `goja` engine. */
+import { definePluginRpcMcpSuite } from "./plugin-rpc-mcp.suite.js";
+
+definePluginRpcMcpSuite("goja");
