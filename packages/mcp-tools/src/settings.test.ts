@@ -118,6 +118,27 @@ describe("parseSettings", () => {
       /allowedOrigins/,
     );
   });
+
+  it("reads origins and feedback hosts with ports and IPv6 brackets (not through goja's URL)", () => {
+    const s = parseSettings(
+      JSON.stringify({
+        options: {
+          allowedOrigins: ["https://[2001:db8::1]:8443", "http://notes.example:8080/"],
+          feedbackUrl: "http://[::1]:9000/hook",
+        },
+      }),
+    );
+    expect(s.options.allowedOrigins).toEqual([
+      "http://notes.example:8080",
+      "https://[2001:db8::1]:8443",
+    ]);
+    expect(s.options.feedbackUrl).toBe("http://[::1]:9000/hook");
+    for (const url of ["http://[2001:db8::1]/hook", "http://user@localhost/x", "ftp://[::1]/x"]) {
+      expect(() => parseSettings(JSON.stringify({ options: { feedbackUrl: url } })), url).toThrow(
+        /feedbackUrl/,
+      );
+    }
+  });
 });
 
 describe("originVerdict", () => {
@@ -131,12 +152,29 @@ describe("originVerdict", () => {
     ]) {
       expect(originVerdict(o), o).toEqual({ verdict: "pass" });
     }
-    for (const o of ["null", "not a url", "http://localhost/path", "file:///etc/passwd"]) {
+    for (const o of [
+      "null",
+      "not a url",
+      "http://localhost/path",
+      "file:///etc/passwd",
+      // not the canonical form a browser sends: upper case, a default port, a leading zero, a user
+      "HTTP://localhost:3000",
+      "https://Notes.example",
+      "https://notes.example:443",
+      "http://localhost:03000",
+      "http://user@localhost:3000",
+      "http://localhost:99999",
+    ]) {
       expect(originVerdict(o), o).toEqual({ verdict: "refuse" });
     }
+    // The port is part of the origin (goja_nodejs's URL drops it from `origin`; the parser is ours)
     expect(originVerdict("https://notes.example:8443")).toEqual({
       verdict: "check",
       origin: "https://notes.example:8443",
+    });
+    expect(originVerdict("https://[2001:db8::1]:8443/")).toEqual({
+      verdict: "check",
+      origin: "https://[2001:db8::1]:8443",
     });
     // Loopback by name only over http(s): another scheme is judged by the list.
     expect(originVerdict("ftp://localhost")).toEqual({

@@ -170,24 +170,71 @@ function integer(v: unknown, where: string, limits: { min: number; max: number; 
   return v;
 }
 
-/** `scheme://host[:port]` exactly, as `URL` gives its origin; anything else is refused. */
+/** `scheme://host[:port]` exactly, in its canonical form; anything else is refused. */
 function origin(v: string, where: string): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(v);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || parsed.origin === "null" || parsed.origin !== v.replace(/\/$/, "")) {
+  const parsed = parseOrigin(v);
+  if (parsed === null) {
     throw new SettingsError(
       `${SETTINGS_FILE}: ${where} "${v}" is not an origin like http://localhost:3000`,
     );
   }
-  return parsed.origin;
+  return parsed;
 }
 
-/** Loopback host names, as `URL` spells them. */
-const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+/** The schemes whose URLs have an origin other than `null` (WHATWG URL), with their default ports. */
+const DEFAULT_PORTS: Readonly<Record<string, string>> = {
+  "http:": "80",
+  "https:": "443",
+  "ws:": "80",
+  "wss:": "443",
+  "ftp:": "21",
+};
+
+/**
+ * `scheme://` then `[user@]host[:port]`, then the rest: what this module needs of a URL without
+ * `URL`. The kernel plugin runs in goja, whose `URL` (goja_nodejs) drops the port from `origin`
+ * and gives `[` as the hostname of `[::1]` (docs/fidelity.md), so origins and hosts are read here.
+ */
+const URL_HEAD =
+  /^([A-Za-z][A-Za-z0-9+.-]*:)\/\/(?:([^@/?#\s]*)@)?(\[[0-9A-Fa-f:.]+\]|[^:/?#@[\]\s]*)(?::(\d*))?([/?#][^\s]*)?$/;
+
+/**
+ * The canonical origin of an origin string (`scheme://host[:port]`, an optional final
+ * `/`), or null: lowercase scheme and host, no default port, no user, path, query or fragment. A
+ * string that is not already in that form (as a browser's `Origin` header is) is refused, as
+ * `new URL(v).origin !== v` refused it.
+ */
+export function parseOrigin(v: string): string | null {
+  const m = URL_HEAD.exec(v);
+  if (m === null) return null;
+  const [, scheme = "", user, host = "", port, rest] = m;
+  if (user !== undefined || (rest !== undefined && rest !== "/")) return null;
+  if (DEFAULT_PORTS[scheme] === undefined) return null;
+  if (host === "" || host !== host.toLowerCase()) return null;
+  if (!host.startsWith("[") && !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(host)) return null;
+  if (port !== undefined) {
+    if (!/^[1-9]\d{0,4}$/.test(port) || Number(port) > 65535 || DEFAULT_PORTS[scheme] === port) {
+      return null;
+    }
+  }
+  return `${scheme}//${host}${port === undefined ? "" : `:${port}`}`;
+}
+
+/**
+ * A URL's scheme, host (IPv6 in brackets) and origin (`scheme://host[:port]`, without a default
+ * port), lowercased, or null when it has no host.
+ */
+export function urlHost(
+  v: string,
+): { scheme: string; host: string; origin: string; hasUser: boolean } | null {
+  const m = URL_HEAD.exec(v);
+  if (m === null || m[3] === undefined || m[3] === "") return null;
+  const scheme = m[1]!.toLowerCase();
+  const host = m[3].toLowerCase();
+  const port =
+    m[4] === undefined || m[4] === "" || DEFAULT_PORTS[scheme] === m[4] ? "" : `:${m[4]}`;
+  return { scheme, host, origin: `${scheme}//${host}${port}`, hasUser: m[2] !== undefined };
+}
 
 /** A feedback destination: `https:`, or `http:` on loopback; no credentials in the URL. */
 function feedbackUrl(v: unknown, where: string): string | null {
@@ -198,12 +245,14 @@ function feedbackUrl(v: unknown, where: string): string | null {
   } catch {
     parsed = undefined;
   }
+  const head = typeof v === "string" ? urlHost(v) : null;
   const allowed =
     parsed !== undefined &&
+    head !== null &&
+    !head.hasUser &&
     parsed.username === "" &&
     parsed.password === "" &&
-    (parsed.protocol === "https:" ||
-      (parsed.protocol === "http:" && LOOPBACK_HOSTS.includes(parsed.hostname)));
+    (head.scheme === "https:" || (head.scheme === "http:" && isLoopbackHost(head.host)));
   if (!allowed) {
     throw new SettingsError(
       `${SETTINGS_FILE}: ${where} must be an https URL (or http on localhost/127.0.0.1/[::1]) without user name or password`,
@@ -269,18 +318,13 @@ export function originVerdict(
   | { readonly verdict: "pass" | "refuse" }
   | { readonly verdict: "check"; readonly origin: string } {
   if (origin === undefined) return { verdict: "pass" };
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return { verdict: "refuse" };
-  }
-  if (url.origin === "null" || url.origin !== origin.replace(/\/$/, ""))
-    return { verdict: "refuse" };
-  if ((url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname)) {
+  const canonical = parseOrigin(origin);
+  if (canonical === null || canonical !== origin.replace(/\/$/, "")) return { verdict: "refuse" };
+  const head = urlHost(canonical)!;
+  if ((head.scheme === "http:" || head.scheme === "https:") && isLoopbackHost(head.host)) {
     return { verdict: "pass" };
   }
-  return { verdict: "check", origin: url.origin };
+  return { verdict: "check", origin: canonical };
 }
 
 /** Why a settings file could not be used. */

@@ -9,6 +9,7 @@
  */
 import { ToolError } from "../errors.js";
 import { externalAction, type ToolHandlers } from "../handler.js";
+import { urlHost } from "../settings.js";
 
 /** What leaves the machine: the call's business arguments, nothing more. */
 export interface FeedbackPayload {
@@ -105,7 +106,7 @@ export const feedbackHandlers = {
           { reason: delivery.reason },
         );
       }
-      return { sent: true, destination: new URL(url).origin, status: delivery.status };
+      return { sent: true, destination: urlHost(url)?.origin ?? url, status: delivery.status };
     },
   }),
 } satisfies ToolHandlers<"feedback">;
