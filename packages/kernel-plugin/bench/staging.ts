@@ -10,6 +10,10 @@
  * longest stretch anything ran without yielding: one 64 KiB hashing batch, the host's buffering
  * and copying of the 10 MiB body (the Go side in SiYuan), the JSON form's decode, parse and base64
  * steps, a garbage collection, or the OS not scheduling this process at all (the "nothing" row).
+ * Then both engines side by side, as a client sees them: a raw upload of 2 MiB to a plugin in V8
+ * (the `vm` engine) and in goja (SiYuan 3.7.3's engine, the `goja` engine), with a `/health`
+ * request loop beside it (another path, so not queued behind the upload): the longest `/health`
+ * answer is the plugin's longest stall, whichever process its event loop runs in.
  * Run: pnpm --filter @sisyphus/kernel-plugin bench (build first)
  */
 import { spawn } from "node:child_process";
@@ -19,7 +23,7 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { createSha256, portableSha256Hex, sha256BackendName } from "@sisyphus/core-hash";
-import { startSandbox } from "@sisyphus/siyuan-sandbox";
+import { type PluginEngineKind, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { StagingArea } from "../src/kernel/staging.js";
 
 const MIB = 1024 * 1024;
@@ -174,4 +178,69 @@ row("portable SHA-256 of 10 MiB in one call (no yields: the stall without batchi
 row("nothing: the probe alone for 100 ms (this machine's noise floor)", idle, false);
 console.log(
   `one 64 KiB batch of the portable SHA-256 alone: median ${(median(batchMs) * 1000).toFixed(0)} µs (of ${batchMs.length})`,
+);
+
+/**
+ * A raw upload of `n` bytes to a fresh plugin in `engine`, RUNS_BY_ENGINE times, each with a
+ * `/health` loop beside it: the upload's time and the slowest `/health` answer meanwhile.
+ */
+const ENGINE_BYTES = 2 * MIB;
+const RUNS_BY_ENGINE = 3;
+async function engineRow(engine: PluginEngineKind): Promise<{ ms: number[]; stalls: number[] }> {
+  const box = await startSandbox({ seed: "demo", plugins: [ZIP], pluginHost: { engine } });
+  const auth = { authorization: `Token ${box.token}` };
+  const route = (path: string) => `${box.url}/plugin/private/${PLUGIN}${path}`;
+  const body = bytes.subarray(0, ENGINE_BYTES);
+  const expected = portableSha256Hex(body);
+  const ms: number[] = [];
+  const stalls: number[] = [];
+  try {
+    for (let i = 0; i < RUNS_BY_ENGINE; i++) {
+      let uploading = true;
+      let slowest = 0;
+      const probe = (async () => {
+        while (uploading) {
+          const t0 = performance.now();
+          await (await fetch(route("/health"), { headers: auth })).arrayBuffer();
+          slowest = Math.max(slowest, performance.now() - t0);
+        }
+      })();
+      const t0 = performance.now();
+      const res = await fetch(route("/transfer/upload"), {
+        method: "POST",
+        headers: {
+          ...auth,
+          "content-type": "application/octet-stream",
+          "x-sisyphus-file-name": `engine-${i}.bin`,
+        },
+        body,
+      });
+      const answer = (await res.json()) as { sha256?: string };
+      ms.push(performance.now() - t0);
+      uploading = false;
+      await probe;
+      stalls.push(slowest);
+      if (answer.sha256 !== expected) throw new Error(`staging in ${engine} failed: ${res.status}`);
+    }
+  } finally {
+    await box.stop();
+  }
+  return { ms, stalls };
+}
+const byEngine = { vm: await engineRow("vm"), goja: await engineRow("goja") };
+const engineMibs = (ms: number[]) => (ENGINE_BYTES / MIB / (median(ms) / 1000)).toFixed(2);
+console.log(
+  `\nthe plugin in V8 and in goja, side by side: ${RUNS_BY_ENGINE} raw uploads of ${ENGINE_BYTES / MIB} MiB each, medians; "stall" = the slowest /health answer during an upload (another path, so never queued behind it)`,
+);
+console.log(
+  "| engine | ms per upload | MiB/s | slowest /health meanwhile (ms), median run | all runs |",
+);
+console.log("| --- | --- | --- | --- | --- |");
+for (const [engine, r] of Object.entries(byEngine)) {
+  console.log(
+    `| ${engine === "vm" ? "V8 (vm engine)" : "goja (SiYuan 3.7.3's engine)"} | ${f1(median(r.ms))} | ${engineMibs(r.ms)} | ${f1(median(r.stalls))} | ${f1(Math.max(...r.stalls))} |`,
+  );
+}
+console.log(
+  `a 10 MiB upload in goja: about ${f1((median(byEngine.goja.ms) * (SIZE / ENGINE_BYTES)) / 1000)} s (the spec's staging timeout is 120 s)`,
 );

@@ -740,13 +740,14 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
       sb.control.resetLog();
       expect(await json(good("/client"))).toEqual({
         version: { code: 0, msg: "", data: "3.7.3" },
+        url: "/api/system/version",
         status: 200,
         statusText: "200 OK",
         ok: true,
         contentType: "application/json; charset=utf-8",
         notebooks: 0,
         missing: 404,
-        relative: 'rejected: siyuan.client.fetch: path must start with "/": api/x',
+        relative: "rejected: path must start with /",
       });
       expect(sb.control.count("/api/notebook/lsNotebooks")).toBe(1); // authenticated by X-Auth-Token
       const nb = await fetch(`${sb.url}/api/notebook/lsNotebooks`, {

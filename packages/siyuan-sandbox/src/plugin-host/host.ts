@@ -735,7 +735,8 @@ export class PluginHost implements PluginHostControl, PluginServices {
   private clientFetch(...request: ClientFetch): Promise<ClientFetchResult> {
     const [name, path, method, headersJson, kind, body] = request;
     if (!path.startsWith("/")) {
-      return Promise.reject(new Error(`siyuan.client.fetch: path must start with "/": ${path}`));
+      // SiYuan 3.7.3's api_client.go words it so, with no prefix
+      return Promise.reject(new Error("path must start with /"));
     }
     const headers = JSON.parse(headersJson) as Record<string, string>;
     headers["X-Auth-Token"] = this.tokens.get(name) ?? "";
@@ -762,7 +763,8 @@ export class PluginHost implements PluginHostControl, PluginServices {
             const status = res.statusCode ?? 0;
             resolve({
               meta: JSON.stringify({
-                url: url.href,
+                // SiYuan 3.7.3 answers the path it was given, not the URL it fetched
+                url: path,
                 ok: status >= 200 && status < 300,
                 status,
                 statusText: `${status} ${STATUS_CODES[status] ?? ""}`.trim(),
