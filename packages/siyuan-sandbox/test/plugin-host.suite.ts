@@ -882,6 +882,25 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
       });
     });
 
+    it("a timer started at the top level holds the start until it fires (the loop's Run)", async () => {
+      const kernel = `var order = [];
+        setTimeout(function () { order.push("timer"); }, 300);
+        siyuan.plugin.lifecycle.onload = function () { order.push("onload"); };
+        siyuan.server.private.http.handler = function () {
+          return { statusCode: 200, body: { data: { type: "JSON", data: order } } };
+        };`;
+      const t0 = Date.now();
+      await s.plugins.install({
+        files: {
+          "plugin.json": JSON.stringify({ name: "top-timer", kernels: ["all"] }),
+          "index.js": "module.exports = {};",
+          "kernel.js": kernel,
+        },
+      });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+      expect(await json(pluginFetch(s, "top-timer", "/x"))).toEqual(["timer", "onload"]);
+    });
+
     it("plugin reload: onunload ran, memory is gone, storage stays", async () => {
       await mem();
       expect(await mem()).toBe(2);

@@ -52,6 +52,16 @@ export class VmEngine implements PluginEngine {
   private internals: Internals | null = null;
   private readonly timers = new Set<NodeJS.Timeout | NodeJS.Immediate>();
   private closed = false;
+  /** Resolves once no timer is pending (the loop's `Run` returning, in goja). */
+  private quiet: (() => void) | null = null;
+
+  private checkQuiet(): void {
+    if (this.timers.size === 0 && this.quiet !== null) {
+      const done = this.quiet;
+      this.quiet = null;
+      done();
+    }
+  }
 
   constructor(private readonly host: HostCalls) {}
 
@@ -65,6 +75,7 @@ export class VmEngine implements PluginEngine {
       } catch {
         /* dropped, as goja_nodejs's event loop drops it */
       }
+      this.checkQuiet();
     };
     const timers = this.timers;
     return {
@@ -89,14 +100,17 @@ export class VmEngine implements PluginEngine {
       clearTimeout: (t: NodeJS.Timeout) => {
         clearTimeout(t);
         timers.delete(t);
+        this.checkQuiet();
       },
       clearInterval: (t: NodeJS.Timeout) => {
         clearInterval(t);
         timers.delete(t);
+        this.checkQuiet();
       },
       clearImmediate: (t: NodeJS.Immediate) => {
         clearImmediate(t);
         timers.delete(t);
+        this.checkQuiet();
       },
     };
   }
@@ -161,6 +175,9 @@ export class VmEngine implements PluginEngine {
       });
       script.runInContext(context);
       if (!cached) codeCache.set(key, script.createCachedData());
+      // SiYuan runs kernel.js inside the event loop's Run, which returns only once no timer the
+      // script started is pending: a top-level timeout holds the start, an interval holds it for good
+      if (this.timers.size > 0) await new Promise<void>((r) => (this.quiet = r));
     } catch (e) {
       const name = hasMessage(e) ? ((e as { name?: string }).name ?? "Error") : undefined;
       return name === undefined
@@ -195,6 +212,8 @@ export class VmEngine implements PluginEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.quiet?.();
+    this.quiet = null;
     for (const t of this.timers) {
       clearTimeout(t as NodeJS.Timeout);
       clearImmediate(t as NodeJS.Immediate);
