@@ -29,6 +29,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolRuntime, type ToolResult, type ToolRuntime } from "../src/index.js";
 import { errorCode, useHarness } from "./harness.js";
 
+/** expect.poll gives up after 1 s by default, which a loaded 2-core machine trips; 30 s still catches a hang. */
+const POLL_TIMEOUT_MS = 30_000;
+
 const RENDER = "/api/av/renderAttributeView";
 const INSERT = "/api/block/insertBlock";
 const WRITE_PATHS = new Set(
@@ -402,7 +405,9 @@ describe("av.create after a crash between stages", () => {
     const pre = ok(await p1.runtime.callTool("av", { ...args, validateOnly: true }));
     p1.ledger.dieAfter = (e) => (e.creation?.reservedIds.length ?? 0) > 0;
     void p1.runtime.callTool("av", { ...args, requestId: pre["requestId"] });
-    await expect.poll(() => p1.transport.dead, { interval: 5 }).toBe(true);
+    await expect
+      .poll(() => p1.transport.dead, { interval: 5, timeout: POLL_TIMEOUT_MS })
+      .toBe(true);
     const [entry] = (await world.ledgerStore.loadAll()).filter(
       (e) => e.requestId === pre["requestId"],
     );
@@ -434,7 +439,9 @@ describe("av.create after a crash between stages", () => {
       p1.ledger.dieAfter = crash.ledger;
       p1.transport.dieAfter = crash.kernel;
       void p1.runtime.callTool("av", { ...args, requestId: pre["requestId"] });
-      await expect.poll(() => p1.transport.dead, { interval: 5 }).toBe(true);
+      await expect
+        .poll(() => p1.transport.dead, { interval: 5, timeout: POLL_TIMEOUT_MS })
+        .toBe(true);
       await sandbox.control.flush();
 
       const p2 = await world.start();

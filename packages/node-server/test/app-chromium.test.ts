@@ -15,6 +15,9 @@ import { type Browser, chromium, type Frame, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { AUTH_TOKEN, sc, sharedDemoAuthority } from "./harness.js";
 
+/** expect.poll gives up after 1 s by default, which a loaded 2-core machine trips; 30 s still catches a hang. */
+const POLL_TIMEOUT_MS = 30_000;
+
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dirname, "..", "test-artifacts");
 const APP_URI = "ui://sisyphus/strict-write.html";
@@ -147,7 +150,9 @@ describe("the MCP App in Chromium", () => {
     const frame = await showApp(page, "block", args, preflight);
 
     const diff = frame.locator("[data-role=diff]");
-    await expect.poll(() => diff.locator("del").allTextContents()).toEqual(["draft,"]);
+    await expect
+      .poll(() => diff.locator("del").allTextContents(), { timeout: POLL_TIMEOUT_MS })
+      .toEqual(["draft,"]);
     expect(await diff.locator("ins").allTextContents()).toEqual(["final,"]);
     expect(await diff.textContent()).toBe("Status: draft,final, owned by Ana. #planning#");
     // The precondition: kind and the aliased hash the preflight issued.
@@ -174,7 +179,9 @@ describe("the MCP App in Chromium", () => {
     const receiptPage = await newPage();
     const receiptFrame = await showApp(receiptPage, "block", commitArgs, commit);
     const receipt = receiptFrame.locator("#receipt-list");
-    await expect.poll(() => receipt.textContent()).toContain("committed");
+    await expect
+      .poll(() => receipt.textContent(), { timeout: POLL_TIMEOUT_MS })
+      .toContain("committed");
     expect(await receipt.textContent()).toContain(sc(commit)["resultHash"] as string);
     expect(await receiptFrame.locator("#target-list").textContent()).toContain(
       DEMO_IDS.paragraphStatus,
@@ -205,7 +212,9 @@ describe("the MCP App in Chromium", () => {
     const frame = await showApp(page, undefined, args, preflight);
 
     const after = frame.locator("[data-role=order-after] li");
-    await expect.poll(() => after.allTextContents()).toEqual(["Three", "One", "Two"]);
+    await expect
+      .poll(() => after.allTextContents(), { timeout: POLL_TIMEOUT_MS })
+      .toEqual(["Three", "One", "Two"]);
     expect(await frame.locator("[data-role=order-before] li").allTextContents()).toEqual([
       "One",
       "Two",
