@@ -4,8 +4,11 @@
  * The SQL index lags the live tree only until the kernel's queues drain; `flushTransaction` waits
  * for the write queue and the index queue, so after it the `blocks` rows of type `d` answer for
  * every document in one query. Walking the file tree instead would cost one call per folder of
- * every notebook. The title is matched with `LIKE … ESCAPE '\'` (case-insensitive for ASCII, as
- * SQLite's LIKE is), its `%`, `_` and `\` escaped so they match literally; quotes are doubled.
+ * every notebook. The title is matched with `instr(lower(content), lower(title))`: literally
+ * (`%`, `_` and `\` are ordinary characters) and case-insensitive for ASCII, as SQLite's `lower`
+ * is; quotes are doubled. Not `LIKE … ESCAPE`: SiYuan 3.7.3's `/api/query/sql` re-prints the
+ * statement with its SQL parser, which panics on `ESCAPE` (the kernel logs "PANIC RECOVERED:
+ * sql.BinaryExpr.String(): invalid op ESCAPE") and answers code 0 with no rows.
  */
 import { notFound } from "../../errors.js";
 import type { ArgsOf, ToolContext } from "../../handler.js";
@@ -19,9 +22,9 @@ export function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/** A `LIKE` pattern matching `s` anywhere, with `\` as the escape character. */
-export function containsPattern(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The SQL condition "the title column `content` holds `title`", literally and ASCII case-insensitive. */
+export function titleContains(title: string): string {
+  return `instr(lower(content), lower(${sqlString(title)})) > 0`;
 }
 
 /** One found document. */
@@ -41,7 +44,7 @@ export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) 
   await ctx.kernel.flush();
   const where = [
     "type = 'd'",
-    `content LIKE ${sqlString(containsPattern(a.title))} ESCAPE '\\'`,
+    titleContains(a.title),
     ...(a.notebook === undefined ? [] : [`box = ${sqlString(a.notebook)}`]),
   ];
   const raw = await ctx.kernel.sql(

@@ -1,0 +1,68 @@
+/**
+ * The SQL the tools send to `/api/query/sql` stays within what a real SiYuan 3.7.3 answers. Its
+ * `/api/query/sql` parses and re-prints every statement; the parser panics on `LIKE … ESCAPE`
+ * (kernel log: "PANIC RECOVERED: sql.BinaryExpr.String(): invalid op ESCAPE") and the kernel then
+ * answers code 0 with no rows, so `document.find` found no document at all on a real kernel
+ * (`packages/reliability/real-kernel`, read document.find). The sandbox's SQLite takes `ESCAPE`, so
+ * the statements are read off the wire here.
+ */
+import {
+  createSiyuanClient,
+  type Transport,
+  type TransportRequest,
+  undiciTransport,
+} from "@sisyphus/siyuan-api";
+import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createToolRuntime, type ToolRuntime } from "../src/index.js";
+
+let sandbox: Sandbox;
+let runtime: ToolRuntime;
+let notebook: string;
+const statements: string[] = [];
+
+/** Records the statement of every `/api/query/sql` request, then sends it on. */
+function recording(inner: Transport): Transport {
+  return {
+    name: "recording",
+    send(req: TransportRequest) {
+      if (req.endpoint === "/api/query/sql" && req.body.kind === "json") {
+        statements.push((JSON.parse(req.body.text) as { stmt: string }).stmt);
+      }
+      return inner.send(req);
+    },
+    close: () => inner.close(),
+  };
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: "empty", flushIntervalMs: 5 });
+  const client = createSiyuanClient({
+    transport: recording(
+      undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
+    ),
+  });
+  runtime = createToolRuntime({ client });
+  notebook = sandbox.control.external.createNotebook("Work");
+  await sandbox.control.flush();
+});
+afterAll(async () => {
+  await sandbox.stop();
+});
+
+describe("SQL a real SiYuan 3.7.3 answers", () => {
+  it("document.find matches %, _, quotes and case without LIKE … ESCAPE", async () => {
+    const odd = sandbox.control.external.createDoc(notebook, "/Rate 100%_'Sure'", "x");
+    sandbox.control.external.createDoc(notebook, "/Rate 1000 sure", "y");
+    await sandbox.control.flush();
+    statements.length = 0;
+    for (const title of ["100%_'s", "%_'", "RATE 100%"]) {
+      const r = await runtime.callTool("document", { action: "find", title });
+      expect(r.structuredContent["docs"], title).toEqual([
+        { id: odd, title: "Rate 100%_'Sure'", hpath: "/Rate 100%_'Sure'", notebook },
+      ]);
+    }
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) expect(s).not.toMatch(/\bESCAPE\b/i);
+  });
+});
