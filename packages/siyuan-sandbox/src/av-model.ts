@@ -9,7 +9,7 @@ import { type Block, walk } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
 import type { Kernel } from "./kernel.js";
-import { plainContent } from "./render.js";
+import { escapeHtml, plainContent } from "./render.js";
 
 /** Key types the kernel knows (contract §4.7). */
 export const AV_KEY_TYPES = [
@@ -458,13 +458,27 @@ function bindBlock(kernel: Kernel, av: AttributeView, blockID: string, bind: boo
   const next = bind
     ? [...new Set([...cur, av.id])]
     : cur.filter((x) => x !== av.id && x.trim() !== "");
+  // the kernel's `getAvNames`: one popover span per database ("Untitled" when unnamed), joined
+  // by `&nbsp;` (kernel-probes av.keys-rows-values)
   const names = next
-    .map((id) => (id === av.id ? av.name : (avStore(kernel).peek(id)?.name ?? "")))
-    .filter(Boolean)
-    .join(",");
-  const attrs: Record<string, string | null> = { "custom-avs": next.join(",") || null };
-  if (names !== "") attrs["av-names"] = names;
-  kernel.ws.setAttrs(blockID, attrs);
+    .map((id) => {
+      const name = id === av.id ? av.name : avStore(kernel).peek(id)?.name;
+      if (name === undefined) return null;
+      return `<span data-av-id="${id}" data-popover-url="/api/av/getMirrorDatabaseBlocks" class="popover__block">${escapeHtml(name === "" ? "Untitled" : name)}</span>`;
+    })
+    .filter((s): s is string => s !== null)
+    .join("&nbsp;");
+  kernel.ws.setAttrs(blockID, {
+    "custom-avs": next.join(",") || null,
+    "av-names": names === "" ? null : names,
+  });
+}
+
+/** After a rename: the bound blocks' `av-names` show the new name (`setAttributeViewName`). */
+export function refreshAvNames(kernel: Kernel, av: AttributeView): void {
+  for (const v of readValues(av, primaryKey(av).id)) {
+    if (!v.isDetached && v.blockID) bindBlock(kernel, av, v.blockID, true);
+  }
 }
 
 /** A source of addAttributeViewBlocks. */
@@ -1017,7 +1031,8 @@ export function renderAv(store: AvStore, av: AttributeView, o: RenderOptions): u
     hideAttrViewName: view.hideAttrViewName,
     filters: [],
     sorts: [],
-    pageSize,
+    // the view's own page size, whatever page size the request used (kernel-probes av.*)
+    pageSize: view.pageSize || AV_DEFAULT_PAGE_SIZE,
   };
   const body =
     view.type === "table"

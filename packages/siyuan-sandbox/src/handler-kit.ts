@@ -47,6 +47,8 @@ export interface PluginServices {
   callRpc(name: string, method: string, params: unknown): Promise<PluginRpcOutcome>;
   /** Tools registered with `siyuan.mcp.registerTool`, as `/mcp` lists them (unsorted). */
   mcpTools(): Record<string, unknown>[];
+  /** Stops a plugin and starts it again when `petals.json` enables it (`setPetalEnabled`). */
+  reload(name: string): Promise<void>;
   /** Calls a plugin tool by its full name (`plugin__<plugin>__<tool>`). */
   callMcpTool(
     fullName: string,
@@ -178,10 +180,11 @@ export function operation(fields: Record<string, unknown>): Record<string, unkno
   return op;
 }
 
-/** The reply of a block write: one transaction. */
-export function transactionReply(
-  timestampMs: number,
-  ops: Record<string, unknown>[],
-): Array<Record<string, unknown>> {
-  return [{ timestamp: timestampMs, doOperations: ops, undoOperations: null }];
+/**
+ * The reply of a block-API write: one transaction. Its `timestamp` is 0 (the block endpoints build
+ * the transaction without one; `/api/transactions` answers its `reqId` there), and the ops carry
+ * neither `rootID` nor, for updates and deletes, `parentID` (kernel-probes `block.*`).
+ */
+export function transactionReply(ops: Record<string, unknown>[]): Array<Record<string, unknown>> {
+  return [{ timestamp: 0, doOperations: ops, undoOperations: null }];
 }

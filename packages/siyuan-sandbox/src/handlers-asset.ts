@@ -256,6 +256,7 @@ function exportResources(ctx: HandlerContext): unknown {
       throw kernelError(
         1,
         `Export failed: lstat ${workspaceAbs(kernel, p)}: no such file or directory`,
+        { closeTimeout: 7000 },
       );
     }
     if (kind === "file") {
@@ -318,7 +319,8 @@ const plain = (status: number, text = ""): RawReply =>
  */
 export function serveStoredFile(ctx: HandlerContext, wsPath: string): RawReply {
   const files = ctx.kernel.files;
-  if (files.kind(wsPath) !== "file") return plain(404, "404 page not found");
+  // the kernel answers 404 with no body (kernel-probes asset.upload, export.exportResources)
+  if (files.kind(wsPath) !== "file") return plain(404);
   const data = files.read(wsPath);
   const size = data.length;
   const headers: Record<string, string> = {

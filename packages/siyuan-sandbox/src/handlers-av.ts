@@ -15,6 +15,7 @@ import {
   avStore,
   getKey,
   newDefaultAv,
+  refreshAvNames,
   removeItems,
   removeKey,
   renderAv,
@@ -33,9 +34,9 @@ const r = (handler: Route["handler"], write = false): Route => ({
   write,
 });
 
-/** The kernel refuses the old `rowID` argument (contract §4.7). Sandbox wording. */
-export const ROW_ID_DEPRECATED =
-  "the [rowID] parameter is no longer supported, please use [itemID] instead";
+/** The kernel refuses the old `rowID` argument (contract §4.7; its wording, kernel-probes). */
+export const rowIdDeprecated = (path: string): string =>
+  `[${path}] parameter [rowID] is deprecated, visit [https://github.com/siyuan-note/siyuan/issues/15727] for details`;
 
 const num = (ctx: HandlerContext, name: string, dflt: number): number =>
   typeof ctx.body[name] === "number" ? (ctx.body[name] as number) : dflt;
@@ -44,13 +45,6 @@ const bool = (ctx: HandlerContext, name: string, dflt: boolean): boolean =>
 const str = (ctx: HandlerContext, name: string): string =>
   typeof ctx.body[name] === "string" ? (ctx.body[name] as string) : "";
 
-/** An AV ID argument: missing → the recovered panic (0/null); malformed → "invalid ID argument". */
-function avId(ctx: HandlerContext, name: string): string {
-  const id = reqStr(ctx, name);
-  if (!isValidNodeId(id)) throw kernelError(-1, "invalid ID argument");
-  return id;
-}
-
 function getAttributeView(ctx: HandlerContext): unknown {
   const id = reqStr(ctx, "id");
   return { av: avStore(ctx.kernel).peek(id) };
@@ -58,7 +52,8 @@ function getAttributeView(ctx: HandlerContext): unknown {
 
 /** renderAttributeView: creates the default AV when the file is missing (createIfNotExist, default true). */
 function renderAttributeView(ctx: HandlerContext): unknown {
-  const id = avId(ctx, "id");
+  const id = reqStr(ctx, "id");
+  if (!isValidNodeId(id)) throw kernelError(-1, "invalid id");
   const store = avStore(ctx.kernel);
   const blockID = str(ctx, "blockID");
   let av = store.peek(id);
@@ -68,7 +63,6 @@ function renderAttributeView(ctx: HandlerContext): unknown {
     const layout = (loc?.block.type === "av" ? loc.block.lang : "table") as AvLayout;
     av = newDefaultAv(store, id, layout);
     store.save(av, ctx.path);
-    if (loc) ctx.kernel.ws.setAttrs(loc.block.id, { "custom-sy-av-view": av.viewID });
   }
   return renderAv(store, av, {
     viewID: str(ctx, "viewID"),
@@ -154,7 +148,7 @@ function removeAttributeViewBlocks(ctx: HandlerContext): unknown {
 }
 
 function setAttributeViewBlockAttr(ctx: HandlerContext): unknown {
-  if ("rowID" in ctx.body) throw kernelError(-1, ROW_ID_DEPRECATED);
+  if ("rowID" in ctx.body) throw kernelError(-1, rowIdDeprecated(ctx.path));
   const avID = reqStr(ctx, "avID");
   const keyID = reqStr(ctx, "keyID");
   const itemID = reqStr(ctx, "itemID");
@@ -171,7 +165,7 @@ function batchSetAttributeViewBlockAttrs(ctx: HandlerContext): unknown {
   const values = ctx.body.values;
   if (!Array.isArray(values)) throw panicReply();
   if (values.some((v) => v && typeof v === "object" && "rowID" in v))
-    throw kernelError(-1, ROW_ID_DEPRECATED);
+    throw kernelError(-1, rowIdDeprecated(ctx.path));
   const store = avStore(ctx.kernel);
   const av = store.require(avID);
   for (const raw of values) {
@@ -243,6 +237,7 @@ export function avTransactionOp(kernel: Kernel, op: Record<string, unknown>): ((
           .replace(/\r?\n/g, " ");
         av.name = [...name].slice(0, AV_NAME_MAX_CHARS).join("");
         store.save(av, by);
+        refreshAvNames(kernel, av);
       };
     case "addAttrViewCol":
       // `doAddAttrViewColumn`: `data` is the icon (`operation.Data.(string)`, so any other

@@ -17,8 +17,8 @@ import {
 } from "./handler-kit.js";
 import { AV_TRANSACTION_ACTIONS, avTransactionOp } from "./handlers-av.js";
 import { parseMarkdown } from "./markdown.js";
-import { plainContent, renderDom, renderKramdown } from "./render.js";
-import type { InsertAnchor, Workspace } from "./workspace.js";
+import { plainContent, renderDom, renderKramdown, staticContent } from "./render.js";
+import { type InsertAnchor, leafParent, type Workspace } from "./workspace.js";
 import { treeNotFound } from "./workspace-index.js";
 
 const r = (handler: Route["handler"], write = false): Route => ({
@@ -54,7 +54,9 @@ const allIds = (blocks: Block[]): string[] => {
   return ids;
 };
 
-const domOf = (blocks: Block[]): string => blocks.map((b) => renderDom(b)).join("");
+/** The DOM a transaction op carries: its blocks rendered as a new tree's children (index from 1). */
+const domOf = (blocks: Block[]): string =>
+  blocks.map((b, i) => (b.type === "i" ? renderDom(b) : renderDom(b, i + 1))).join("");
 
 /** Container check of a parentID anchor: the kernel's three messages. */
 function checkContainer(ctx: HandlerContext, parentID: string): void {
@@ -62,17 +64,7 @@ function checkContainer(ctx: HandlerContext, parentID: string): void {
   const loc = ctx.kernel.ws.locate(parentID);
   if (!loc) throw kernelError(-1, `parent block not found: ${parentID}`);
   if (CONTAINER_TYPES.has(loc.block.type)) return;
-  const hint = "use previousID or nextID to insert after or before it";
-  if (loc.block.type === "h") {
-    throw kernelError(
-      -1,
-      `heading [${parentID}] is a leaf block and cannot have children; ${hint}`,
-    );
-  }
-  throw kernelError(
-    -1,
-    `block [${parentID}] type "${loc.block.type}" is a leaf block and cannot have children; ${hint}`,
-  );
+  throw leafParent(parentID, loc.block.type);
 }
 
 async function finishWrite(ctx: HandlerContext, flush: boolean): Promise<void> {
@@ -109,7 +101,6 @@ async function insertBlock(ctx: HandlerContext): Promise<unknown> {
     action: "insert",
     data: domOf(blocks),
     id: blocks[0]!.id,
-    rootID: anchorLoc?.doc.id ?? "",
     parentID: resolvedParent,
     previousID: previousID ?? "",
     nextID: nextID ?? "",
@@ -118,7 +109,7 @@ async function insertBlock(ctx: HandlerContext): Promise<unknown> {
     kernel.enqueue(ctx.path, allIds(blocks), () => kernel.ws.insertBlocks(blocks, anchor));
   }
   await finishWrite(ctx, true);
-  return transactionReply(kernel.ids.clock.now(), [op]);
+  return transactionReply([op]);
 }
 
 function childInsert(where: "first" | "last") {
@@ -129,12 +120,13 @@ function childInsert(where: "first" | "last") {
     const parent = kernel.ws.locate(parentID)?.block;
     const parsed = parseData(ctx);
     const blocks = parent ? kernel.ws.fitInto(parent, parsed) : parsed;
+    // SiYuan 3.7.3 answers both as an `insert` op; an append names the last child it follows
     const op = operation({
-      action: where === "first" ? "prependInsert" : "appendInsert",
+      action: "insert",
       data: domOf(blocks),
       id: blocks[0]!.id,
-      rootID: kernel.ws.locate(parentID)?.doc.id ?? "",
       parentID,
+      previousID: where === "last" ? (parent?.children.at(-1)?.id ?? "") : "",
     });
     if (!ctx.silent) {
       kernel.enqueue(ctx.path, allIds(blocks), () =>
@@ -142,7 +134,7 @@ function childInsert(where: "first" | "last") {
       );
     }
     await finishWrite(ctx, true);
-    return transactionReply(kernel.ids.clock.now(), [op]);
+    return transactionReply([op]);
   };
 }
 
@@ -165,13 +157,7 @@ function queuedUpdate(ctx: HandlerContext, id: string, blocks: Block[]): QueuedU
     const { id: _i, updated: _u, ...kept } = first!.attrs;
     preview = [{ ...first!, id, attrs: { id, updated: now, ...kept } }, ...rest];
   }
-  const op = operation({
-    action: "update",
-    data: domOf(preview),
-    id,
-    rootID: loc?.doc.id ?? "",
-    parentID: loc?.parent?.id ?? "",
-  });
+  const op = operation({ action: "update", data: domOf(preview), id });
   const created = allIds(blocks).filter((x) => x !== blocks[0]?.id || loc?.block.type === "d");
   return { id, blocks, now, op, created };
 }
@@ -184,7 +170,7 @@ async function updateBlock(ctx: HandlerContext): Promise<unknown> {
   if (!ctx.silent)
     kernel.enqueue(ctx.path, u.created, () => kernel.ws.updateBlock(id, u.blocks, u.now));
   await finishWrite(ctx, true);
-  return transactionReply(kernel.ids.clock.now(), [u.op]);
+  return transactionReply([u.op]);
 }
 
 /**
@@ -210,10 +196,7 @@ async function batchUpdateBlock(ctx: HandlerContext): Promise<unknown> {
     kernel.enqueue(ctx.path, created, () => applyUpdates(kernel.ws, updates));
   }
   await finishWrite(ctx, true);
-  return transactionReply(
-    kernel.ids.clock.now(),
-    updates.map((u) => u.op),
-  );
+  return transactionReply(updates.map((u) => u.op));
 }
 
 /**
@@ -243,16 +226,9 @@ function applyUpdates(ws: Workspace, updates: readonly QueuedUpdate[]): void {
 function deleteBlock(ctx: HandlerContext): unknown {
   const { kernel } = ctx;
   const id = reqId(ctx);
-  const loc = kernel.ws.locate(id);
-  const op = operation({
-    action: "delete",
-    id,
-    data: null,
-    rootID: loc?.doc.id ?? "",
-    parentID: loc?.parent?.id ?? "",
-  });
+  const op = operation({ action: "delete", id, data: null });
   if (!ctx.silent) kernel.enqueue(ctx.path, [], () => kernel.ws.deleteBlock(id));
-  return transactionReply(kernel.ids.clock.now(), [op]);
+  return transactionReply([op]);
 }
 
 async function flushIfPending(ctx: HandlerContext, ids: Array<string | undefined>): Promise<void> {
@@ -318,7 +294,8 @@ function blockDom(ctx: HandlerContext, id: string): string {
   if (!loc) return "";
   return loc.block.type === "i"
     ? renderDom(loc.block, undefined, loc.parent?.subtype)
-    : renderDom(loc.block);
+    : // the kernel renders the block as the first child of a tree of its own
+      renderDom(loc.block, 1);
 }
 
 function getChildBlocks(ctx: HandlerContext): unknown {
@@ -331,7 +308,7 @@ function getChildBlocks(ctx: HandlerContext): unknown {
   return kids.map((b) => {
     const o: Record<string, unknown> = { id: b.id, type: b.type };
     if (b.subtype) o.subType = b.subtype;
-    const content = plainContent(b);
+    const content = staticContent(b);
     if (content) o.content = content;
     const markdown = renderKramdown(b, { withIal: false });
     if (markdown) o.markdown = markdown;
@@ -345,17 +322,9 @@ function getBlockInfo(ctx: HandlerContext): unknown {
   const loc = ws.locate(id);
   if (!loc) throw kernelError(-1, `Content block with id [${id}] not found`);
   const root = loc.doc.root;
-  let rootChildID = "";
-  if (loc.block !== root) {
-    rootChildID =
-      root.children.find((c) => {
-        let inside = false;
-        walk(c, (n) => {
-          if (n === loc.block) inside = true;
-        });
-        return inside;
-      })?.id ?? "";
-  }
+  // the kernel walks `ParentID` up to the block without one: the document itself, whatever the
+  // block (kernel-probes block.reads; the contract expected the top-level ancestor)
+  const rootChildID = root.id;
   return {
     box: loc.doc.box,
     path: ws.docPath(loc.doc.id),
@@ -378,11 +347,13 @@ function checkAttrs(id: string, attrs: unknown): Record<string, string | null> {
       throw kernelError(-1, `the value of attr [${k}] must be a string`);
     }
     const name = k.toLowerCase();
-    if (
-      !ATTR_NAME.test(name) ||
-      (name.startsWith("custom-") && !/^custom-[a-z]/.test(name)) ||
-      name === "data-task"
-    ) {
+    if (name === "data-task") {
+      throw kernelError(
+        -1,
+        'setting or removing [data-task] attribute is not allowed via this interface. Please use "/api/block/updateTaskListItemMarker" or "/api/block/batchUpdateTaskListItemMarker" to update the task list item marker',
+      );
+    }
+    if (!ATTR_NAME.test(name) || (name.startsWith("custom-") && !/^custom-[a-z]/.test(name))) {
       throw kernelError(
         -1,
         `The attribute name can only contain lowercase English letters, digits, and hyphens, and must start with a lowercase English letter [${id}]`,
@@ -414,10 +385,12 @@ async function batchSetBlockAttrs(ctx: HandlerContext): Promise<unknown> {
     return { id: item.id, attrs: checkAttrs(item.id, item.attrs) };
   });
   await ctx.kernel.flush(); // BatchSetBlockAttrs also waits for the write queue first
+  // block by block: an unknown one stops the call, the ones before it stay set
   for (const it of items) {
-    if (!ctx.kernel.ws.locate(it.id)) throw kernelError(-1, "tree not found");
+    if (!ctx.kernel.ws.locate(it.id))
+      throw kernelError(-1, `Content block with id [${it.id}] not found`);
+    ctx.kernel.ws.setAttrs(it.id, it.attrs);
   }
-  for (const it of items) ctx.kernel.ws.setAttrs(it.id, it.attrs);
   return null;
 }
 
@@ -430,9 +403,10 @@ function getBlockAttrs(ctx: HandlerContext): unknown {
 function batchGetBlockAttrs(ctx: HandlerContext): unknown {
   const ids = reqStrArray(ctx, "ids");
   const out: Record<string, Record<string, string>> = {};
+  // an unknown ID has no entry (kernel-probes attr.batch)
   for (const id of ids) {
     const loc = ctx.kernel.ws.locate(id);
-    out[id] = loc ? { ...loc.block.attrs } : {};
+    if (loc) out[id] = { ...loc.block.attrs };
   }
   return out;
 }
@@ -465,8 +439,7 @@ function runTransaction(steps: readonly TxStep[]): void {
  */
 function transactions(ctx: HandlerContext): unknown {
   const { kernel } = ctx;
-  const txs = ctx.body.transactions;
-  if (!Array.isArray(txs)) throw panicReply();
+  const txs = field(ctx, "transactions", "Array") as unknown[];
   const applies: Array<() => void> = [];
   const echo: unknown[] = [];
   for (const tx of txs) {
@@ -486,10 +459,13 @@ function transactions(ctx: HandlerContext): unknown {
         continue;
       }
       if (op.action !== "setAttrs" && op.action !== "updateAttrs") {
-        throw kernelError(
-          -1,
-          `unsupported action [${String(op.action)}] (the sandbox supports setAttrs, updateAttrs and ${AV_TRANSACTION_ACTIONS.join(", ")})`,
-        );
+        // accepted and echoed, then failing when applied, as an op the kernel cannot run does
+        const unsupported = `unsupported action [${String(op.action)}] (the sandbox supports setAttrs, updateAttrs and ${AV_TRANSACTION_ACTIONS.join(", ")})`;
+        steps.push(() => {
+          throw new Error(unsupported);
+        });
+        outOps.push(operation(raw as Record<string, unknown>));
+        continue;
       }
       if (typeof op.id !== "string" || !isValidNodeId(op.id))
         throw kernelError(-1, "invalid ID argument");
@@ -513,7 +489,9 @@ function transactions(ctx: HandlerContext): unknown {
       outOps.push(operation({ action: op.action, id, data: op.data ?? null }));
     }
     if (steps.length > 0) applies.push(() => runTransaction(steps));
-    echo.push({ timestamp: kernel.ids.clock.now(), doOperations: outOps, undoOperations: null });
+    // each transaction's timestamp is the request's reqId (`kernel/api/transaction.go`)
+    const reqId = typeof ctx.body.reqId === "number" ? ctx.body.reqId : 0;
+    echo.push({ timestamp: reqId, doOperations: outOps, undoOperations: null });
   }
   if (!ctx.silent) {
     for (const apply of applies) kernel.enqueue(ctx.path, [], apply);

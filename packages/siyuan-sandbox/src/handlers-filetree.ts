@@ -1,4 +1,5 @@
 /** Notebook and file-tree endpoints (contract §4.1–§4.3). */
+import { posix } from "node:path";
 import { LUTE_NODE_NAMES } from "./block.js";
 import { isValidNodeId, parseTimestamp } from "./clock.js";
 import { DEFAULT_MAX_LIST_COUNT, WORKSPACE_FILE_TREE_SORT_MODE } from "./constants.js";
@@ -13,6 +14,7 @@ import {
   reqStr,
   reqStrArray,
 } from "./handler-kit.js";
+import { MEMORY_WORKSPACE_DIR } from "./handlers-asset.js";
 import { renderDom } from "./render.js";
 import type { Workspace } from "./workspace.js";
 import type { DocEntry, Notebook } from "./workspace-index.js";
@@ -65,8 +67,9 @@ const notebookRoutes: Record<string, Route> = {
   "/api/notebook/openNotebook": w((ctx) => {
     const id = field(ctx, "notebook", "String") as string;
     if (!isValidNodeId(id)) throw kernelError(-1, "invalid ID argument");
+    // an unknown notebook has no folder: the kernel's mount refuses it as a file
     if (!ctx.kernel.ws.notebooks.has(id))
-      throw kernelError(-1, `mount box [${id}] failed: notebook not found`);
+      throw kernelError(-1, "can not open file, just support open folder only");
     ctx.kernel.ws.setClosed(id, false);
     return null;
   }),
@@ -75,7 +78,9 @@ const notebookRoutes: Record<string, Route> = {
     return null;
   }),
   "/api/notebook/createNotebook": w((ctx) => {
-    const name = reqStr(ctx, "name");
+    if (typeof ctx.body.name !== "string") throw kernelError(-1, "Field [name] is required");
+    // an empty name becomes "Untitled" (the kernel's language string 16)
+    const name = ctx.body.name.trim() === "" ? "Untitled" : ctx.body.name;
     return { notebook: boxJson(ctx.kernel.ws, ctx.kernel.ws.createNotebook(name)) };
   }),
   "/api/notebook/removeNotebook": w((ctx) => {
@@ -103,7 +108,7 @@ const notebookRoutes: Record<string, Route> = {
     delete patch.encrypted;
     delete patch.boxCrypt;
     if (patch.dailyNoteSavePath === "/") {
-      throw kernelError(-1, "Please specify the daily note save path", { closeTimeout: 5000 });
+      throw kernelError(-1, "Please specify the daily note save path in the Notebook Settings");
     }
     if (typeof patch.dailyNoteTemplatePath === "string" && patch.dailyNoteTemplatePath !== "") {
       let t = patch.dailyNoteTemplatePath;
@@ -121,7 +126,7 @@ const notebookRoutes: Record<string, Route> = {
     ids.forEach((id, i) => {
       const b = ctx.kernel.ws.notebooks.get(id);
       if (b) {
-        b.conf.sort = i;
+        b.conf.sort = i + 1;
         ctx.kernel.ws.dirtyBoxes.add(id);
       }
     });
@@ -147,8 +152,8 @@ export function sortDocs(ws: Workspace, box: Notebook, docs: DocEntry[], mode: n
     1: (a, b) => title(b).localeCompare(title(a)),
     2: (a, b) => cmpStr(updated(a), updated(b)),
     3: (a, b) => cmpStr(updated(b), updated(a)),
-    4: (a, b) => title(a).localeCompare(title(b), undefined, { numeric: true }),
-    5: (a, b) => title(b).localeCompare(title(a), undefined, { numeric: true }),
+    4: (a, b) => naturalCompare(title(a), title(b)),
+    5: (a, b) => naturalCompare(title(b), title(a)),
     7: (a, b) => refs(a) - refs(b),
     8: (a, b) => refs(b) - refs(a),
     9: (a, b) => cmpStr(created(a), created(b)),
@@ -161,6 +166,28 @@ export function sortDocs(ws: Workspace, box: Notebook, docs: DocEntry[], mode: n
   const custom = (a: DocEntry, b: DocEntry) =>
     (box.sortMap[a.id] ?? 0) - (box.sortMap[b.id] ?? 0) || cmpStr(b.id, a.id);
   return [...docs].sort(by[mode] ?? custom);
+}
+
+/**
+ * Natural order as SiYuan 3.7.3 lists it (kernel-probes filetree.sort-modes): runs of digits
+ * compare as numbers, other runs by code point, so case matters (`B1` before `a2`).
+ */
+export function naturalCompare(a: string, b: string): number {
+  const runs = (s: string) => s.match(/\d+|\D+/g) ?? [];
+  const x = runs(a);
+  const y = runs(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if (p === q) continue;
+    if (/^\d/.test(p) && /^\d/.test(q)) {
+      const d = Number(p) - Number(q);
+      if (d !== 0) return d;
+      return p.length - q.length;
+    }
+    return p < q ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 /** Effective listing mode: an explicit mode, else the notebook's, with 15 → workspace setting. */
@@ -211,10 +238,9 @@ function listDocsByPath(ctx: HandlerContext): unknown {
   const ws = ctx.kernel.ws;
   const boxId = reqStr(ctx, "notebook");
   const path = reqStr(ctx, "path");
-  if (path.includes("..")) throw kernelError(-1, "invalid path");
+  if (path.includes("..")) throw kernelError(-1, "path must not contain '..' and must be relative");
   const box = ws.notebooks.get(boxId);
-  if (!box || box.conf.closed)
-    throw kernelError(-1, "Query notebook failed", { closeTimeout: 7000 });
+  if (!box || box.conf.closed) throw kernelError(-1, "Query notebook failed");
   const sortArg = typeof ctx.body.sort === "number" ? ctx.body.sort : undefined;
   const mode = effectiveSortMode(box, sortArg);
   const maxArg =
@@ -229,7 +255,9 @@ function listDocsByPath(ctx: HandlerContext): unknown {
   if (!showHidden) docs = docs.filter((d) => d.root.attrs["custom-hidden"] !== "true");
   docs = sortDocs(ws, box, docs, mode);
   if (maxArg > 0) docs = docs.slice(0, maxArg);
-  return { box: boxId, path, files: docs.map((d) => fileJson(ws, box, d, mode === 6)) };
+  // `sort` numbers are filled in custom order, unless the caller asked for 15 by name
+  const fill = mode === 6 && sortArg !== 15;
+  return { box: boxId, path, files: docs.map((d) => fileJson(ws, box, d, fill)) };
 }
 
 function docByIdOrThrow(ws: Workspace, id: string): DocEntry {
@@ -243,25 +271,29 @@ async function getDoc(ctx: HandlerContext): Promise<unknown> {
   await ctx.kernel.flush();
   const ws = ctx.kernel.ws;
   const loc = ws.locate(id);
-  if (!loc) throw kernelError(3, "block not found", null);
+  // an ID whose document is not found: code 1 (code 3 is for a block missing from a found tree)
+  if (!loc) throw kernelError(1, "tree not found", null);
   const root = loc.doc.root;
+  const parent = loc.block === root ? root.id : (loc.parent?.id ?? "");
   return {
     id,
     mode: typeof ctx.body.mode === "number" ? ctx.body.mode : 0,
-    parentID: loc.parent?.id ?? "",
-    parent2ID: loc.parent?.id ?? "",
+    parentID: parent,
+    parent2ID: parent,
     rootID: root.id,
     type: LUTE_NODE_NAMES[loc.block.type],
-    content: renderDom(root),
+    // the loaded blocks, numbered from 0
+    content: root.children.map((c, i) => renderDom(c, i)).join(""),
     blockCount: root.children.length,
-    eof: true,
+    // SiYuan 3.7.3 answered false for a whole three-block document loaded at once
+    eof: false,
     scroll: false,
     box: loc.doc.box,
     path: ws.docPath(loc.doc.id),
     isSyncing: false,
     isBacklinkExpand: false,
-    keywords: [],
-    reqId: ctx.body.reqId ?? 0,
+    keywords: null,
+    reqId: ctx.body.reqId ?? null,
   };
 }
 
@@ -295,9 +327,14 @@ const filetreeRoutes: Record<string, Route> = {
   }),
   "/api/filetree/renameDoc": w((ctx) => {
     const box = notebookArg(ctx);
-    const d = ctx.kernel.ws.docByPath(box, reqStr(ctx, "path"));
+    const path = reqStr(ctx, "path");
+    const d = ctx.kernel.ws.docByPath(box, path);
     const title = reqStr(ctx, "title");
-    if (!d) throw kernelError(-1, "tree not found", { closeTimeout: 7000 });
+    // the kernel loads the file first: an unknown path is the OS's error text
+    if (!d) {
+      const file = posix.join(ctx.kernel.dataDir ?? MEMORY_WORKSPACE_DIR, "data", box, path);
+      throw kernelError(-1, `open ${file}: no such file or directory`);
+    }
     ctx.kernel.ws.renameDoc(d.id, title);
     return null;
   }),

@@ -21,22 +21,40 @@ const MCP_DEFAULT_PROTOCOL_VERSION = MCP_PROTOCOL_VERSIONS[1];
 /** The header value that selects the stateless mode. */
 const MCP_STATELESS_VERSION = MCP_PROTOCOL_VERSIONS[2];
 
+/** A property's schema: its JSON type, or a type with an enum. */
+type PropDef = string | { type: string; enum: string[] };
+
 interface ToolDef {
   name: string;
   /** The kernel's description where the sandbox has it (else a generated one). */
   description?: string;
+  /** The `action` enum; `[]` for an `action` without one; absent for no `action`. */
   actions?: string[];
-  /** Whether `action` is required (default true when there are actions). */
+  /** Whether `action` is required (default true when there is one). */
   actionRequired?: boolean;
-  props?: Record<string, string>;
+  props?: Record<string, PropDef>;
   required?: string[];
+  title?: string;
+  /** The kernel's non-standard `effectScope` (`local`, `external`, `mixed`). */
+  effectScope?: string;
 }
 
-const S = "string";
-/** The native tools, from the contract's list (names, actions, named fields, required fields). */
+/**
+ * The native tools as SiYuan 3.7.3's `/mcp` lists them: names, `action` enums, property names,
+ * types and enums, required fields, `title` and `effectScope` (read from a real kernel's
+ * tools/list, kernel-probes `mcp.kernel`); descriptions are the sandbox's except `system`'s.
+ */
 const NATIVE_TOOLS: ToolDef[] = [
-  { name: "asset", actions: ["upload", "unused", "clean", "stat"] },
-  { name: "attr", actions: ["get", "set", "batch-get"] },
+  {
+    name: "asset",
+    actions: ["upload", "unused", "clean", "stat"],
+    props: { files: "string", id: "string", path: "string" },
+  },
+  {
+    name: "attr",
+    actions: ["get", "set", "batch-get"],
+    props: { attrs: "object", id: "string", ids: "string" },
+  },
   {
     name: "block",
     actions: [
@@ -55,13 +73,29 @@ const NATIVE_TOOLS: ToolDef[] = [
       "batch_get",
       "batch_kramdown",
     ],
-    props: { id: S, ids: S, data: S, dataType: S, parentID: S, nextID: S, previousID: S },
+    props: {
+      data: "string",
+      dataType: { type: "string", enum: ["markdown", "dom"] },
+      id: "string",
+      ids: "string",
+      nextID: "string",
+      parentID: "string",
+      previousID: "string",
+    },
   },
-  { name: "bookmark", actions: ["list", "labels", "remove", "rename"] },
+  {
+    name: "bookmark",
+    actions: ["list", "labels", "remove", "rename"],
+    props: { label: "string", new: "string", old: "string" },
+  },
   {
     name: "dailynote",
     actions: ["create", "append", "prepend"],
-    props: { notebook: S, data: S, dataType: S },
+    props: {
+      data: "string",
+      dataType: { type: "string", enum: ["markdown", "dom"] },
+      notebook: "string",
+    },
     required: ["notebook"],
   },
   {
@@ -79,6 +113,29 @@ const NATIVE_TOOLS: ToolDef[] = [
       "unused",
       "clean",
     ],
+    props: {
+      blockID: "string",
+      content: "string",
+      detached: "boolean",
+      groupID: "string",
+      icon: "string",
+      id: "string",
+      ignoreDefaultFill: "boolean",
+      itemID: "string",
+      itemIDs: "string",
+      keyID: "string",
+      keyword: "string",
+      name: "string",
+      page: "number",
+      pageSize: "number",
+      prev: "string",
+      previousID: "string",
+      query: "string",
+      removeRelationDest: "boolean",
+      type: "string",
+      value: "string",
+      viewID: "string",
+    },
   },
   {
     name: "document",
@@ -93,25 +150,103 @@ const NATIVE_TOOLS: ToolDef[] = [
       "search_docs",
       "info",
     ],
-    props: { id: S },
+    props: {
+      id: "string",
+      keyword: "string",
+      markdown: "string",
+      notebook: "string",
+      path: "string",
+      title: "string",
+    },
   },
-  { name: "export", actions: ["md", "html", "preview", "docx", "sy", "md-zip", "data"] },
+  {
+    name: "export",
+    actions: ["md", "html", "preview", "docx", "sy", "md-zip", "data"],
+    props: { id: "string", output: "string" },
+  },
   {
     name: "file",
     actions: ["list", "read", "write", "delete", "rename", "copy", "grep", "find", "stat"],
+    props: {
+      context: "number",
+      data: "string",
+      dst: "string",
+      include: "string",
+      limit: "number",
+      new: "string",
+      offset: "number",
+      old: "string",
+      path: "string",
+      pattern: "string",
+      src: "string",
+    },
   },
-  { name: "history", actions: ["list", "search", "get", "rollback", "clear"] },
-  { name: "import", actions: ["md", "sy", "data"] },
-  { name: "inbox", actions: ["list", "get", "convert"] },
+  { name: "frontend", actions: [], props: { id: "string", query: "string" } },
+  {
+    name: "history",
+    actions: ["list", "search", "get", "rollback", "clear"],
+    props: {
+      notebook: "string",
+      op: "string",
+      page: "number",
+      path: "string",
+      query: "string",
+      type: "number",
+    },
+  },
+  {
+    name: "http_request",
+    actions: ["get", "post", "put", "delete", "patch"],
+    actionRequired: false,
+    props: { body: "string", headers: "object", url: "string" },
+    required: ["url"],
+    effectScope: "external",
+  },
+  {
+    name: "image",
+    actions: ["list", "analyze", "generate"],
+    props: {
+      assetPath: "string",
+      detail: { type: "string", enum: ["auto", "low", "high"] },
+      documentID: "string",
+      outputFormat: { type: "string", enum: ["png", "jpeg", "webp"] },
+      prompt: "string",
+      quality: "string",
+      question: "string",
+      size: "string",
+    },
+    required: ["documentID"],
+    title: "Document images",
+    effectScope: "mixed",
+  },
+  {
+    name: "import",
+    actions: ["md", "sy", "data"],
+    props: { notebook: "string", path: "string", targetPath: "string" },
+  },
+  {
+    name: "inbox",
+    actions: ["list", "get", "convert"],
+    props: {
+      id: "string",
+      ids: "string",
+      notebook: "string",
+      page: "integer",
+      path: "string",
+      remove_after: "boolean",
+    },
+  },
   {
     name: "notebook",
     actions: ["list", "open", "close", "create", "rename", "remove", "set_icon", "random_icon"],
+    props: { icon: "string", id: "string", name: "string" },
   },
-  { name: "outline", actions: ["get"], props: { id: S }, required: ["id"] },
+  { name: "outline", actions: ["get"], props: { id: "string" }, required: ["id"] },
+  { name: "question", props: { questions: "array" }, required: ["questions"] },
   {
     name: "ref",
     actions: ["backlinks", "mentions", "refresh"],
-    props: { id: S },
+    props: { id: "string", keyword: "string", sort: "number" },
     required: ["id"],
   },
   {
@@ -130,60 +265,114 @@ const NATIVE_TOOLS: ToolDef[] = [
       "file_open",
       "file_export",
     ],
+    props: {
+      id: "string",
+      keyword: "string",
+      left: "string",
+      memo: "string",
+      name: "string",
+      page: "number",
+      right: "string",
+      tag: "boolean",
+    },
   },
-  { name: "search", actions: ["fulltext", "semantic", "asset", "getasset"] },
-  { name: "sql", actions: ["query"], props: { stmt: S }, required: ["stmt"] },
+  {
+    name: "search",
+    actions: ["fulltext", "semantic", "asset", "getasset"],
+    props: {
+      ext: "string",
+      groupBy: "number",
+      method: "number",
+      notebook: "string",
+      orderBy: "number",
+      page: "number",
+      pageSize: "number",
+      path: "string",
+      query: "string",
+      subtype: "string",
+      type: "string",
+    },
+    effectScope: "local",
+  },
+  {
+    name: "skill",
+    actions: ["load", "save", "install", "remove", "rename", "list"],
+    props: { content: "string", name: "string", new_name: "string", url: "string" },
+    effectScope: "local",
+  },
+  {
+    name: "sql",
+    actions: ["query"],
+    props: { stmt: "string" },
+    required: ["stmt"],
+    effectScope: "local",
+  },
   { name: "sync", actions: ["perform", "upload", "download", "status"] },
   {
     name: "system",
     description: "System info. Actions: version(), current_time(), workspace().",
     actions: ["version", "current_time", "workspace"],
   },
-  { name: "tag", actions: ["list", "rename", "remove"] },
-  { name: "template", actions: ["search", "get", "remove", "render", "save_as", "create"] },
-  { name: "workspace", actions: ["list", "info"] },
   {
-    name: "http_request",
-    actions: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"],
-    actionRequired: false,
-    props: { url: S },
+    name: "tag",
+    actions: ["list", "rename", "remove"],
+    props: { keyword: "string", label: "string", new: "string", old: "string" },
+  },
+  {
+    name: "template",
+    actions: ["search", "get", "remove", "render", "save_as", "create"],
+    props: {
+      content: "string",
+      id: "string",
+      keyword: "string",
+      name: "string",
+      overwrite: "boolean",
+      path: "string",
+    },
+  },
+  { name: "todo_write", props: { todos: "array" }, required: ["todos"] },
+  {
+    name: "unzip",
+    props: { destPath: "string", zipPath: "string" },
+    required: ["zipPath", "destPath"],
+  },
+  {
+    name: "web_fetch",
+    props: { format: { type: "string", enum: ["markdown", "text"] }, url: "string" },
     required: ["url"],
   },
-  { name: "web_fetch", props: { url: S }, required: ["url"] },
-  { name: "web_search", props: { query: S }, required: ["query"] },
-  { name: "unzip", props: { zipPath: S, destPath: S }, required: ["zipPath", "destPath"] },
-  { name: "skill", actions: ["load", "save", "install", "remove", "rename", "list"] },
-  { name: "todo_write", props: { todos: "array" }, required: ["todos"] },
-  { name: "frontend" },
-  { name: "question" },
-  {
-    name: "image",
-    actions: ["list", "analyze", "generate"],
-    props: { documentID: S },
-    required: ["action", "documentID"],
-  },
+  { name: "web_search", props: { query: "string" }, required: ["query"] },
+  { name: "workspace", actions: ["list", "info"] },
 ];
 
 function toolJson(t: ToolDef): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   if (t.actions) {
-    properties.action = { type: "string", description: "Operation", enum: t.actions };
+    properties.action =
+      t.actions.length > 0
+        ? { type: "string", description: "Operation", enum: t.actions }
+        : { type: "string", description: "Operation" };
     if (t.actionRequired !== false) required.push("action");
   }
-  for (const [k, type] of Object.entries(t.props ?? {})) properties[k] = { type };
+  for (const [k, def] of Object.entries(t.props ?? {})) {
+    properties[k] = typeof def === "string" ? { type: def } : { type: def.type, enum: def.enum };
+  }
   for (const k of t.required ?? []) if (!required.includes(k)) required.push(k);
   // the kernel's ToolSchema leaves out empty properties/required (omitempty)
   const inputSchema: Record<string, unknown> = { type: "object" };
   if (Object.keys(properties).length > 0) inputSchema.properties = properties;
   if (required.length > 0) inputSchema.required = required;
+  const actions = t.actions?.length ? t.actions : undefined;
   return {
     name: t.name,
+    ...(t.title === undefined ? {} : { title: t.title }),
     description:
       t.description ??
-      `SiYuan ${t.name} tool.${t.actions ? ` Actions: ${t.actions.map((a) => `${a}()`).join(", ")}.` : ""}`,
+      `SiYuan ${t.name} tool.${actions ? ` Actions: ${actions.map((a) => `${a}()`).join(", ")}.` : ""}`,
     inputSchema,
     source: "native",
+    ...(t.effectScope === undefined ? {} : { effectScope: t.effectScope }),
   };
 }
 
@@ -216,7 +405,8 @@ function newSessionId(kernel: Kernel): string {
   return s;
 }
 
-const JSON_CT = { "content-type": "application/json" };
+// gin's c.JSON (kernel-probes mcp.kernel)
+const JSON_CT = { "content-type": "application/json; charset=utf-8" };
 const plainJson = (
   status: number,
   value: unknown,

@@ -9,7 +9,15 @@ import {
 } from "./constants.js";
 import { kernelError } from "./errors.js";
 import { normalizeWorkspacePath } from "./file-store.js";
-import { type HandlerContext, panicReply, RawReply, type Route, reqId } from "./handler-kit.js";
+import { parseJsonObjectBody } from "./go-json.js";
+import {
+  field,
+  type HandlerContext,
+  panicReply,
+  RawReply,
+  type Route,
+  reqId,
+} from "./handler-kit.js";
 import { parseMultipart } from "./multipart.js";
 import { escapeHtml, renderKramdown } from "./render.js";
 import { applyDefaultLimit, countStatements } from "./sql-index.js";
@@ -22,17 +30,16 @@ const r = (handler: Route["handler"], body: Route["body"] = "json", write = fals
 });
 
 function sql(ctx: HandlerContext): unknown {
-  const stmt = ctx.body.stmt;
-  if (typeof stmt !== "string") throw panicReply();
-  if (stmt.trim() === "") throw kernelError(-1, "Field [stmt] must not be empty");
+  const stmt = field(ctx, "stmt", "String") as string;
   const mode = typeof ctx.body.mode === "string" ? ctx.body.mode : "";
+  // the kernel's messages (kernel-probes sql.limits-and-errors); `[mode]` is literal there
   if (mode !== "" && mode !== "readonly" && mode !== "multiple")
-    throw kernelError(-1, `unknown [${mode}]`);
+    throw kernelError(-1, "unknown [mode]");
   if (mode !== "multiple" && countStatements(stmt) > 1) {
-    throw kernelError(-1, "only one SQL statement is allowed in this mode");
+    throw kernelError(-1, "SQL statement is not single");
   }
   if (mode === "readonly" && !/^\s*(select|with|explain)\b/i.test(stmt)) {
-    throw kernelError(-1, "only read-only SQL statements are allowed in readonly mode");
+    throw kernelError(-1, "SQL statement is not a read-only query");
   }
   try {
     return ctx.kernel.sql.query(applyDefaultLimit(stmt));
@@ -198,21 +205,32 @@ function exportMdContent(ctx: HandlerContext): unknown {
   const id = reqId(ctx);
   const ws = ctx.kernel.ws;
   const doc = ws.docOf(id) ?? ws.locate(id)?.doc;
-  if (!doc) throw kernelError(-1, "tree not found");
+  // an unknown document is no error: SiYuan 3.7.3 answers code 0 with empty strings
+  if (!doc) return { hPath: "", content: "" };
+  const a = doc.root.attrs;
+  // `addTitle` defaults to the workspace's export setting, on in a new workspace
+  const addTitle = ctx.body.addTitle !== false;
+  const title = addTitle ? `# ${a.title ?? ""}\n\n` : "";
   const body = renderKramdown(doc.root, { withIal: false, refsAsText: true });
   const yfm = ctx.body.yfm !== false;
-  const a = doc.root.attrs;
   const iso = (ts: string): string =>
-    `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}`;
+    `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
+  const tags = (a.tags ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   const front = yfm
-    ? `---\ntitle: ${a.title ?? ""}\ndate: ${iso(doc.id.slice(0, 14))}\nlastmod: ${iso(a.updated ?? doc.id.slice(0, 14))}\n---\n\n`
+    ? `---\ntitle: ${a.title ?? ""}\ndate: ${iso(doc.id.slice(0, 14))}\nlastmod: ${iso(a.updated ?? doc.id.slice(0, 14))}\n${
+        tags.length > 0
+          ? `tags:\n${tags.map((t) => `  - '${t.replace(/'/g, "''")}'\n`).join("")}`
+          : ""
+      }---\n\n`
     : "";
-  return { hPath: ws.hpath(doc.id), content: front + body };
+  return { hPath: ws.hpath(doc.id), content: `${front}${title}${body}\n` };
 }
 
 function pushMsg(ctx: HandlerContext): unknown {
-  const msg = ctx.body.msg;
-  if (typeof msg !== "string" || msg.trim() === "") throw kernelError(-1, "msg is required");
+  const msg = field(ctx, "msg", "String") as string;
   const timeout =
     typeof ctx.body.timeout === "number" ? ctx.body.timeout : PUSH_MSG_DEFAULT_TIMEOUT_MS;
   const id = ctx.kernel.ids.shortId();
@@ -266,6 +284,8 @@ function filePath(_ctx: HandlerContext, raw: unknown): string {
 }
 
 function getFile(ctx: HandlerContext): unknown {
+  const { detail } = parseJsonObjectBody(ctx.rawBody.toString("utf8"));
+  if (detail !== null) return fileError(-1, `Parses request [${ctx.path}] failed: ${detail}`);
   if (typeof ctx.body.path !== "string") return fileError(-1, "Field [path] is required");
   const p = normalizeWorkspacePath(ctx.body.path);
   if (p === null) return fileError(403, "permission denied");
@@ -334,7 +354,7 @@ function renameFile(ctx: HandlerContext): unknown {
   if (files.kind(from) === null) throw kernelError(404, "Field [path]: path does not exist");
   if (files.kind(to) !== null) throw kernelError(409, "Field [newPath]: path already exists");
   if (to.startsWith(`${from}/`))
-    throw kernelError(409, "Field [newPath]: cannot move a directory into itself");
+    throw kernelError(409, "Field [newPath]: cannot rename a directory into its own subdirectory");
   files.rename(from, to);
   return null;
 }
@@ -356,7 +376,10 @@ export const miscRoutes: Record<string, Route> = {
   "/api/search/fullTextSearchBlock": r(fullTextSearchBlock),
   "/api/system/version": pub(() => KERNEL_VERSION),
   "/api/system/currentTime": pub((ctx) => ctx.kernel.ids.clock.now()),
-  "/api/system/bootProgress": pub(() => ({ progress: 100, details: "Finishing boot..." })),
+  "/api/system/bootProgress": pub(() => ({
+    progress: 100,
+    details: `v${KERNEL_VERSION} Finishing boot...`,
+  })),
   "/api/notification/pushMsg": r(pushMsg),
   "/api/notification/pushErrMsg": r(pushMsg),
   "/api/sync/performSync": r(performSync),

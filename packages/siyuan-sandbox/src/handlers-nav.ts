@@ -17,7 +17,7 @@ import { workspaceAbs } from "./handlers-asset.js";
 import { blockRoutes } from "./handlers-block.js";
 import type { Kernel } from "./kernel.js";
 import { type InlineSegment, inlineRefs, inlineTags, parseInline } from "./markdown.js";
-import { escapeHtml, plainContent, renderDom } from "./render.js";
+import { escapeHtml, inlineDom, plainContent, renderDom } from "./render.js";
 import type { Workspace } from "./workspace.js";
 import type { DocEntry } from "./workspace-index.js";
 
@@ -445,8 +445,9 @@ function breadcrumb(ws: Workspace, id: string, exclude: string[] = []) {
         : plainContent(source);
     return escapeHtml([...text].slice(0, BREADCRUMB_NAME_MAX_CHARS).join(""));
   };
+  // the block asked for is the last entry, named "": for a document, the only one
+  if (loc.block.type === "d") return [entry(doc.root, "")];
   const out = [entry(doc.root, boxName(ws, doc.box) + ws.hpath(doc.id))];
-  if (loc.block.type === "d") return out;
   // the chain of nodes from the doc's child down to the block
   const chain: Block[] = [];
   const find = (node: Block): boolean => {
@@ -566,8 +567,9 @@ function getBacklinkDoc(ctx: HandlerContext, mentions: boolean): unknown {
 
 // ---------------------------------------------------------------- outline
 
+/** A heading's outline name: its inline DOM (marks kept), spaces in its text as `&nbsp;`. */
 function outlineName(h: Block): string {
-  return escapeHtml(plainContent(h)).replace(/ /g, "&nbsp;");
+  return inlineDom(h.text, (text) => escapeHtml(text).replace(/ /g, "&nbsp;"));
 }
 
 interface OutlineNode {

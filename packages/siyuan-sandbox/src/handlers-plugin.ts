@@ -1,11 +1,20 @@
 /**
  * The kernel-plugin JSON-RPC endpoints for callers outside a plugin (contract §9):
  * `POST /api/plugin/rpc/<name>` (or `/api/plugin/rpc?name=`), the listings `GET /api/plugin` and
- * `POST /api/plugin/listLoadedPlugins`, and `GET /ws/plugin/rpc/<name>` (WebSocket: 501 here).
+ * `POST /api/plugin/listLoadedPlugins`, `GET /ws/plugin/rpc/<name>` (WebSocket: 501 here), and the
+ * two switches that install a plugin as a user does: `/api/setting/setBazaar` (trust) and
+ * `/api/petal/setPetalEnabled` (enable or disable one plugin at once).
  * Where the contract is silent the shapes follow the kernel's `plugin/rpc.go` and JSON-RPC 2.0;
  * docs/plugin-host.md lists the choices.
  */
-import { type HandlerContext, type PluginRpcOutcome, RawReply, type Route } from "./handler-kit.js";
+import { kernelError } from "./errors.js";
+import {
+  type HandlerContext,
+  type PluginRpcOutcome,
+  panicReply,
+  RawReply,
+  type Route,
+} from "./handler-kit.js";
 import { goJson } from "./plugin-host/http.js";
 
 const JSON_CT = { "content-type": "application/json; charset=utf-8" };
@@ -208,11 +217,86 @@ const wsRoute: Route = {
   methods: ["GET"],
 };
 
+const PETALS = "/data/storage/petal/petals.json";
+
+/** The workspace's bazaar switches (`conf.json` `bazaar`); the sandbox does not gate on them. */
+const bazaar = new WeakMap<object, { trust: boolean; petalDisabled: boolean }>();
+
+/** `/api/setting/setBazaar`: stores `trust` / `petalDisabled` and answers the bazaar conf. */
+function setBazaar(ctx: HandlerContext): unknown {
+  const conf = bazaar.get(ctx.kernel) ?? { trust: false, petalDisabled: false };
+  if (typeof ctx.body["trust"] === "boolean") conf.trust = ctx.body["trust"];
+  if (typeof ctx.body["petalDisabled"] === "boolean")
+    conf.petalDisabled = ctx.body["petalDisabled"];
+  bazaar.set(ctx.kernel, conf);
+  return { ...conf };
+}
+
+/**
+ * `/api/petal/setPetalEnabled` (`model.SetPetalEnabled`): writes the plugin's `enabled` into
+ * `petals.json` and starts or stops its kernel part at once. Answers the petal (its frontend and
+ * kernel code); an unknown plugin folder → -1 `plugin [<name>] not found`.
+ */
+async function setPetalEnabled(ctx: HandlerContext): Promise<unknown> {
+  const name = ctx.body["packageName"];
+  const enabled = ctx.body["enabled"];
+  if (typeof name !== "string" || typeof enabled !== "boolean") throw panicReply();
+  const fs = ctx.kernel.files;
+  const dir = `/data/plugins/${name}`;
+  if (!/^[A-Za-z0-9_.-]+$/.test(name) || fs.kind(`${dir}/plugin.json`) !== "file") {
+    throw kernelError(-1, `plugin [${name}] not found`);
+  }
+  let petals: Array<Record<string, unknown>> = [];
+  if (fs.kind(PETALS) === "file") {
+    try {
+      const v = JSON.parse(fs.read(PETALS).toString("utf8")) as unknown;
+      if (Array.isArray(v)) petals = v as Array<Record<string, unknown>>;
+    } catch {
+      petals = [];
+    }
+  }
+  const entry = petals.find((p) => p["name"] === name);
+  if (entry) entry["enabled"] = enabled;
+  else petals.push({ name, enabled });
+  fs.write(PETALS, Buffer.from(JSON.stringify(petals)), Date.now());
+  await ctx.plugins?.reload(name);
+  let manifest: Record<string, unknown> = {};
+  try {
+    manifest = JSON.parse(fs.read(`${dir}/plugin.json`).toString("utf8")) as Record<
+      string,
+      unknown
+    >;
+  } catch {
+    manifest = {};
+  }
+  const text = (p: string) => (fs.kind(p) === "file" ? fs.read(p).toString("utf8") : "");
+  const display = manifest["displayName"] as Record<string, unknown> | undefined;
+  return {
+    name,
+    displayName: typeof display?.["default"] === "string" ? display["default"] : name,
+    version: typeof manifest["version"] === "string" ? manifest["version"] : "",
+    enabled,
+    incompatible: false,
+    disabledInPublish: manifest["disabledInPublish"] === true,
+    disallowInstall: false,
+    js: text(`${dir}/index.js`),
+    css: text(`${dir}/index.css`),
+    i18n: null,
+    kernel: {
+      js: text(`${dir}/kernel.js`),
+      existed: fs.kind(`${dir}/kernel.js`) === "file",
+      incompatible: false,
+    },
+  };
+}
+
 /** Exact plugin routes. */
 export const pluginRoutes: Record<string, Route> = {
   "/api/plugin": { handler: listLoaded, auth: true, body: "none", write: false, methods: ["GET"] },
   "/api/plugin/listLoadedPlugins": { handler: listLoaded, auth: true, body: "none", write: false },
   "/api/plugin/rpc": rpcRoute,
+  "/api/setting/setBazaar": { handler: setBazaar, auth: true, body: "json", write: true },
+  "/api/petal/setPetalEnabled": { handler: setPetalEnabled, auth: true, body: "json", write: true },
   "/ws/plugin/rpc": wsRoute,
 };
 

@@ -69,6 +69,8 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
   const ial = opts.withIal ? `\n${ialString(b.attrs)}` : "";
   switch (b.type) {
     case "p":
+      // an empty paragraph is its IAL line alone (Lute writes no blank line before it)
+      if (b.text === "" && opts.withIal) return ialString(b.attrs);
       return (
         (opts.textmark ? inlineMd(b.text, opts) : escapeParagraph(inlineMd(b.text, opts))) + ial
       );
@@ -89,9 +91,10 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
     case "av":
       return avBlockMarkdown(b.text, b.lang) + ial;
     case "b": {
+      // with IALs Lute ends every child with a blank line, so the quote ends with a `>` line
       const inner = b.children.map((c) => renderKramdown(c, opts)).join("\n\n");
       return (
-        inner
+        (opts.withIal ? `${inner}\n` : inner)
           .split("\n")
           .map((l) => (l === "" ? ">" : `> ${l}`))
           .join("\n") + ial
@@ -111,15 +114,84 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
   }
 }
 
+/**
+ * One list item as SiYuan 3.7.3 writes it: `-` for bullet and task items (whatever the source
+ * used), `N.` for ordered ones, and a blank line between the blocks inside the item.
+ */
 function renderItem(list: Block | null, item: Block, idx: number, opts: KramdownOptions): string {
   const sub = list?.subtype ?? item.subtype;
-  const marker = sub === "o" ? `${idx + 1}.` : "*";
+  const marker = sub === "o" ? `${idx + 1}.` : "-";
   const pad = " ".repeat(marker.length + 1);
   const task = sub === "t" ? (item.checked ? "[X] " : "[ ] ") : "";
   const head = `${marker} ${opts.withIal ? ialString(item.attrs) : ""}${task}`;
-  const body = item.children.map((c) => renderKramdown(c, opts)).join("\n");
+  const body = item.children
+    .map((c, i) =>
+      // an empty first paragraph keeps its IAL on the next line, apart from the item's
+      i === 0 && c.type === "p" && c.text === "" && opts.withIal
+        ? `\n${ialString(c.attrs)}`
+        : renderKramdown(c, opts),
+    )
+    .join("\n\n");
   const [first = "", ...rest] = body.split("\n");
   return rest.length === 0 ? head + first : `${head}${first}\n${indentLines(rest.join("\n"), pad)}`;
+}
+
+const STATIC_CONTAINERS: ReadonlySet<string> = new Set(["l", "i", "b", "s"]);
+
+/** Text of one leaf block as the kernel's `nodeStaticContent` writes it. */
+function leafStaticText(b: Block): string {
+  switch (b.type) {
+    case "p":
+    case "h":
+      return parseInline(b.text)
+        .map((seg) => {
+          let t = seg.types.includes("tag") ? `#${seg.text}#` : seg.text;
+          if (seg.types.includes("a") && seg.href) t += ` ${seg.href}`;
+          return t;
+        })
+        .join("");
+    case "c":
+      return `${b.text}\n`;
+    case "m":
+    case "html":
+      return b.text;
+    default:
+      return "";
+  }
+}
+
+/**
+ * The kernel's `nodeStaticContent` (SQL `content`, `getChildBlocks` `content`): a document's
+ * title; a leaf's text (marks dropped, tags kept as `#t#`, a link followed by its URL, a code
+ * block's code with its final newline); a container's leaves in order, with one space written on
+ * entering a container unless the last thing written was that space (so `" item a item b"` for a
+ * list, `" q1q2"` for a quote of two paragraphs).
+ */
+export function staticContent(b: Block): string {
+  if (b.type === "d") return b.attrs.title ?? "";
+  let out = "";
+  let lastSpace = false;
+  const visit = (n: Block): void => {
+    if (STATIC_CONTAINERS.has(n.type)) {
+      if (!lastSpace) {
+        out += " ";
+        lastSpace = true;
+      }
+      for (const c of n.children) visit(c);
+      return;
+    }
+    out += leafStaticText(n);
+    lastSpace = false;
+  };
+  visit(b);
+  return out;
+}
+
+/** The first leaf block inside a container (depth first), or the block itself. */
+export function firstLeafBlock(b: Block): Block {
+  let n = b;
+  while (STATIC_CONTAINERS.has(n.type) && n.children[0]) n = n.children[0];
+  return n;
 }
 
 /** Plain text of a block (SQL `content`): inline text for leaves, joined leaf text for containers, title for docs. */
@@ -147,8 +219,8 @@ export function plainContent(b: Block): string {
   }
 }
 
-function segmentDom(seg: InlineSegment): string {
-  const text = escapeHtml(seg.text);
+function segmentDom(seg: InlineSegment, escapeText: (s: string) => string = escapeHtml): string {
+  const text = escapeText(seg.text);
   if (seg.types.length === 0) return text;
   if (seg.types.includes("block-ref")) {
     return `<span data-type="block-ref" data-subtype="${seg.refSubtype ?? "s"}" data-id="${seg.refId ?? ""}">${text}</span>`;
@@ -163,9 +235,11 @@ function segmentDom(seg: InlineSegment): string {
   return `<span data-type="${seg.types.join(" ")}">${text}</span>`;
 }
 
-/** DOM of inline Markdown (the content of a paragraph or heading). */
-export function inlineDom(text: string): string {
-  return parseInline(text).map(segmentDom).join("");
+/** DOM of inline Markdown (the content of a paragraph or heading); `escapeText` writes text runs. */
+export function inlineDom(text: string, escapeText: (s: string) => string = escapeHtml): string {
+  return parseInline(text)
+    .map((seg) => segmentDom(seg, escapeText))
+    .join("");
 }
 
 function attrsHtml(attrs: Record<string, string>): string {

@@ -11,6 +11,7 @@ import {
 } from "./constants.js";
 import { isSandboxError, type KernelErrorDetails } from "./errors.js";
 import { type ArmedFault, defaultCorrupt, type FaultBook, type FaultKind } from "./faults.js";
+import { parseJsonObjectBody } from "./go-json.js";
 import { type HandlerContext, type PluginServices, RawReply, type Route } from "./handler-kit.js";
 import { assetPrefixRoutes, assetRoutes } from "./handlers-asset.js";
 import { avRoutes } from "./handlers-av.js";
@@ -363,20 +364,7 @@ export function createRequestListener(
       if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
       let body: Record<string, unknown> = {};
       if (route.body === "json" || route.body === "tolerant") {
-        let parsed: unknown;
-        let detail: string | null = null;
-        const text = raw.toString("utf8");
-        if (text.trim() === "") detail = "the request body is empty or truncated (EOF)";
-        else {
-          try {
-            parsed = JSON.parse(text);
-            if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-              detail = "json: cannot unmarshal into Go value of type map[string]interface {}";
-            }
-          } catch (e) {
-            detail = e instanceof Error ? e.message : String(e);
-          }
-        }
+        const { parsed, detail } = parseJsonObjectBody(raw.toString("utf8"));
         if (detail !== null) {
           if (route.body === "json") {
             sendJson(

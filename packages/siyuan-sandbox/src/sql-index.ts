@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import initSqlJs, { type Database, type SqlValue, type Statement } from "sql.js";
-import { type Block, walk } from "./block.js";
+import { type Block, headingLevel, walk } from "./block.js";
 import { SQL_DEFAULT_LIMIT_ROWS } from "./constants.js";
 import { escapeIalValue, inlineRefs, inlineTags } from "./markdown.js";
-import { ialString, plainContent, renderKramdown } from "./render.js";
+import { firstLeafBlock, ialString, renderKramdown, staticContent } from "./render.js";
 import type { Workspace } from "./workspace.js";
 import type { DocEntry } from "./workspace-index.js";
 
@@ -73,6 +73,21 @@ export function countStatements(stmt: string): number {
   return n;
 }
 
+/**
+ * The kernel's `treenode.HeadingParent`, which the blocks table uses as `parent_id`: the nearest
+ * earlier sibling heading of a lower level (any heading for a block that is not one), else the
+ * tree parent.
+ */
+function headingParent(b: Block, parent: Block): Block {
+  const level = b.type === "h" ? headingLevel(b) : 16;
+  const i = parent.children.indexOf(b);
+  for (let j = i - 1; j >= 0; j--) {
+    const sib = parent.children[j]!;
+    if (sib.type === "h" && headingLevel(sib) < level) return sib;
+  }
+  return parent;
+}
+
 /** The SQLite index of one workspace. */
 export class SqlIndex {
   private readonly insBlock: Statement;
@@ -129,10 +144,12 @@ export class SqlIndex {
     const path = ws.docPath(doc.id);
     const hpath = ws.hpath(doc.id);
     walk(doc.root, (b, parent) => {
-      const content = plainContent(b);
-      const leafish = b.type === "p" || b.type === "h" || b.type === "c" || b.type === "m";
-      const fcontent = leafish || b.type === "d" ? "" : plainContent(b.children[0] ?? b);
-      const markdown = renderKramdown(b, { withIal: false });
+      // as the kernel's `buildBlockFromNode`: a document's row holds its title (content and
+      // fcontent) and no Markdown; a container's fcontent is its first leaf's content
+      const content = staticContent(b);
+      const container = b.type === "l" || b.type === "i" || b.type === "b" || b.type === "s";
+      const fcontent = b.type === "d" ? content : container ? staticContent(firstLeafBlock(b)) : "";
+      const markdown = b.type === "d" ? "" : renderKramdown(b, { withIal: false });
       const ial = ialString(b.attrs);
       const tags =
         b.type === "d"
@@ -145,7 +162,7 @@ export class SqlIndex {
             : [];
       this.insBlock.run([
         b.id,
-        parent ? parent.id : "",
+        parent ? headingParent(b, parent).id : "",
         doc.id,
         shortHash(ial + markdown),
         doc.box,
@@ -158,7 +175,7 @@ export class SqlIndex {
         content,
         fcontent,
         markdown,
-        [...(fcontent || content)].length,
+        [...(container || b.type === "d" ? fcontent : content)].length,
         b.type,
         b.subtype,
         ial,
@@ -200,7 +217,7 @@ export class SqlIndex {
         r.refSubtype === "s"
           ? `((${r.refId} "${r.text}"))`
           : `((${r.refId} '${r.text.replace(/'/g, "&apos;")}'))`,
-        "ref_id",
+        "textmark",
       ]);
     });
   }

@@ -207,9 +207,8 @@ export class WorkspaceDocuments extends WorkspaceNotebooks {
     const doc = this.docs.get(docId);
     if (!doc) throw treeNotFound();
     if (doc.box === toBox && doc.parentId === toParentId) return;
-    if (toParentId && this.docChain(toParentId).includes(docId)) {
-      throw kernelError(-1, "Cannot move a document into itself", { closeTimeout: 7000 });
-    }
+    // into itself or one of its own descendants: the kernel drops the path and does nothing
+    if (toParentId && this.docChain(toParentId).includes(docId)) return;
     const subtree = this.subtree(docId);
     const baseDepth = toParentId ? this.docChain(toParentId).length : 0;
     const oldDepth = this.docChain(docId).length;

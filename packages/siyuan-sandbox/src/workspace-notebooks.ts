@@ -29,11 +29,18 @@ export class WorkspaceNotebooks extends WorkspaceIndex {
     return [...this.notebooks.values()].sort((a, b) => a.conf.sort - b.conf.sort);
   }
 
-  /** The notebook, or -1 "Query notebook failed" when unknown or closed. */
-  openBox(id: string): Notebook {
+  /**
+   * The notebook, or -1 "Query notebook failed" when unknown or closed (`data` null; a rename
+   * answers `closeTimeout: 5000`, as the kernel's renameNotebook does).
+   */
+  openBox(id: string, closeTimeout?: number): Notebook {
     const box = this.notebooks.get(id);
     if (!box || box.conf.closed) {
-      throw kernelError(-1, "Query notebook failed", { closeTimeout: 7000 });
+      throw kernelError(
+        -1,
+        "Query notebook failed",
+        closeTimeout === undefined ? null : { closeTimeout },
+      );
     }
     return box;
   }
@@ -82,7 +89,7 @@ export class WorkspaceNotebooks extends WorkspaceIndex {
 
   /** Renames an open notebook. */
   renameNotebook(id: string, name: string): void {
-    const box = this.openBox(id);
+    const box = this.openBox(id, 5000);
     if ([...name].length > MAX_TITLE_CHARS) {
       throw kernelError(-1, "Maximum length is limited to 512 characters", { closeTimeout: 5000 });
     }

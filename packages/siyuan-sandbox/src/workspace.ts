@@ -18,6 +18,19 @@ export interface InsertAnchor {
   parentID?: string;
 }
 
+/**
+ * The kernel's refusal of a leaf block as a parent (insert, append, prepend, move): a heading's
+ * message says how to place a block below it (kernel-probes block.insertBlock, block.moveBlock).
+ */
+export function leafParent(id: string, type: string): Error {
+  return kernelError(
+    -1,
+    type === "h"
+      ? `heading [${id}] is a leaf block and cannot have children; to place a block below this heading, pass previousID=<heading id> or previousID=<last block below the heading> instead of parentID`
+      : `block [${id}] type "${type}" is a leaf block and cannot have children; use previousID to place the block as its sibling instead`,
+  );
+}
+
 /** The whole in-memory workspace. */
 export class Workspace extends WorkspaceDocuments {
   private mustLocate(id: string, msg = "block not found"): BlockLocation {
@@ -137,7 +150,9 @@ export class Workspace extends WorkspaceDocuments {
     }
     let repl = parsed.length > 0 ? parsed : [newBlock("p")];
     if (block.type === "i" && repl[0]?.type === "l") repl = repl[0].children;
-    const [first, ...rest] = repl;
+    // the kernel's `doUpdate` keeps the data's first block only: any further block is dropped
+    // (kernel-probes block.updateBlock; the reply's DOM still shows them all)
+    const [first] = repl;
     if (!first || !parent) throw kernelError(-1, "parse tree failed");
     const { id: _oldId, updated: _oldUpdated, ...kept } = first.attrs;
     const replaced: Block = {
@@ -147,7 +162,7 @@ export class Workspace extends WorkspaceDocuments {
       subtype: block.type === "i" && first.type === "i" ? block.subtype : first.subtype,
     };
     const at = parent.children.indexOf(block);
-    parent.children.splice(at, 1, replaced, ...rest);
+    parent.children.splice(at, 1, replaced);
     this.changed(doc, true);
   }
 
@@ -189,12 +204,12 @@ export class Workspace extends WorkspaceDocuments {
     const target = parentID ? this.locate(parentID) : null;
     if (!target) throw kernelError(-1, `target block not found [id=${parentID ?? ""}]`);
     if (!CONTAINER_TYPES.has(target.block.type)) {
-      throw kernelError(-1, `parent block not found: ${parentID}`);
+      throw leafParent(parentID ?? "", target.block.type);
     }
     if (target.block.type === "i" && loc.block.type === "i") {
       throw kernelError(
         -1,
-        "a list-item cannot directly contain another list-item; move it into a list block instead",
+        "a list-item cannot directly contain another list-item; to nest, first create a list (NodeList) under the outer list-item, then add the inner list-items to that list",
       );
     }
   }
@@ -221,7 +236,11 @@ export class Workspace extends WorkspaceDocuments {
     this.changed(loc.doc, true);
   }
 
-  /** foldBlock / unfoldBlock. Headings fold the blocks under them (`heading-fold`). */
+  /**
+   * foldBlock / unfoldBlock. Folding a heading (`doFoldHeading`) also gives every block under it,
+   * and every block inside those, `fold="1"` and `heading-fold="1"`; unfolding removes both
+   * everywhere there, the heading's `heading-fold` included.
+   */
   setFold(id: string, fold: boolean): void {
     const loc = this.locate(id);
     if (!loc) throw kernelError(-1, `block tree not found [id=${id}]`);
@@ -231,9 +250,17 @@ export class Workspace extends WorkspaceDocuments {
     if (fold) loc.block.attrs.fold = "1";
     else delete loc.block.attrs.fold;
     if (loc.block.type === "h" && loc.parent) {
+      if (!fold) delete loc.block.attrs["heading-fold"];
       for (const c of this.headingChildren(loc.block, loc.parent)) {
-        if (fold) c.attrs["heading-fold"] = "1";
-        else delete c.attrs["heading-fold"];
+        walk(c, (n) => {
+          if (fold) {
+            n.attrs.fold = "1";
+            n.attrs["heading-fold"] = "1";
+          } else {
+            delete n.attrs.fold;
+            delete n.attrs["heading-fold"];
+          }
+        });
       }
     }
     this.changed(loc.doc, false);

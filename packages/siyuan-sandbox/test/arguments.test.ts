@@ -58,9 +58,13 @@ const MISSING_IS_PANIC = [
   "/api/filetree/renameDocByID",
   "/api/filetree/moveDocsByID",
   "/api/filetree/listDocsByPath",
-  "/api/notebook/createNotebook",
-  "/api/query/sql",
-  "/api/transactions",
+];
+
+/** Handlers that check their field (SiYuan 3.7.3, kernel-probes): -1 `Field [x] is required`. */
+const MISSING_IS_REQUIRED: Array<[string, string]> = [
+  ["/api/notebook/createNotebook", "name"],
+  ["/api/query/sql", "stmt"],
+  ["/api/transactions", "transactions"],
 ];
 
 describe("malformed and missing arguments", () => {
@@ -74,6 +78,12 @@ describe("malformed and missing arguments", () => {
     const r = await post(sb, path, {});
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ code: 0, msg: "", data: null });
+  });
+
+  it.each(MISSING_IS_REQUIRED)("%s: a missing %s answers -1", async (path, name) => {
+    const r = await post(sb, path, {});
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ code: -1, msg: `Field [${name}] is required`, data: null });
   });
 
   it("new-style and explicit checks", async () => {

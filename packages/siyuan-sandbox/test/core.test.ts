@@ -139,8 +139,9 @@ describe("block reads", () => {
 
   it("list kramdown puts item IALs after the marker", async () => {
     const k = await kramdown(sb, I.listTasks);
+    // SiYuan 3.7.3 writes `-` for bullet and task items (kernel-probes block.reads)
     expect(k.split("\n")[0]).toBe(
-      `* {: id="${I.itemTaskParser}" updated="20260101120105"}[ ] Write the **parser**`,
+      `- {: id="${I.itemTaskParser}" updated="20260101120105"}[ ] Write the **parser**`,
     );
     expect(k.split("\n").pop()).toBe(`{: id="${I.listTasks}" updated="20260101120104"}`);
   });
@@ -159,7 +160,7 @@ describe("block reads", () => {
     });
     expect(
       d.dom.startsWith(
-        `<div data-node-id="${I.paragraphGoals}" data-type="NodeParagraph" class="p" updated="20260101120102">`,
+        `<div data-node-id="${I.paragraphGoals}" data-node-index="1" data-type="NodeParagraph" class="p" updated="20260101120102">`,
       ),
     ).toBe(true);
     expect(d.dom).toContain('<span data-type="strong">sandbox</span>');
@@ -170,7 +171,7 @@ describe("block reads", () => {
     const h = await ok<{ dom: string }>(sb, "/api/block/getBlockDOM", { id: I.headingGoals });
     expect(
       h.dom.startsWith(
-        `<div data-subtype="h1" data-node-id="${I.headingGoals}" data-type="NodeHeading" class="h1"`,
+        `<div data-subtype="h1" data-node-id="${I.headingGoals}" data-node-index="1" data-type="NodeHeading" class="h1"`,
       ),
     ).toBe(true);
     const doc = await ok<{ dom: string }>(sb, "/api/block/getBlockDOM", { id: I.docPlan });
@@ -217,7 +218,8 @@ describe("block reads", () => {
       rootID: I.docPlan,
       rootTitle: "Project Plan",
       rootTitleEmpty: false,
-      rootChildID: I.listTasks,
+      // the kernel walks parent IDs up to the document (kernel-probes block.reads)
+      rootChildID: I.docPlan,
       rootIcon: "",
     });
     const r = await post(sb, "/api/block/getBlockInfo", { id: "20200101000000-zzzzzzz" });

@@ -76,7 +76,16 @@ describe("/mcp stateful mode", () => {
     expect(names).toContain("todo_write");
     expect(names).not.toContain("database_create");
     // omitempty schema fields, as the kernel's ToolSchema
-    expect(tools.find((t) => t.name === "question")!.inputSchema).toEqual({ type: "object" });
+    expect(tools.find((t) => t.name === "sync")!.inputSchema).toEqual({
+      type: "object",
+      properties: { action: { type: "string", description: "Operation", enum: expect.any(Array) } },
+      required: ["action"],
+    });
+    expect(tools.find((t) => t.name === "question")!.inputSchema).toEqual({
+      type: "object",
+      properties: { questions: { type: "array" } },
+      required: ["questions"],
+    });
     const block = tools.find((t) => t.name === "block")!;
     expect(block.source).toBe("native");
     expect(block).not.toHaveProperty("annotations");

@@ -86,10 +86,11 @@ describe("notebooks", () => {
       notebook: I.notebookPersonal,
       name: "x",
     });
+    // a rename's toast stays 5 s (kernel-probes notebook.open-close-rename)
     expect(rn.body).toEqual({
       code: -1,
       msg: "Query notebook failed",
-      data: { closeTimeout: 7000 },
+      data: { closeTimeout: 5000 },
     });
     await ok(sb, "/api/notebook/openNotebook", { notebook: I.notebookPersonal });
     expect(await ok(sb, "/api/block/checkBlockExist", { id: I.paragraphJournal })).toBe(true);
@@ -361,7 +362,7 @@ describe("file tree", () => {
     });
   });
 
-  it("getDoc flushes first and answers code 3 for unknown blocks", async () => {
+  it("getDoc flushes first and answers code 1 for unknown IDs", async () => {
     const d = await ok<{ rootID: string; content: string; box: string }>(
       sb,
       "/api/filetree/getDoc",
@@ -370,7 +371,8 @@ describe("file tree", () => {
     expect(d.rootID).toBe(I.docJournal);
     expect(d.content).toContain(`data-node-id="${I.headingJournal}"`);
     const r = await post(sb, "/api/filetree/getDoc", { id: UNKNOWN });
-    expect(r.body).toMatchObject({ code: 3, data: null });
+    // SiYuan 3.7.3: "tree not found", code 1 (kernel-probes filetree.getDoc)
+    expect(r.body).toMatchObject({ code: 1, msg: "tree not found", data: null });
   });
 
   it("deterministic mode gives reproducible IDs", async () => {

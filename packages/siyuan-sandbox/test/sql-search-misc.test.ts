@@ -38,7 +38,8 @@ describe("/api/query/sql", () => {
       "updated",
     ]);
     expect(rows[0]).toMatchObject({
-      parent_id: I.docPlan,
+      // a block under a heading has the heading as its parent (kernel `HeadingParent`)
+      parent_id: I.headingTasks,
       root_id: I.docPlan,
       box: I.notebookResearch,
       path: `/${I.docPlan}.sy`,
@@ -73,7 +74,7 @@ describe("/api/query/sql", () => {
     expect(e.body.msg).toContain("no such table");
     expect((await post(sb, "/api/query/sql", { stmt: "SELECT 1", mode: "x" })).body).toMatchObject({
       code: -1,
-      msg: "unknown [x]",
+      msg: "unknown [mode]",
     });
     expect((await post(sb, "/api/query/sql", { stmt: "SELECT 1; SELECT 2" })).body.code).toBe(-1);
     expect(
@@ -144,7 +145,14 @@ describe("search, export, notification", () => {
       id: I.docMeeting,
       yfm: false,
     });
-    expect(noYfm.content.startsWith("Decided")).toBe(true);
+    // the document's title comes first (`addTitle`, on in a new workspace)
+    expect(noYfm.content.startsWith("# Meeting Notes\n\nDecided")).toBe(true);
+    const plain = await ok<{ content: string }>(sb, "/api/export/exportMdContent", {
+      id: I.docMeeting,
+      yfm: false,
+      addTitle: false,
+    });
+    expect(plain.content.startsWith("Decided")).toBe(true);
     expect((await post(sb, "/api/export/exportMdContent", { id: "bad" })).body.msg).toBe(
       "invalid ID argument",
     );
