@@ -196,7 +196,9 @@ function kernelReads(c: SiyuanClient): KernelReads {
     exportMdContent: (id) =>
       orNull(async () => {
         const r = await c.export.exportMdContent({ id });
-        return { hPath: r.hPath, content: r.content };
+        // SiYuan 3.7.3 answers an unknown ID with code 0 and empty strings (kernel-probes
+        // `export.exportMdContent`); every document has a non-empty hpath
+        return r.hPath === "" ? null : { hPath: r.hPath, content: r.content };
       }),
     currentTime: () => c.system.currentTime(),
     getBacklinks: async (id) => {

@@ -167,14 +167,14 @@ function expectUnknownAfterPartialWrite(run: Run): void {
 }
 
 describe("regression: a multi-step write that loses its second step", () => {
-  // block.update with multi-block data on a block with user attributes used to make two writes
+  // block.update of a block with user attributes used to make two writes
   // (content, then the attributes). With the connection refused for the second one, the answer was
   // kernel_unavailable with writeAttempted: false while the content had been replaced and the
   // attributes wiped. Once a write of the commit may have reached the kernel, a later failure is
   // outcome_unknown with writeAttempted: true.
-  it("block.update multi-block on a block with custom-owner and alias: second write refused → outcome_unknown, writeAttempted true", async () => {
+  it("block.update to a heading on a block with custom-owner and alias: second write refused → outcome_unknown, writeAttempted true", async () => {
     const { discovered, run } = await refuseSecondWrite(
-      "block.update multi-block data on a block with custom-owner and alias",
+      "block.update to a heading on a block with custom-owner and alias",
     );
     if (run === undefined) {
       // One write carries the content and the attributes: no partial state can arise; it commits.

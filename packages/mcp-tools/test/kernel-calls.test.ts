@@ -56,24 +56,6 @@ describe("block.update with a write queue that waits for a barrier", () => {
     expect(h.sandbox.control.attrs(id)?.["custom-owner"]).toBe("ann");
   });
 
-  it("multi-block data: getDoc waits for the update and names the document read with the block", async () => {
-    const { doc, blocks } = await freshDoc('one\n{: custom-owner="ann" alias="a1"}\n\nlast');
-    const id = blocks[0] as string;
-    const calls = await commitLogged("block", {
-      action: "update",
-      id,
-      data: "first\n\nsecond",
-    });
-    expect(calls.slice(3)).toEqual([
-      "/api/filetree/getDoc",
-      "/api/block/getBlockKramdowns",
-      "/api/block/getBlockDOMs",
-    ]);
-    expect(calls).toHaveLength(6);
-    expect(body(doc)).toMatch(/^first\n\{: [^\n]*\}\n\nsecond\n/);
-    expect(h.sandbox.control.attrs(id)?.["alias"]).toBe("a1");
-  });
-
   it("a batch: its blocks read in two calls per step, written by one batchUpdateBlock", async () => {
     const { blocks } = await freshDoc('alpha\n{: custom-x="1"}\n\nbeta');
     const [a, b] = blocks as [string, string];

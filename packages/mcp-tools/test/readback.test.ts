@@ -75,8 +75,11 @@ const errorOf = (r: { structuredContent: Record<string, unknown> }) =>
     details: Record<string, unknown>;
   };
 
+/** Fixtures of one block: block.update refuses data of several (SiYuan keeps only the first). */
+const ONE_BLOCK_FIXTURES = WRITABLE_FIXTURES.filter((md) => formOfMarkdown(md).length === 1);
+
 describe("each fixture written through the sandbox kernel reads back as the request", () => {
-  it.each(WRITABLE_FIXTURES.map((md) => [JSON.stringify(md), md] as const))(
+  it.each(ONE_BLOCK_FIXTURES.map((md) => [JSON.stringify(md), md] as const))(
     "%s",
     async (_name, md) => {
       const id = await paragraph("seed paragraph");
@@ -88,10 +91,9 @@ describe("each fixture written through the sandbox kernel reads back as the requ
       const kramdown = (await h.client.block.getBlockKramdown({ id }))?.kramdown ?? "";
       const dom = (await h.client.block.getBlockDOM({ id }))?.dom ?? "";
       expect(kramdown).not.toBe("");
-      const firstBlockOnly = md.includes("\n\n") ? md.slice(0, md.indexOf("\n\n")) : md;
       const ignoreOwn = { ownAttrs: "ignore" } as const;
       expect(canonicalForm(formOfMarkdown(splitOwnIal(kramdown).body), ignoreOwn)).toBe(
-        canonicalForm(formOfMarkdown(firstBlockOnly), ignoreOwn),
+        canonicalForm(formOfMarkdown(md), ignoreOwn),
       );
       if (SANDBOX_DOM_DEVIATIONS[md] !== undefined) return;
       expect(canonicalForm(formOfDom(dom), ignoreOwn)).toBe(
@@ -221,17 +223,22 @@ describe("no_change means the live state already was the request", () => {
     expect(splitOwnIal(h.sandbox.control.kramdown(id) ?? "").body).toBe("~~alpha one~~");
   });
 
-  it("a dropped second block of a multi-block update is a mismatch", async () => {
+  it("data of several blocks for a block is refused at preflight, before any write", async () => {
+    // SiYuan 3.7.3 keeps only the first block of such an update (kernel-probes block.updateBlock)
     const id = await paragraph(BASE_PARAGRAPH);
-    const args = { action: "update", id, data: "alpha one\n\nbeta two" };
-    const pre = await h.call("block", { ...args, validateOnly: true });
-    // the kernel keeps the first block (unchanged) but stores another second block
-    const r = await commitUnder("block", args, pre, {
-      endpoint: "/api/block/updateBlock",
-      kind: "corrupt",
-      corrupt: (body) => ({ ...body, data: "alpha one\n\nbeta **two**" }),
+    const writes = h.writes("/api/block/updateBlock");
+    const pre = await h.call("block", {
+      action: "update",
+      id,
+      data: "alpha one\n\nbeta two",
+      validateOnly: true,
     });
-    expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("readback_mismatch");
+    expect(errorCode(pre), JSON.stringify(pre.structuredContent)).toBe("invalid_arguments");
+    expect(pre.structuredContent["error"]).toMatchObject({
+      reason: "several_blocks",
+      writeAttempted: false,
+    });
+    expect(h.writes("/api/block/updateBlock")).toBe(writes);
   });
 
   it("a move to where the block already is answers no_change; a dropped real move does not", async () => {

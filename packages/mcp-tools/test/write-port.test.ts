@@ -48,7 +48,7 @@ describe("tracked kernel writes", () => {
     expect(h.sandbox.control.kramdown(item)).toContain("uno");
   });
 
-  it("a multi-block Markdown update keeps the target's attributes in one write", async () => {
+  it("a Markdown update keeps the target's attributes in one write", async () => {
     const doc = h.sandbox.control.external.createDoc(h.notebook, "/one-write", "seed");
     const [id] = h.sandbox.control.external.appendBlock(doc, "alpha one");
     h.sandbox.control.external.setBlockAttrs(id as string, { "custom-owner": "ann", alias: "a1" });
@@ -58,7 +58,7 @@ describe("tracked kernel writes", () => {
       action: "update",
       id,
       dataType: "markdown",
-      data: "one **x**\n\ntwo",
+      data: "one **x**",
     });
     expect(commit.structuredContent["status"]).toBe("committed");
     expect(h.writes("/api/block/updateBlock")).toBe(updates + 1);
@@ -69,7 +69,7 @@ describe("tracked kernel writes", () => {
     });
   });
 
-  it("a multi-block update on a block with attributes whose second step is refused is outcome_unknown", async () => {
+  it("a two-step update on a block with attributes whose second step is refused is outcome_unknown", async () => {
     const doc = h.sandbox.control.external.createDoc(h.notebook, "/write-port", "seed");
     const [id] = h.sandbox.control.external.appendBlock(doc, "alpha one");
     h.sandbox.control.external.setBlockAttrs(id as string, { "custom-owner": "ann", alias: "a1" });
@@ -77,7 +77,7 @@ describe("tracked kernel writes", () => {
       action: "update",
       id,
       dataType: "dom",
-      data: '<div data-type="NodeParagraph"><div contenteditable="true">one</div></div><div data-type="NodeParagraph"><div contenteditable="true">two</div></div>',
+      data: '<div data-type="NodeParagraph"><div contenteditable="true">one</div></div>',
     };
     const pre = await h.call("block", { ...args, validateOnly: true });
     expect(pre.isError).toBeUndefined();

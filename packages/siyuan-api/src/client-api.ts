@@ -76,7 +76,7 @@ export interface FiletreeApi {
   /** Child documents; `files: []` for a leaf **and** for an unknown document path. Unknown notebook → `kernel_rejected`. */
   listDocsByPath(args: T.ListDocsByPathArgs): Promise<T.ListDocsResult>;
   changeSort(args: T.ChangeSortArgs): Promise<void>;
-  /** `null` when the block is not found (kernel code 3). */
+  /** `null` when the block is not found (kernel code 3, or code 1 "tree not found" for an unknown ID). */
   getDoc(args: T.GetDocArgs): Promise<T.GetDocResult | null>;
   /**
    * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,

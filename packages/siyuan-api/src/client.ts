@@ -34,6 +34,9 @@ function nonEmptyString(map: Record<string, string>): Record<string, string | nu
   return out;
 }
 
+/** getDoc's answer (code 1) for an ID whose document the kernel does not find. */
+const GET_DOC_TREE_NOT_FOUND = "tree not found";
+
 function basename(path: string): string {
   const parts = path.split("/");
   return parts[parts.length - 1] || "file";
@@ -127,7 +130,22 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       getPathByID: (a) => call("filetree.getPathByID", a, S.pathByIdSchema),
       listDocsByPath: (a) => call("filetree.listDocsByPath", a, S.listDocsSchema),
       changeSort: (a) => callVoid("filetree.changeSort", a),
-      getDoc: (a) => callNullable("filetree.getDoc", a, S.getDocSchema, [3]),
+      getDoc: async (a) => {
+        try {
+          return await callNullable("filetree.getDoc", a, S.getDocSchema, [3]);
+        } catch (e) {
+          // SiYuan 3.7.3 answers an unknown ID with code 1 "tree not found" (code 3 only for a
+          // block missing from a tree it found; kernel-probes `filetree.getDoc`)
+          if (
+            e instanceof SiyuanApiError &&
+            e.code === "kernel_rejected" &&
+            e.details.kernelCode === 1 &&
+            e.details.kernelMessage === GET_DOC_TREE_NOT_FOUND
+          )
+            return null;
+          throw e;
+        }
+      },
       createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
     },
     block: {

@@ -90,8 +90,9 @@ async function requireOpenNotebook(ctx: ToolContext, notebook: string): Promise<
 async function inventory(ctx: ToolContext, notebook: string, root: string | null) {
   await ctx.kernel.flush();
   const within = root === null ? "" : ` AND (id = '${root}' OR path LIKE '%/${root}/%')`;
+  // DISTINCT: the kernel's index may hold a document's rows twice (see document/find.ts)
   const rows = await ctx.kernel.sql(
-    `SELECT id, path, hpath FROM blocks WHERE type = 'd' AND box = '${notebook}'${within} ORDER BY id LIMIT ${SNAPSHOT_MAX_DOCUMENTS + 1}`,
+    `SELECT DISTINCT id, path, hpath FROM blocks WHERE type = 'd' AND box = '${notebook}'${within} ORDER BY id LIMIT ${SNAPSHOT_MAX_DOCUMENTS + 1}`,
   );
   if (rows.length > SNAPSHOT_MAX_DOCUMENTS) {
     throw new ToolError(

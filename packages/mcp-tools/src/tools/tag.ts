@@ -41,8 +41,9 @@ function checkLabel(label: string): void {
 async function taggedBlockIds(ctx: ToolContext, label: string): Promise<string[]> {
   await ctx.kernel.flush();
   const pattern = `%#${label.replaceAll("%", "").replaceAll("_", "")}#%`;
+  // DISTINCT: the kernel's index may hold a block's row twice (see document/find.ts)
   const rows = await ctx.kernel.sql(
-    `SELECT id FROM blocks WHERE type != 'd' AND markdown LIKE ${sqlString(pattern)} ORDER BY id LIMIT ${TAG_MANIFEST_MAX_BLOCKS + 1}`,
+    `SELECT DISTINCT id FROM blocks WHERE type != 'd' AND markdown LIKE ${sqlString(pattern)} ORDER BY id LIMIT ${TAG_MANIFEST_MAX_BLOCKS + 1}`,
   );
   const ids = rows.map((r) => String(r["id"]));
   if (ids.length > TAG_MANIFEST_MAX_BLOCKS) {
@@ -156,7 +157,7 @@ export const tagHandlers = {
       await ctx.kernel.flush();
       const { rows } = readableRows(
         ctx.permissions,
-        await ctx.kernel.sql("SELECT box, tag FROM blocks WHERE tag != '' LIMIT 4096"),
+        await ctx.kernel.sql("SELECT DISTINCT id, box, tag FROM blocks WHERE tag != '' LIMIT 4096"),
       );
       const counts = new Map<string, number>();
       for (const row of rows) {

@@ -2,7 +2,7 @@
  * block.update: content writes that keep each block's ID and attributes, read back as a content
  * form (every block type and inline mark kept) against what was asked.
  */
-import { notFound } from "../../errors.js";
+import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext, WriteContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
 import { attributesToKeep, type BlockSnapshot, readBlockStates } from "../../state/block-state.js";
@@ -114,27 +114,32 @@ async function sendUpdates(ctx: WriteContext, plans: readonly UpdatePlan[]): Pro
 }
 
 /**
- * Makes the kernel's queued writes visible to the readback's tree reads, and names the document of
- * every plan whose data spread over several blocks (their Kramdown is read in the same call as the
- * blocks'). `getDoc` waits for the write queue before it loads, so it stands in for the flush;
- * an execution that ends with `setBlockAttrs` (any plan restoring attributes) needs neither,
- * because that call also waits for the queue first and writes the tree before it answers. The
- * readback reads no SQL.
+ * Makes the kernel's queued writes visible to the readback's tree reads. An execution that ends
+ * with `setBlockAttrs` (any plan restoring attributes) needs no flush: that call waits for the
+ * write queue first and writes the tree before it answers. The readback reads no SQL.
  */
-async function settle(
-  ctx: ToolContext,
-  plans: readonly UpdatePlan[],
-  before: UpdateSnapshot,
-): Promise<Map<string, string | null>> {
-  const spread = plans.filter((p, i) => spreadsToSiblings(p.item, before[i] as BlockSnapshot));
-  const roots = await Promise.all(spread.map((p) => ctx.kernel.getDocRootID(p.item.id)));
-  if (spread.length === 0 && plans.every((p) => p.restore === undefined)) await ctx.kernel.flush();
-  return new Map(spread.map((p, i) => [p.item.id, roots[i] ?? null]));
+async function settle(ctx: ToolContext, plans: readonly UpdatePlan[]): Promise<void> {
+  if (plans.every((p) => p.restore === undefined)) await ctx.kernel.flush();
+}
+
+/**
+ * Data of several blocks for a block that is not a document. SiYuan 3.7.3's `updateBlock` and
+ * `batchUpdateBlock` keep the data's first block and drop the others without an error (their
+ * reply still shows them all; kernel-probes `block.updateBlock`, `kernel/model/transaction.go`
+ * `doUpdate`), so such an update is refused before anything is written.
+ */
+function severalBlocks(id: string): ToolError {
+  return new ToolError(
+    "invalid_arguments",
+    `the data for block ${id} holds several blocks, and SiYuan keeps only the first when it updates a block: update it with one block, then add the others after it with block.insert (previousID=${id})`,
+    { id, reason: "several_blocks" },
+  );
 }
 
 /**
  * block.update: one block (`id`, `data`) or several (`items`), each keeping its attributes (the
- * kernel's `updateBlock` replaces a block's IAL with what the data carries).
+ * kernel's `updateBlock` replaces a block's IAL with what the data carries). The data of a block
+ * that is not a document is one block (see {@link severalBlocks}).
  */
 export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]> = {
   targets: (a) => itemsOf(a).map((i) => i.id),
@@ -150,8 +155,9 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     );
     for (const snap of snaps) if (!snap.exists) throw notFound("block", snap.id);
     for (const [i, item] of items.entries()) {
-      const state = (snaps[i] as BlockSnapshot).state;
-      if (item.dataType === "dom" && "dom" in state) checkUpdateData(item, state.dom);
+      const snap = snaps[i] as BlockSnapshot;
+      if (item.dataType === "dom" && "dom" in snap.state) checkUpdateData(item, snap.state.dom);
+      if (spreadsToSiblings(item, snap)) throw severalBlocks(item.id);
     }
     return {
       state: snaps.map((s) => s.state),
@@ -175,11 +181,10 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     return plans;
   },
   async readback(ctx, _a, before, plans) {
-    const roots = await settle(ctx, plans, before.snapshot);
-    const { snapshots: afters, kramdowns } = await readBlockStates(
+    await settle(ctx, plans);
+    const { snapshots: afters } = await readBlockStates(
       ctx.kernel,
       plans.map((p) => p.item.id),
-      [...roots.values()].filter((r): r is string => r !== null),
     );
     const state = afters.map((s) => s.state);
     // `unchanged` only when every item asked for what its block already was (request vs
@@ -188,10 +193,7 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
     for (const [i, plan] of plans.entries()) {
       const after = afters[i] as BlockSnapshot;
       const prior = before.snapshot[i] as BlockSnapshot;
-      const root = roots.get(plan.item.id);
-      const document =
-        root === undefined ? undefined : root === null ? null : (kramdowns[root] ?? null);
-      const mismatch = await contentMismatch(ctx.kernel, plan.item, prior, after, document);
+      const mismatch = await contentMismatch(ctx.kernel, plan.item, prior, after);
       if (mismatch !== undefined) return { state, verdict: "mismatch", reason: mismatch };
       for (const [k, v] of Object.entries(plan.expectAttrs)) {
         if (after.attrs[k] !== v) {

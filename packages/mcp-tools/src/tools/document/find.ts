@@ -9,6 +9,8 @@
  * is; quotes are doubled. Not `LIKE … ESCAPE`: SiYuan 3.7.3's `/api/query/sql` re-prints the
  * statement with its SQL parser, which panics on `ESCAPE` (the kernel logs "PANIC RECOVERED:
  * sql.BinaryExpr.String(): invalid op ESCAPE") and answers code 0 with no rows.
+ * `DISTINCT`: SiYuan 3.7.3 can hold a document's rows twice (it indexes a new notebook again about
+ * 2.5 s after creating it, documents made meanwhile included; kernel-probes `sql.notebook-index`).
  */
 import { notFound } from "../../errors.js";
 import type { ArgsOf, ToolContext } from "../../handler.js";
@@ -48,7 +50,7 @@ export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) 
     ...(a.notebook === undefined ? [] : [`box = ${sqlString(a.notebook)}`]),
   ];
   const raw = await ctx.kernel.sql(
-    `SELECT id, content, hpath, box FROM blocks WHERE ${where.join(" AND ")} ORDER BY hpath, id LIMIT ${FIND_MAX_ROWS + 1}`,
+    `SELECT DISTINCT id, content, hpath, box FROM blocks WHERE ${where.join(" AND ")} ORDER BY hpath, id LIMIT ${FIND_MAX_ROWS + 1}`,
   );
   const { rows, withheld } = readableRows(ctx.permissions, raw);
   const docs: FoundDoc[] = rows.slice(0, FIND_MAX_ROWS).map((r) => ({

@@ -62,8 +62,9 @@ function isoTimes(d: RecentDoc): Record<string, string> {
  */
 async function locateDocs(ctx: ToolContext, ids: readonly string[]) {
   if (ids.length === 0) return new Map<string, Record<string, unknown>>();
+  // DISTINCT: the index may hold a row twice, and LIMIT counts rows (see find.ts)
   const rows = await ctx.kernel.sql(
-    `SELECT id, box, hpath, updated FROM blocks WHERE type = 'd' AND id IN (${ids.map(sqlString).join(", ")}) LIMIT ${ids.length}`,
+    `SELECT DISTINCT id, box, hpath, updated FROM blocks WHERE type = 'd' AND id IN (${ids.map(sqlString).join(", ")}) LIMIT ${ids.length}`,
   );
   return new Map(rows.map((r) => [String(r["id"]), r]));
 }
