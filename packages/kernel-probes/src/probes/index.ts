@@ -1,0 +1,30 @@
+/** The one list of probes, in the order they run (later probes may reuse the probe plugin). */
+import type { Probe } from "../probe.js";
+import { attrProbes } from "./attr.js";
+import { avProbes } from "./av.js";
+import { blockProbes } from "./block.js";
+import { exportMiscProbes } from "./export-misc.js";
+import { fileProbes } from "./files.js";
+import { filetreeProbes } from "./filetree.js";
+import { mcpProbes } from "./mcp.js";
+import { navProbes } from "./nav.js";
+import { notebookProbes } from "./notebook.js";
+import { pluginProbes } from "./plugin.js";
+import { sqlProbes } from "./sql.js";
+import { systemProbes } from "./system.js";
+
+/** Every probe of the suite. IDs are unique; the recording is keyed by them. */
+export const PROBES: readonly Probe[] = [
+  ...systemProbes,
+  ...notebookProbes,
+  ...filetreeProbes,
+  ...blockProbes,
+  ...attrProbes,
+  ...sqlProbes,
+  ...avProbes,
+  ...fileProbes,
+  ...exportMiscProbes,
+  ...navProbes,
+  ...pluginProbes,
+  ...mcpProbes,
+];

@@ -1,0 +1,29 @@
+/**
+ * Runs the probes against a fresh in-process sandbox kernel (`@sisyphus/siyuan-sandbox`, real
+ * loopback HTTP), the way the product's tests start one: default write queue, no kernel-exact
+ * replies. Its loop is slowed to "flush on demand" and its clock steps one second per reading, so
+ * a run is deterministic and needs no wall-clock waits.
+ */
+import { startSandbox } from "@sisyphus/siyuan-sandbox";
+import type { ProbeRecord } from "./probe.js";
+import { type RunOptions, runProbes } from "./runner.js";
+
+/** The sandbox's write-queue interval in probe runs: long, so only flushes apply the queue. */
+export const SANDBOX_FLUSH_INTERVAL_MS = 600_000;
+
+/** Starts a sandbox, runs the probes, stops it. */
+export async function runAgainstSandbox(
+  opts: Omit<RunOptions, "sleep"> = {},
+): Promise<Record<string, ProbeRecord>> {
+  const sb = await startSandbox({
+    token: "sandbox-probe-token-7f3a",
+    seed: "empty",
+    flushIntervalMs: SANDBOX_FLUSH_INTERVAL_MS,
+    deterministic: true,
+  });
+  try {
+    return await runProbes({ url: sb.url, token: sb.token }, { ...opts, sleep: async () => {} });
+  } finally {
+    await sb.stop();
+  }
+}
