@@ -4,7 +4,8 @@
  * (kernel log: "PANIC RECOVERED: sql.BinaryExpr.String(): invalid op ESCAPE") and the kernel then
  * answers code 0 with no rows, so `document.find` found no document at all on a real kernel
  * (`packages/reliability/real-kernel`, read document.find). The sandbox's SQLite takes `ESCAPE`, so
- * the statements are read off the wire here.
+ * the statements are read off the wire here; `search.sql` refuses an agent's own `ESCAPE` instead of
+ * answering "no rows".
  */
 import {
   createSiyuanClient,
@@ -64,5 +65,24 @@ describe("SQL a real SiYuan 3.7.3 answers", () => {
     }
     expect(statements.length).toBeGreaterThan(0);
     for (const s of statements) expect(s).not.toMatch(/\bESCAPE\b/i);
+  });
+
+  it("search.sql refuses LIKE … ESCAPE before any kernel call, with the literal match to use", async () => {
+    statements.length = 0;
+    const r = await runtime.callTool("search", {
+      action: "sql",
+      stmt: "SELECT id FROM blocks WHERE content LIKE '%100!%%' escape '!'",
+    });
+    expect(r.isError).toBe(true);
+    const e = r.structuredContent["error"] as Record<string, unknown>;
+    expect(e["code"]).toBe("invalid_arguments");
+    expect(e["message"]).toMatch(/instr\(/);
+    expect(statements).toEqual([]);
+    // The word inside a literal or a quoted name is no ESCAPE clause.
+    const ok = await runtime.callTool("search", {
+      action: "sql",
+      stmt: `SELECT id AS "escape" FROM blocks WHERE content != 'ESCAPE' LIMIT 1`,
+    });
+    expect(ok.isError, JSON.stringify(ok.structuredContent)).toBeFalsy();
   });
 });

@@ -113,3 +113,18 @@ export function checkReadOnlySql(stmt: string): SqlCheck {
   }
   return { ok: true };
 }
+
+/**
+ * Why SiYuan 3.7.3's `/api/query/sql` would answer `stmt` wrongly, or `undefined`. It re-prints
+ * every statement with its SQL parser, which panics on `LIKE … ESCAPE` (kernel log: "PANIC
+ * RECOVERED: sql.BinaryExpr.String(): invalid op ESCAPE") and then answers code 0 with no rows:
+ * a statement that looks as if it matched nothing. `NOT LIKE`, `GLOB`, `REGEXP`, `BETWEEN`, `IS
+ * NOT`, `CASE`, `CAST`, `COLLATE`, `||`, `->>`, `UNION`, `WITH` and subqueries answer as SQLite
+ * does (probed on 3.7.3, `packages/reliability/real-kernel`).
+ */
+export function kernelMisreads(stmt: string): string | undefined {
+  const tokens = tokenize(stmt);
+  if (typeof tokens === "string") return undefined;
+  if (!tokens.some((t) => t.kind === "word" && t.text === "ESCAPE")) return undefined;
+  return "SiYuan answers a statement with LIKE … ESCAPE with no rows at all (its SQL parser fails on ESCAPE), so it would look as if nothing matched";
+}

@@ -9,7 +9,7 @@ import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
 import { decodeEntities } from "./listing.js";
-import { checkReadOnlySql } from "./read-only-sql.js";
+import { checkReadOnlySql, kernelMisreads } from "./read-only-sql.js";
 
 /** The longest snippet of a compact fulltext row, in characters. */
 export const SNIPPET_MAX_CHARS = 240;
@@ -54,6 +54,14 @@ export const searchHandlers = {
           "invalid_arguments",
           `search.sql runs one read-only SELECT statement: ${check.reason}; write a single SELECT (or WITH … SELECT) without data-changing keywords outside quotes, and use the write actions of block/document to change notes`,
           { reason: check.reason },
+        );
+      }
+      const misread = kernelMisreads(a.stmt);
+      if (misread !== undefined) {
+        throw new ToolError(
+          "invalid_arguments",
+          `search.sql: ${misread}; match text literally with instr(column, 'text') > 0 (instr(lower(column), lower('text')) > 0 ignores ASCII case) instead of LIKE … ESCAPE`,
+          { reason: "escape_clause" },
         );
       }
       const { rows, withheld } = readableRows(ctx.permissions, await ctx.kernel.sql(a.stmt));
