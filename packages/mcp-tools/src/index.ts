@@ -68,6 +68,7 @@ export {
   createToolRuntime,
   errorResult,
   type ReadBudgetCounts,
+  type SettingsVerdict,
   type ToolResult,
   type ToolRuntime,
   type ToolRuntimeConfig,

@@ -33,6 +33,7 @@ import type { CreationLog, Probed, SystemInfo, ToolContext } from "./handler.js"
 import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
 import type { OutputSink } from "./output.js";
+import { type CallSettings, changesReads, readsBeside } from "./own-settings.js";
 import {
   FULL_ACCESS,
   grantsEverywhere,
@@ -41,7 +42,7 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-budget.js";
-import { type CallOptions, OPTION_LIMITS } from "./settings.js";
+import { type CallOptions, DEFAULT_SETTINGS, OPTION_LIMITS } from "./settings.js";
 import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
@@ -109,6 +110,59 @@ export interface CallContext {
    * Absent: the client's retry policy and the defaults.
    */
   readonly options?: CallOptions | undefined;
+  /**
+   * This call's own settings snapshot, still being read when the call starts (the shell reads it
+   * beside the call's first kernel reads instead of before them): `permissions` and `options`
+   * above are then the shell's previous snapshot, which the call's first kernel reads run under.
+   * The call's own verdict is met before any write can leave and before any result is returned:
+   * a mutation meets it in its probe, beside the probe's reads and before the permission check
+   * (so before a request ID is issued, an `executing` record written or a write sent); a road
+   * without a probe in front of its writes (an external effect, strict mode off, a resumable
+   * creation) meets it before the coordinator; a read meets it before it answers. Until then its
+   * kernel reads are sent once each, and one that fails in a way a retry could cure is retried as
+   * the call's own snapshot says (`readsBeside`). `same`: the call ran under its own settings.
+   * `refused`: that result is the answer, and nothing was written. `other`: a write-class call
+   * adopts them where it meets them (probing again under them if they could change what it read);
+   * any other call whose reads they could change runs again under them (a read wrote nothing).
+   * A rejection is the call's.
+   */
+  readonly settingsGate?: Promise<SettingsVerdict> | undefined;
+}
+
+/** What a call's own settings snapshot says of the settings it started under (see `settingsGate`). */
+export type SettingsVerdict =
+  | { readonly verdict: "same" }
+  | { readonly verdict: "refused"; readonly result: ToolResult }
+  | {
+      readonly verdict: "other";
+      readonly permissions: PermissionMap;
+      readonly options: CallOptions;
+    };
+
+/** Stops a call its own settings refuse, at its gate; the runtime answers their refusal instead. */
+class RefusedBySettings extends Error {}
+
+/**
+ * A write-class call's meeting with its own settings (`CallContext.settingsGate`): `meet()`
+ * resolves, the first time, to the context of its own settings and whether what the call read so
+ * far must be read again under them (they differ from those it started under in more than the
+ * read attempts); afterwards to `undefined` (the call runs under them). It throws
+ * `RefusedBySettings` when they refuse the call.
+ */
+interface SettingsGate {
+  meet(): Promise<{ readonly ctx: ToolContext; readonly readAgain: boolean } | undefined>;
+}
+
+/** How a call that starts before it knows its own settings meets them (see `callTool`). */
+interface Beside {
+  /** The settings the call started under (the shell's previous snapshot). */
+  readonly startedUnder: CallSettings;
+  /** The read attempts of the call's own snapshot, once known. */
+  readonly ownAttempts: () => Promise<number>;
+  /** The gate of a write-class call, given the context its own settings make. */
+  readonly gateFor: (contextFor: (own: CallSettings) => ToolContext) => SettingsGate;
+  /** Told by the run that its paged read took the settings' page size. */
+  readonly pageSizeDefaulted: () => void;
 }
 
 /** The MCP tool result shape. */
@@ -243,6 +297,8 @@ interface Parsed {
   /** The parsed business arguments, with the action's handler applied to them. */
   readonly call: BoundCall;
   readonly safety: z.output<typeof safetyFields>;
+  /** The call gave no `pageSize` to a paged read, which took the settings' (`options.pageSize`). */
+  readonly pageSizeDefaulted: boolean;
 }
 
 function isToolName(tool: string): boolean {
@@ -269,13 +325,8 @@ function parseCall(tool: string, args: Record<string, unknown>, pageSize?: numbe
     });
   }
   // A paged read the call gives no page size takes the configured one (settings' options).
-  if (
-    pageSize !== undefined &&
-    business["pageSize"] === undefined &&
-    "pageSize" in surface.args.shape
-  ) {
-    business["pageSize"] = pageSize;
-  }
+  const pageSizeDefaulted = business["pageSize"] === undefined && "pageSize" in surface.args.shape;
+  if (pageSize !== undefined && pageSizeDefaulted) business["pageSize"] = pageSize;
   const bound = bindCall(surface, business);
   if (!bound.ok)
     throw new ToolError(
@@ -288,7 +339,7 @@ function parseCall(tool: string, args: Record<string, unknown>, pageSize?: numbe
       "invalid_arguments",
       `${tool}.${surface.action}: ${issuesText(s.error)}; copy requestId and the credential exactly as preflight returned them`,
     );
-  return { surface, call: bound.call, safety: s.data };
+  return { surface, call: bound.call, safety: s.data, pageSizeDefaulted };
 }
 
 /**
@@ -376,10 +427,19 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    * the budget, and an exceeded budget answers `read_budget_exceeded` whatever the handler did
    * with the client's error.
    */
-  async function runBudgetedRead(ctx: ToolContext, read: BoundRead, client: SiyuanClient) {
+  async function runBudgetedRead(
+    ctx: ToolContext,
+    read: BoundRead,
+    client: SiyuanClient,
+    beside: Beside | undefined,
+  ) {
     const budget = new ReadBudget(config.readBudget);
     readBudget.reads++;
-    const reads = kernelFromClient(client.withBudget(budget)).reads;
+    const budgeted = client.withBudget(budget);
+    const reads =
+      beside === undefined
+        ? kernelFromClient(budgeted).reads
+        : readsBeside(budgeted, beside.ownAttempts);
     let result: unknown;
     try {
       result = await runRead({ ...ctx, kernel: reads }, read);
@@ -450,17 +510,33 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    * probe it just ran (the last one), and its `executed` the one execution.
    */
   async function runMutation<S, E>(
-    ctx: ToolContext,
+    startedUnder: ToolContext,
     p: Parsed,
     m: AppliedMutation<S, E>,
     call: WriteCall,
     confirmed: boolean,
     kernelWrites: KernelWrites,
+    gate: SettingsGate | undefined,
   ): Promise<PreflightAnswer | CommitAnswer | { status: "cancelled" }> {
     const c = coordinator as WriteCoordinator;
+    /** The call's context: the one it started under until it meets its own settings. */
+    let ctx = startedUnder;
     let probed: Probed<S> | undefined;
+    /** The handler's probe, beside the call's own settings when they are still being read. */
+    const probeUnderOwnSettings = async (): Promise<Probed<S>> => {
+      if (gate === undefined) return m.probe(ctx);
+      const [seen, own] = await Promise.allSettled([m.probe(ctx), gate.meet()]);
+      if (own.status === "rejected") throw own.reason;
+      if (own.value !== undefined) {
+        ctx = own.value.ctx;
+        // Read under other settings: what it saw (or how it failed) may not hold under its own.
+        if (own.value.readAgain) return m.probe(ctx);
+      }
+      if (seen.status === "rejected") throw seen.reason;
+      return seen.value;
+    };
     const probe = async (): Promise<ProbeResult> => {
-      const seen = await m.probe(ctx);
+      const seen = await probeUnderOwnSettings();
       requirePermission(ctx.permissions, seen.notebooks, ctx.needs);
       if (seen.notebooks.length === 0 && !grantsEverywhere(ctx.permissions, ctx.needs)) {
         requirePermission(ctx.permissions, ["(workspace)"], ctx.needs);
@@ -495,6 +571,12 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
     let executed: { readonly value: E; readonly before: Probed<S> } | undefined;
+    // A strict commit probes before its `executing` record and its writes. Strict mode off runs no
+    // probe first, and a resumed creation answers a failed probe with outcome_unknown: both meet
+    // their own settings before the coordinator starts.
+    if (gate !== undefined && (!c.strict || m.resumable === true)) {
+      ctx = (await gate.meet())?.ctx ?? ctx;
+    }
     return c.commit(call, {
       resumable: m.resumable,
       probe,
@@ -536,39 +618,111 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     });
   }
 
+  /**
+   * A call whose own settings are still being read (`context.settingsGate`) runs under the
+   * previous snapshot until it meets them, and answers only under its own: their refusal, its
+   * result, or — a call that did not adopt them where it met them (a read, an invalid call) — the
+   * call run again under them. A write-class call is never run again: it adopts them at its gate,
+   * before anything it does depends on them, or never consulted them (refused earlier by the
+   * coordinator's own checks, which no setting changes).
+   */
   async function callTool(
     tool: string,
     args: Record<string, unknown>,
     context: CallContext = {},
   ): Promise<ToolResult> {
+    const pending = context.settingsGate;
+    if (pending === undefined) return runCall(tool, args, context, undefined);
+    const startedUnder: CallSettings = {
+      permissions: context.permissions ?? (await loadPermissions()),
+      options: context.options ?? DEFAULT_SETTINGS.options,
+    };
+    let writeClass = false;
+    let paged = false;
+    let met = false;
+    const beside: Beside = {
+      startedUnder,
+      pageSizeDefaulted() {
+        paged = true;
+      },
+      async ownAttempts() {
+        const own = await pending;
+        if (own.verdict === "refused") return 1;
+        return (own.verdict === "other" ? own : startedUnder).options.readRetries;
+      },
+      gateFor(contextFor) {
+        writeClass = true;
+        return {
+          async meet() {
+            const own = await pending;
+            if (own.verdict === "refused") throw new RefusedBySettings();
+            if (met) return undefined;
+            met = true;
+            if (own.verdict === "same") return { ctx: contextFor(startedUnder), readAgain: false };
+            return { ctx: contextFor(own), readAgain: changesReads(startedUnder, own, false) };
+          },
+        };
+      },
+    };
+    const first = await runCall(tool, args, { ...context, ...startedUnder }, beside);
+    const own = await pending;
+    if (own.verdict === "refused") return own.result;
+    if (own.verdict === "same" || writeClass || !changesReads(startedUnder, own, paged)) {
+      return first;
+    }
+    const { settingsGate: _met, ...rest } = context;
+    return runCall(
+      tool,
+      args,
+      { ...rest, permissions: own.permissions, options: own.options },
+      undefined,
+    );
+  }
+
+  async function runCall(
+    tool: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    beside: Beside | undefined,
+  ): Promise<ToolResult> {
     try {
       const p = parseCall(tool, args, context.options?.pageSize);
+      if (p.pageSizeDefaulted) beside?.pageSizeDefaulted();
       const policy = policyOf(p.surface, p.call.args);
       const { handler } = p.call;
       const validateOnly = p.safety.validateOnly === true;
       const needs: Permission =
         policy.kind === "read" ? "read" : p.surface.dangerous ? "delete" : "write";
       const ports = portsFor(context.options?.readRetries);
-      const ctx: ToolContext = {
-        kernel: ports.reads,
-        permissions: context.permissions ?? (await loadPermissions()),
+      const contextFor = (under: CallContext, permissions: PermissionMap): ToolContext => ({
+        kernel: portsFor(under.options?.readRetries).reads,
+        permissions,
         needs,
         phase: policy.kind === "read" ? "read" : validateOnly ? "preflight" : "commit",
         system: info,
         readSource: (ref) => readSource(options.sources, ref),
         templateBudgetBytes:
-          context.options?.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
+          under.options?.templateBudgetBytes ?? OPTION_LIMITS.templateBudgetBytes.default,
         ...(options.outputs ? { output: options.outputs } : {}),
-        feedbackUrl: context.options?.feedbackUrl ?? null,
+        feedbackUrl: under.options?.feedbackUrl ?? null,
         ...(options.feedback ? { feedback: options.feedback } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
-      };
+      });
+      const ctx = contextFor(context, context.permissions ?? (await loadPermissions()));
       if (handler.kind !== policy.kind)
         throw new ToolError(
           "internal_error",
           `${tool}.${p.surface.action} is a ${policy.kind} action with a ${handler.kind} handler`,
         );
-      if (handler.kind === "read") return ok(await runBudgetedRead(ctx, handler, ports.client));
+      if (handler.kind === "read")
+        return ok(await runBudgetedRead(ctx, handler, ports.client, beside));
+      // A write-class call meets its own settings where they decide, and adopts them there; until
+      // then its reads make the attempts its own settings allow.
+      const gate = beside?.gateFor((own) => contextFor(own, own.permissions));
+      const beforeGate =
+        beside === undefined
+          ? ctx
+          : { ...ctx, kernel: readsBeside(ports.client, beside.ownAttempts) };
       if (p.surface.dangerous === true && !validateOnly && context.confirmed !== true) {
         throw new ToolError(
           "confirmation_required",
@@ -592,17 +746,21 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         targetIds: [],
         cancellation,
       };
-      if (handler.kind === "external")
-        return ok(await runExternal(ctx, handler, call, validateOnly, ports.writes));
+      if (handler.kind === "external") {
+        // An external effect has no probe in front of its writes: its settings first.
+        const own = gate === undefined ? undefined : await gate.meet();
+        return ok(await runExternal(own?.ctx ?? ctx, handler, call, validateOnly, ports.writes));
+      }
       return ok(
         await handler.open((m) =>
           runMutation(
-            ctx,
+            beforeGate,
             p,
             m,
             { ...call, targetIds: targetsOf(m) },
             context.confirmed === true,
             ports.writes,
+            gate,
           ),
         ),
       );

@@ -3,7 +3,8 @@
  * the admission gate (cap 128 → `queue_full`; reads 4 at a time; mutations and external effects
  * are not serialised here but go on to the write coordinator's FIFO lane, in this process or at the
  * authority), the call's settings snapshot (read only once admitted, so a refused call costs no
- * kernel request), for dangerous actions the commit's own checks first (request ID, ledger, lease,
+ * kernel request; with `snapshotBesideReads`, read beside the call's first kernel reads and met by
+ * the runtime before any write and any answer), for dangerous actions the commit's own checks first (request ID, ledger, lease,
  * here or at the authority: nobody is asked to approve a commit that would be refused) and then
  * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
  * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
@@ -21,10 +22,15 @@ import {
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
 import type { PermissionMap } from "../permissions.js";
+import type { SettingsVerdict, ToolResult } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
 import type { Admission } from "./admission.js";
-import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
+import {
+  type ConfirmationBinding,
+  type ConfirmationBook,
+  stableJson,
+} from "./confirmation-book.js";
 import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
 import { shellError, unusableSettingsRefusal } from "./results.js";
@@ -54,6 +60,8 @@ export interface ShellRuntime {
       cancellation?: WriteCancellation;
       permissions?: PermissionMap;
       options?: CallOptions;
+      /** The call's own settings, still being read (`GatewayOptions.snapshotBesideReads`). */
+      settingsGate?: Promise<SettingsVerdict>;
     },
   ): Promise<CallToolResult>;
   /**
@@ -110,6 +118,17 @@ export interface GatewayOptions {
    * `loadPermissions`, every tool on.
    */
   snapshot?: (writeClass: boolean) => Promise<SettingsSnapshot>;
+  /**
+   * Read the call's snapshot beside its first kernel reads instead of before them (the Node
+   * server, whose snapshot is a kernel round trip). The call starts under the previous call's
+   * settings; the runtime awaits its own snapshot before any write can leave and before any result
+   * is returned, and decides permissions from it (`CallContext.settingsGate`): each call still
+   * loads its own snapshot at execution time, and a refusal is the same as when read first.
+   * Not for a call forwarded to the authority (it could write there), a dangerous commit (the
+   * user is asked only after its settings allowed it), nor a process's first call (no previous
+   * snapshot); those read first. Default off.
+   */
+  snapshotBesideReads?: boolean;
 }
 
 /**
@@ -172,6 +191,11 @@ type Verdict = { ok: true } | { ok: false; result: CallToolResult };
 interface Applied {
   readonly permissions: PermissionMap;
   readonly options: CallOptions;
+}
+
+/** The permissions and kernel options a call runs under, from its settings. */
+function appliedOf(settings: SisyphusSettings): Applied {
+  return { permissions: settings.permissions, options: settings.options };
 }
 
 /**
@@ -298,6 +322,8 @@ function fromElicitation(action: unknown, content: unknown): Verdict {
  */
 export function createGateway(options: GatewayOptions) {
   const { runtime, admission, confirmations, role, drain, snapshot } = options;
+  /** The last usable snapshot a call read: what the next call starts under, beside its own read. */
+  let lastSeen: { readonly settings: SisyphusSettings; readonly key: string } | undefined;
 
   /** The commit's checks, where the ledger and leases live: here, or at the authority. */
   function precheck(
@@ -523,14 +549,57 @@ export function createGateway(options: GatewayOptions) {
     cls: ReturnType<ShellRuntime["classify"]>,
     writeClass: boolean,
     control: CallControl | undefined,
-  ): Promise<{ refusal: CallToolResult } | { applied: Applied | undefined }> {
+  ): Promise<{ refusal: CallToolResult } | { applied: Applied | undefined; key?: string }> {
     if (snapshot === undefined) return { applied: undefined };
     const snap = await snapshot(writeClass);
     if ("refusal" in snap) return snap;
+    const key = stableJson(snap.settings);
+    lastSeen = { settings: snap.settings, key };
     control?.settingsSeen?.(snap.settings);
     const refused = refusedBySettings(snap.settings, tool, cls.action, writeClass);
     if (refused !== undefined) return { refusal: refused };
-    return { applied: { permissions: snap.settings.permissions, options: snap.settings.options } };
+    return { applied: appliedOf(snap.settings), key };
+  }
+
+  /**
+   * The call's snapshot started beside its first kernel reads (`snapshotBesideReads`): the settings
+   * it starts under (the last snapshot read) and the verdict of its own snapshot on them, which the
+   * runtime awaits at its gate. `undefined` when the call must read its snapshot first.
+   */
+  function besideReads(
+    tool: string,
+    cls: ReturnType<ShellRuntime["classify"]>,
+    writeClass: boolean,
+    ctx: ServerContext,
+    control: CallControl | undefined,
+  ): { applied: Applied; gate: Promise<SettingsVerdict>; own: Promise<Applied> } | undefined {
+    const previous = lastSeen;
+    if (options.snapshotBesideReads !== true || previous === undefined) return undefined;
+    if (role.kind === "delegate" && writeClass) return undefined;
+    if (cls.dangerous && !cls.validateOnly && cls.kind !== "invalid") return undefined;
+    if (role.kind === "local") {
+      const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
+      if (expected !== undefined && expected !== role.epoch) return undefined;
+    }
+    if (refusedBySettings(previous.settings, tool, cls.action, writeClass) !== undefined) {
+      return undefined;
+    }
+    const applied = appliedOf(previous.settings);
+    const settled = settingsOf(tool, cls, writeClass, control);
+    const gate = settled.then((s): SettingsVerdict => {
+      // The runtime hands the refusal back untouched; it is a tool result of the shell's making.
+      if ("refusal" in s) return { verdict: "refused", result: s.refusal as ToolResult };
+      if (s.applied === undefined || s.key === previous.key) return { verdict: "same" };
+      return { verdict: "other", ...s.applied };
+    });
+    const own = settled.then((s) =>
+      "applied" in s && s.applied !== undefined ? s.applied : applied,
+    );
+    // Awaited later (the runtime's gate; a confirmation's second run), maybe only after they
+    // settle: a rejection is the call's, as when the snapshot is read first, never the process's.
+    gate.catch(() => undefined);
+    own.catch(() => undefined);
+    return { applied, gate, own };
   }
 
   async function admitted(
@@ -546,13 +615,22 @@ export function createGateway(options: GatewayOptions) {
   ): Promise<CallToolResult> {
     const writeClass = cls.kind === "mutation" || cls.kind === "external";
     const outcome = await admission.admit<
-      { confirmed: boolean; applied: Applied | undefined },
+      {
+        confirmed: boolean;
+        applied: Applied | undefined;
+        beside?: { gate: Promise<SettingsVerdict>; own: Promise<Applied> };
+      },
       CallToolResult
     >(
       writeClass ? "write" : "read",
       signal,
       async () => {
         // Admitted first, then the settings: a call refused with `queue_full` costs no kernel read.
+        const beside = besideReads(tool, cls, writeClass, ctx, control);
+        if (beside !== undefined) {
+          const { applied, ...pending } = beside;
+          return { go: { confirmed: false, applied, beside: pending } };
+        }
         const settled = await settingsOf(tool, cls, writeClass, control);
         if ("refusal" in settled) return { stop: settled.refusal };
         const { applied } = settled;
@@ -577,8 +655,12 @@ export function createGateway(options: GatewayOptions) {
         }
         return { go: { confirmed: false, applied } };
       },
-      async ({ confirmed, applied }) => {
-        const run = (withConfirmation: boolean) => {
+      async ({ confirmed, applied, beside }) => {
+        const run = (
+          withConfirmation: boolean,
+          under: Applied | undefined,
+          settingsGate?: Promise<SettingsVerdict>,
+        ) => {
           if (role.kind === "delegate" && writeClass) {
             const forwarded = withConfirmation ? { ...args, confirm: true } : args;
             return role.link.call(tool, forwarded, signal, !cls.validateOnly);
@@ -587,10 +669,11 @@ export function createGateway(options: GatewayOptions) {
             signal,
             confirmed: withConfirmation,
             ...(barrier === undefined ? {} : { cancellation: barrier.cancellation }),
-            ...(applied === undefined ? {} : applied),
+            ...(under === undefined ? {} : under),
+            ...(settingsGate === undefined ? {} : { settingsGate }),
           });
         };
-        const result = await run(confirmed);
+        const result = await run(confirmed, applied, beside?.gate);
         if (cls.validateOnly) {
           const { declaration } = clientDeclaration(ctx, conn);
           return withConfirmationMode(result, declaresForm(declaration));
@@ -603,8 +686,10 @@ export function createGateway(options: GatewayOptions) {
         }
         // The first run settled its barrier handle; the second one passes the barrier on its own.
         if (barrier !== undefined) barrier.cancellation = new WriteCancellation();
+        // Its first run answered under the call's own settings: so does the confirmed one.
+        const own = beside === undefined ? applied : await beside.own;
         const verdict = await confirm(tool, args, confirmArg, ctx, conn);
-        return verdict.ok ? run(true) : verdict.result;
+        return verdict.ok ? run(true, own) : verdict.result;
       },
     );
     if ("refused" in outcome) {
