@@ -270,6 +270,9 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
         : { kind: "delegate", link: a.link },
     ...(options.drain === undefined ? {} : { drain: options.drain }),
     snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
+    // The snapshot is a kernel round trip: read beside the call's first reads, decided before any
+    // write and any answer (docs/decisions.md, "The settings read beside the first reads").
+    snapshotBesideReads: true,
   });
   const principal = principalOf(options.authToken);
   const factory = buildFactory(
@@ -520,6 +523,7 @@ export async function startStdio(
     confirmations: new ConfirmationBook({ random: cryptoRandomSource }),
     role: { kind: "delegate", link },
     snapshot,
+    snapshotBesideReads: true,
   });
   // Loaded here, not at the top: an HTTP server never needs the stdio transport.
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");

@@ -1,7 +1,8 @@
 /**
  * Reads the plugin's settings (`@sisyphus/mcp-tools` `SETTINGS_WORKSPACE_PATH`) through the
  * kernel's `/api/file/getFile`: at start, to choose the authority before anything else is loaded,
- * and before every strict call, so a changed choice is refused (`write_coordinator_changed`)
+ * and for every call (its permission snapshot; beside the call's first kernel reads, decided before
+ * any write and any answer), so a changed authority is refused (`write_coordinator_changed`)
  * instead of followed. With `node:http` (kept-alive sockets), not `fetch`: the first `fetch` of a
  * process loads Node's bundled undici, tens of milliseconds of a cold start, and every later one
  * costs more than a plain request.

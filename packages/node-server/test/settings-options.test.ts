@@ -1,8 +1,10 @@
 /**
  * The settings the Node server honours besides the authority switch and permissions, read through
  * the kernel's `getFile` like the kernel plugin reads them: turned-off tools and actions (not
- * listed; a call answers `action_disabled` with no kernel request besides the one settings read; a
- * name the catalog lacks makes the settings unusable), the kernel options (`pageSize` default,
+ * listed; a call answers `action_disabled` with no kernel request besides the one settings read,
+ * or — when the call before it still had the action on — besides the action's own first read sent
+ * beside the settings read and never answered; a name the catalog lacks makes the settings
+ * unusable), the kernel options (`pageSize` default,
  * `readRetries` attempts), and Strict Safe Writes read at start. The HTTP authority and a
  * delegating stdio process, driven by the official client against the sandbox kernel.
  */
@@ -100,11 +102,19 @@ describe("turned-off tools and actions at the Node server", () => {
     expect(actionsOf(block)).not.toContain("get_kramdown");
     expect(actionsOf(block)).toContain("get_attrs");
     const before = toolRequests();
-    expect(sc(await client.callTool({ name: "block", arguments: get }))["error"]).toMatchObject({
+    const kramdown = sandbox.control.count("/api/block/getBlockKramdown");
+    const refused = await client.callTool({ name: "block", arguments: get });
+    expect(sc(refused)["error"]).toMatchObject({
       code: "action_disabled",
       action: "get_kramdown",
     });
-    expect(toolRequests()).toBe(before);
+    // The call before this one still had the action on, so the call started under those settings:
+    // its one read went out beside its own settings read, and its answer is not given.
+    expect(toolRequests() - before).toBe(1);
+    expect(sandbox.control.count("/api/block/getBlockKramdown")).toBe(kramdown + 1);
+    const text = String(sandbox.control.kramdown(DEMO_IDS.paragraphStatus)).split("\n")[0] ?? "";
+    expect(text.length).toBeGreaterThan(4);
+    expect(JSON.stringify(refused)).not.toContain(text.slice(0, 20));
     const attrs = await client.callTool({
       name: "block",
       arguments: { action: "get_attrs", id: DEMO_IDS.paragraphStatus },
