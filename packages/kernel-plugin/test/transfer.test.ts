@@ -227,59 +227,65 @@ describe("kernel file transfer", () => {
     expect((await fetch(url, { method: "POST" })).status).toBe(401);
   });
 
-  it("holds 10 MiB per file, 32 MiB and 64 entries in total, never evicting a live entry", async () => {
-    const sb = box.current;
-    await sb.plugins.reload(PLUGIN_NAME);
-    const atCap = randomBytes(10 * MIB);
-    const firstStagedAt = Date.now();
-    const first = await uploadRaw(sb, "cap.bin", atCap);
-    expect(first).toMatchObject({ status: 200, body: { size: 10 * MIB, sha256: sha(atCap) } });
-    const over = randomBytes(10 * MIB + 1);
-    expect(await uploadRaw(sb, "over.bin", over)).toMatchObject({
-      status: 413,
-      body: { error: "file_too_large", details: { size: 10 * MIB + 1, limit: 10 * MIB } },
-    });
-    expect(await uploadJson(sb, "over.bin", over)).toMatchObject({
-      status: 413,
-      body: { error: "file_too_large" },
-    });
-    // 3 × 10 MiB + 2 MiB = 32 MiB: full; one byte more is refused
-    for (const n of [1, 2]) {
-      expect((await uploadRaw(sb, `cap-${n}.bin`, randomBytes(10 * MIB))).status).toBe(200);
-    }
-    expect((await uploadRaw(sb, "two.bin", randomBytes(2 * MIB))).status).toBe(200);
-    const full = await uploadRaw(sb, "one-more.bin", randomBytes(1));
-    expect(full).toMatchObject({
-      status: 507,
-      body: {
-        error: "staging_full",
-        details: { limit: "bytes", entries: 4, bytes: 32 * MIB, maxTotalBytes: 32 * MIB },
-      },
-    });
-    // until the oldest entry expires (10 min after it was staged; goja hashes the 32 MiB slowly)
-    const retryAfter = Number(full.headers.get("retry-after"));
-    expect(retryAfter).toBeLessThanOrEqual(600);
-    expect(retryAfter).toBeGreaterThanOrEqual(600 - Math.ceil((Date.now() - firstStagedAt) / 1000));
-    // the same content under the same name needs no room: the existing handle
-    expect((await uploadRaw(sb, "cap.bin", atCap)).body).toMatchObject({
-      uploadSource: first.body["uploadSource"],
-      reused: true,
-    });
-    expect(await health(sb)).toMatchObject({
-      stagingEntries: 4,
-      stagingBytes: 32 * MIB,
-      stagingRejectedFull: 1,
-    });
+  it(
+    "holds 10 MiB per file, 32 MiB and 64 entries in total, never evicting a live entry",
+    async () => {
+      const sb = box.current;
+      await sb.plugins.reload(PLUGIN_NAME);
+      const atCap = randomBytes(10 * MIB);
+      const firstStagedAt = Date.now();
+      const first = await uploadRaw(sb, "cap.bin", atCap);
+      expect(first).toMatchObject({ status: 200, body: { size: 10 * MIB, sha256: sha(atCap) } });
+      const over = randomBytes(10 * MIB + 1);
+      expect(await uploadRaw(sb, "over.bin", over)).toMatchObject({
+        status: 413,
+        body: { error: "file_too_large", details: { size: 10 * MIB + 1, limit: 10 * MIB } },
+      });
+      expect(await uploadJson(sb, "over.bin", over)).toMatchObject({
+        status: 413,
+        body: { error: "file_too_large" },
+      });
+      // 3 × 10 MiB + 2 MiB = 32 MiB: full; one byte more is refused
+      for (const n of [1, 2]) {
+        expect((await uploadRaw(sb, `cap-${n}.bin`, randomBytes(10 * MIB))).status).toBe(200);
+      }
+      expect((await uploadRaw(sb, "two.bin", randomBytes(2 * MIB))).status).toBe(200);
+      const full = await uploadRaw(sb, "one-more.bin", randomBytes(1));
+      expect(full).toMatchObject({
+        status: 507,
+        body: {
+          error: "staging_full",
+          details: { limit: "bytes", entries: 4, bytes: 32 * MIB, maxTotalBytes: 32 * MIB },
+        },
+      });
+      // until the oldest entry expires (10 min after it was staged; goja hashes the 32 MiB slowly)
+      const retryAfter = Number(full.headers.get("retry-after"));
+      expect(retryAfter).toBeLessThanOrEqual(600);
+      expect(retryAfter).toBeGreaterThanOrEqual(
+        600 - Math.ceil((Date.now() - firstStagedAt) / 1000),
+      );
+      // the same content under the same name needs no room: the existing handle
+      expect((await uploadRaw(sb, "cap.bin", atCap)).body).toMatchObject({
+        uploadSource: first.body["uploadSource"],
+        reused: true,
+      });
+      expect(await health(sb)).toMatchObject({
+        stagingEntries: 4,
+        stagingBytes: 32 * MIB,
+        stagingRejectedFull: 1,
+      });
 
-    await sb.plugins.reload(PLUGIN_NAME);
-    for (let i = 0; i < 64; i++) {
-      expect((await uploadRaw(sb, `n${i}.txt`, Buffer.from(`entry ${i}`))).status).toBe(200);
-    }
-    expect(await uploadRaw(sb, "n64.txt", Buffer.from("entry 64"))).toMatchObject({
-      status: 507,
-      body: { error: "staging_full", details: { limit: "entries", entries: 64, maxEntries: 64 } },
-    });
-  }, HASHING_HEAVY_MS);
+      await sb.plugins.reload(PLUGIN_NAME);
+      for (let i = 0; i < 64; i++) {
+        expect((await uploadRaw(sb, `n${i}.txt`, Buffer.from(`entry ${i}`))).status).toBe(200);
+      }
+      expect(await uploadRaw(sb, "n64.txt", Buffer.from("entry 64"))).toMatchObject({
+        status: 507,
+        body: { error: "staging_full", details: { limit: "entries", entries: 64, maxEntries: 64 } },
+      });
+    },
+    HASHING_HEAVY_MS,
+  );
 
   it("forgets every staged file on a plugin reload", async () => {
     const sb = box.current;
@@ -315,25 +321,29 @@ describe("kernel file transfer", () => {
     }
   });
 
-  it("queues uploads per path on a host that serialises paths: the cap of 2 is never reached", async () => {
-    const sb = box.current;
-    await sb.plugins.reload(PLUGIN_NAME);
-    const files = [0, 1, 2].map(() => randomBytes(4 * MIB));
-    let peak = 0;
-    let done = false;
-    const watch = (async () => {
-      while (!done) {
-        peak = Math.max(peak, (await health(sb))["stagingInFlight"] as number);
-      }
-    })();
-    const answers = await Promise.all(files.map((b, i) => uploadRaw(sb, `q${i}.bin`, b)));
-    done = true;
-    await watch;
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(answers.map((a) => a.body["sha256"])).toEqual(files.map(sha));
-    expect(peak).toBeLessThanOrEqual(1);
-    expect(await health(sb)).toMatchObject({ stagingRejectedBusy: 0, stagingEntries: 3 });
-  }, HASHING_HEAVY_MS);
+  it(
+    "queues uploads per path on a host that serialises paths: the cap of 2 is never reached",
+    async () => {
+      const sb = box.current;
+      await sb.plugins.reload(PLUGIN_NAME);
+      const files = [0, 1, 2].map(() => randomBytes(4 * MIB));
+      let peak = 0;
+      let done = false;
+      const watch = (async () => {
+        while (!done) {
+          peak = Math.max(peak, (await health(sb))["stagingInFlight"] as number);
+        }
+      })();
+      const answers = await Promise.all(files.map((b, i) => uploadRaw(sb, `q${i}.bin`, b)));
+      done = true;
+      await watch;
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(answers.map((a) => a.body["sha256"])).toEqual(files.map(sha));
+      expect(peak).toBeLessThanOrEqual(1);
+      expect(await health(sb)).toMatchObject({ stagingRejectedBusy: 0, stagingEntries: 3 });
+    },
+    HASHING_HEAVY_MS,
+  );
 });
 
 describe("staging admission on a host that does not serialise paths", () => {
@@ -342,35 +352,39 @@ describe("staging admission on a host that does not serialise paths", () => {
     await Promise.all(started.map((s) => s.stop()));
   });
 
-  it("hashes two uploads at a time and answers 429 to a third meanwhile", async () => {
-    const sb = await sandboxWithPlugin({ serialisePaths: false });
-    started.push(sb);
-    let busy: Answer | undefined;
-    // Each round starts two 10 MiB stagings, waits until /health shows both hashing, then sends a
-    // third; a round whose pair finished before the third arrived is repeated after a reload (at
-    // most 5 rounds).
-    for (let round = 0; round < 5 && busy === undefined; round++) {
-      const pair = [0, 1].map(() => randomBytes(10 * MIB));
-      const running = pair.map((b, i) => uploadRaw(sb, `r${round}-${i}.bin`, b));
-      let both = false;
-      while (!both) {
-        const h = await health(sb);
-        both = h["stagingInFlight"] === 2;
-        if (!both && (h["stagingEntries"] as number) >= 2) break;
+  it(
+    "hashes two uploads at a time and answers 429 to a third meanwhile",
+    async () => {
+      const sb = await sandboxWithPlugin({ serialisePaths: false });
+      started.push(sb);
+      let busy: Answer | undefined;
+      // Each round starts two 10 MiB stagings, waits until /health shows both hashing, then sends a
+      // third; a round whose pair finished before the third arrived is repeated after a reload (at
+      // most 5 rounds).
+      for (let round = 0; round < 5 && busy === undefined; round++) {
+        const pair = [0, 1].map(() => randomBytes(10 * MIB));
+        const running = pair.map((b, i) => uploadRaw(sb, `r${round}-${i}.bin`, b));
+        let both = false;
+        while (!both) {
+          const h = await health(sb);
+          both = h["stagingInFlight"] === 2;
+          if (!both && (h["stagingEntries"] as number) >= 2) break;
+        }
+        const third = await uploadRaw(sb, `third-${round}.bin`, randomBytes(1000));
+        const results = await Promise.all(running);
+        expect(results.map((r) => r.body["sha256"])).toEqual(pair.map(sha));
+        if (third.status === 429) busy = third;
+        else await sb.plugins.reload(PLUGIN_NAME);
       }
-      const third = await uploadRaw(sb, `third-${round}.bin`, randomBytes(1000));
-      const results = await Promise.all(running);
-      expect(results.map((r) => r.body["sha256"])).toEqual(pair.map(sha));
-      if (third.status === 429) busy = third;
-      else await sb.plugins.reload(PLUGIN_NAME);
-    }
-    expect(busy).toMatchObject({
-      status: 429,
-      body: { error: "staging_busy", details: { limit: 2 } },
-    });
-    expect(busy?.headers.get("retry-after")).toBe("1");
-    const h = await health(sb);
-    expect(h["stagingRejectedBusy"]).toBe(1);
-    expect(h["stagingInFlight"]).toBe(0);
-  }, HASHING_HEAVY_MS);
+      expect(busy).toMatchObject({
+        status: 429,
+        body: { error: "staging_busy", details: { limit: 2 } },
+      });
+      expect(busy?.headers.get("retry-after")).toBe("1");
+      const h = await health(sb);
+      expect(h["stagingRejectedBusy"]).toBe(1);
+      expect(h["stagingInFlight"]).toBe(0);
+    },
+    HASHING_HEAVY_MS,
+  );
 });
