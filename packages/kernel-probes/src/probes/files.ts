@@ -1,4 +1,5 @@
 /** Assets and workspace files (contract §4.8): upload naming, GET /assets, the file API. */
+import type { ProbeAnswer } from "../http.js";
 import { data, probe, utf8 } from "./kit.js";
 
 /** A 1×1 transparent PNG. */
@@ -24,14 +25,24 @@ export const fileProbes = [
         ],
       });
       const succ = data<{ succMap: Record<string, string> }>(up).succMap;
-      await ctx.call("upload same bytes and name", {
+      const nameOf = (a: ProbeAnswer) =>
+        data<{ succMap: Record<string, string> }>(a).succMap["Probe Image.PNG"];
+      const same = await ctx.call("upload same bytes and name", {
         path: "/api/asset/upload",
         form: [{ name: "file[]", filename: "Probe Image.PNG", bytes: PNG }],
       });
-      await ctx.call("upload same name other bytes", {
+      ctx.note(
+        "same bytes and name: the first asset again",
+        nameOf(same) === succ["Probe Image.PNG"],
+      );
+      const other = await ctx.call("upload same name other bytes", {
         path: "/api/asset/upload",
         form: [{ name: "file[]", filename: "Probe Image.PNG", bytes: utf8("not a png") }],
       });
+      ctx.note(
+        "same name, other bytes: the first asset again",
+        nameOf(other) === succ["Probe Image.PNG"],
+      );
       await ctx.call("upload empty file", {
         path: "/api/asset/upload",
         form: [{ name: "file[]", filename: "empty.txt", bytes: new Uint8Array(0) }],

@@ -121,7 +121,8 @@ export const navProbes = [
       const nb = await ctx.notebook();
       const first = await ctx.post("create", "/api/filetree/createDailyNote", { notebook: nb });
       const id = data<{ id: string }>(first).id;
-      await ctx.post("again", "/api/filetree/createDailyNote", { notebook: nb });
+      const again = await ctx.post("again", "/api/filetree/createDailyNote", { notebook: nb });
+      ctx.note("again: the same note", data<{ id: string }>(again).id === id);
       await ctx.flush();
       await ctx.post("hpath", "/api/filetree/getHPathByID", { id });
       await ctx.post("attrs", "/api/attr/getBlockAttrs", { id });
