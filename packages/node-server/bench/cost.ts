@@ -15,6 +15,10 @@
  * tap `bench/tap.cjs` preloaded; `--bin <path/bin.cjs>` names another build (before/after runs).
  * Run: pnpm --filter @sisyphus/node-server exec tsx --conditions=source bench/cost.ts [--quick]
  *   [--only decomposition,latency,throughput,cpu]
+ * Against a real SiYuan (issue 30, "measure there"): `--siyuan-url URL --siyuan-token T` runs the
+ * decomposition only (the other sections need the sandbox's fault injection), on a notebook
+ * `bench-cost` with one document it creates; the server is the authority itself (its settings file
+ * on that kernel, if any, must leave the kernel endpoint off).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { subscribe } from "node:diagnostics_channel";
@@ -53,6 +57,18 @@ import {
 import { barChart, writeChart } from "../../../bench/svg-chart.js";
 
 const QUICK = process.argv.includes("--quick");
+const argOf = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+/** A real kernel to measure against instead of the sandbox (decomposition only). */
+const REAL =
+  argOf("--siyuan-url") !== undefined
+    ? {
+        url: (argOf("--siyuan-url") as string).replace(/\/$/, ""),
+        token: argOf("--siyuan-token") ?? "",
+      }
+    : undefined;
 /** `--only a,b`: run only these sections (decomposition, latency, throughput, cpu). */
 const onlyArg = process.argv.indexOf("--only");
 const run = (section: string) =>
@@ -97,8 +113,48 @@ const MAP_BASE = COPIED ? join(PKG, "dist") : dirname(BIN);
 /** Servers started and not yet exited: killed at the end even when a section throws. */
 const running = new Set<ChildProcess>();
 
+/** A kernel the bench talks to: the sandbox, or a real SiYuan (`--siyuan-url`). */
+type Target = { readonly url: string; readonly token: string };
+
+/** The paragraphs the decomposition writes: three for strict writes, one for direct ones. */
+interface Paragraphs {
+  readonly strict: readonly [string, string, string];
+  readonly direct: string;
+}
+const DEMO_PARAGRAPHS: Paragraphs = {
+  strict: [DEMO_IDS.paragraphGoals, DEMO_IDS.paragraphDecision, DEMO_IDS.paragraphJournal],
+  direct: DEMO_IDS.paragraphStatus,
+};
+
+/** A notebook `bench-cost` with one document of four paragraphs, on a real kernel. */
+async function realParagraphs(k: Target): Promise<Paragraphs> {
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const r = await fetch(`${k.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Token ${k.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const env = (await r.json()) as { code: number; msg: string; data: T };
+    if (env.code !== 0) throw new Error(`${path}: ${env.msg}`);
+    return env.data;
+  };
+  const nb = await post<{ notebook: { id: string } }>("/api/notebook/createNotebook", {
+    name: "bench-cost",
+  });
+  const doc = await post<string>("/api/filetree/createDocWithMd", {
+    notebook: nb.notebook.id,
+    path: "/cost",
+    markdown: "goals\n\ndecision\n\njournal\n\nstatus",
+  });
+  await post("/api/sqlite/flushTransaction", {});
+  const ids = (await post<Array<{ id: string }>>("/api/block/getChildBlocks", { id: doc })).map(
+    (c) => c.id,
+  );
+  return { strict: [ids[0], ids[1], ids[2]] as [string, string, string], direct: ids[3] as string };
+}
+
 /** Starts the executable with the tap preloaded; `profile` makes the tap profile between dumps. */
-async function startServer(sb: Sandbox, profile = false): Promise<Server> {
+async function startServer(sb: Target, profile = false): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), "sis-cost-"));
   const tapFile = join(dir, "tap.json");
   const child = spawn(
@@ -293,19 +349,20 @@ interface Decomposition {
 
 /** ROUNDS strict updates + trivial reads + direct writes, interleaved, against one server. */
 async function decompose(
-  sb: Sandbox,
+  sb: Target,
+  paragraphs: Paragraphs,
   s: Server,
   client: Client,
   rounds: number,
 ): Promise<Decomposition> {
-  const ids = [DEMO_IDS.paragraphGoals, DEMO_IDS.paragraphDecision, DEMO_IDS.paragraphJournal];
+  const ids = paragraphs.strict;
   const calls: Array<{ read: Interval; pre: Interval; commit: Interval; direct: Interval }> = [];
   const replay: Decomposition["replay"] = [];
   const pool = new Pool(sb.url, { connections: 4 });
   const kernel = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sb.url, token: sb.token, dispatcher: pool }),
   });
-  await replayCalls(kernel, DEMO_IDS.paragraphStatus, "warm"); // connections open, code warm
+  await replayCalls(kernel, paragraphs.direct, "warm"); // connections open, code warm
   await dumpTap(s);
   const cpu0 = cpuMsOf(s.child.pid);
   for (let i = 0; i < rounds; i++) {
@@ -313,9 +370,9 @@ async function decompose(
     await call(client, "system", { action: "version" });
     const read = { start: r0, end: now() };
     const { preflight, commit } = await strictUpdate(client, ids[i % 3] as string, `cost ${i}`);
-    const direct = await directUpdate(sb, DEMO_IDS.paragraphStatus, `direct ${i}`);
+    const direct = await directUpdate(sb, paragraphs.direct, `direct ${i}`);
     calls.push({ read, pre: preflight, commit, direct });
-    replay.push(await replayCalls(kernel, DEMO_IDS.paragraphStatus, `replay ${i}`));
+    replay.push(await replayCalls(kernel, paragraphs.direct, `replay ${i}`));
   }
   const cpuPerRound = (cpuMsOf(s.child.pid) - cpu0) / rounds;
   await pool.close();
@@ -339,12 +396,12 @@ async function decompose(
 const PROCESSES = QUICK ? 1 : 3;
 
 /** A fresh server, warmed with 10 strict writes, decomposed, stopped. */
-async function decomposeFresh(sb: Sandbox): Promise<Decomposition> {
+async function decomposeFresh(sb: Target, paragraphs: Paragraphs): Promise<Decomposition> {
   const s = await startServer(sb);
   try {
     const client = await connect(s.url);
-    await warm(client);
-    const d = await decompose(sb, s, client, ROUNDS);
+    await warm(client, paragraphs.strict[0]);
+    const d = await decompose(sb, paragraphs, s, client, ROUNDS);
     await client.close();
     return d;
   } finally {
@@ -352,8 +409,8 @@ async function decomposeFresh(sb: Sandbox): Promise<Decomposition> {
   }
 }
 
-async function warm(client: Client): Promise<void> {
-  for (let i = 0; i < 10; i++) await strictUpdate(client, DEMO_IDS.paragraphGoals, `warm ${i}`);
+async function warm(client: Client, id: string = DEMO_IDS.paragraphGoals): Promise<void> {
+  for (let i = 0; i < 10; i++) await strictUpdate(client, id, `warm ${i}`);
 }
 
 /**
@@ -555,7 +612,7 @@ async function latency(sb: Sandbox, s: Server, client: Client): Promise<void> {
   for (const ms of [0, 1, 5]) {
     // every kernel API path the calls use (seen in the 0 ms run), delayed; the MCP hop is not
     const d = await withKernelDelay(sb, apiPaths(sb), ms, () =>
-      decompose(sb, s, client, QUICK ? 8 : 15),
+      decompose(sb, DEMO_PARAGRAPHS, s, client, QUICK ? 8 : 15),
     );
     rows.push({ ms, d });
   }
@@ -673,23 +730,41 @@ async function throughput(sb: Sandbox, url: string): Promise<void> {
 // ---- main ------------------------------------------------------------------------------------------
 
 console.log(machineLine(QUICK));
-const sb = await startSandbox({ seed: "demo" });
-try {
-  if (run("decomposition")) {
+if (REAL !== undefined) {
+  // a real SiYuan: the decomposition only, on a document of its own
+  const version = await fetch(`${REAL.url}/api/system/version`, {
+    method: "POST",
+    headers: { authorization: `Token ${REAL.token}` },
+  }).then(async (r) => ((await r.json()) as { data: string }).data);
+  console.log(`against SiYuan ${version} at ${REAL.url}`);
+  try {
+    const paragraphs = await realParagraphs(REAL);
     const runs: Decomposition[] = [];
-    for (let p = 0; p < PROCESSES; p++) runs.push(await decomposeFresh(sb));
+    for (let p = 0; p < PROCESSES; p++) runs.push(await decomposeFresh(REAL, paragraphs));
     printDecompositions(runs);
+  } finally {
+    for (const child of running) child.kill("SIGKILL");
+    if (binArg < 0) rmSync(dirname(BIN), { recursive: true, force: true });
   }
-  const s = await startServer(sb);
-  const client = await connect(s.url);
-  await warm(client);
-  if (run("latency")) await latency(sb, s, client);
-  await client.close();
-  if (run("throughput")) await throughput(sb, s.url);
-  await stopServer(s);
-  if (run("cpu")) await cpuAttribution(sb, QUICK ? 30 : 60);
-} finally {
-  for (const child of running) child.kill("SIGKILL");
-  await sb.stop();
-  if (binArg < 0) rmSync(dirname(BIN), { recursive: true, force: true });
+} else {
+  const sb = await startSandbox({ seed: "demo" });
+  try {
+    if (run("decomposition")) {
+      const runs: Decomposition[] = [];
+      for (let p = 0; p < PROCESSES; p++) runs.push(await decomposeFresh(sb, DEMO_PARAGRAPHS));
+      printDecompositions(runs);
+    }
+    const s = await startServer(sb);
+    const client = await connect(s.url);
+    await warm(client);
+    if (run("latency")) await latency(sb, s, client);
+    await client.close();
+    if (run("throughput")) await throughput(sb, s.url);
+    await stopServer(s);
+    if (run("cpu")) await cpuAttribution(sb, QUICK ? 30 : 60);
+  } finally {
+    for (const child of running) child.kill("SIGKILL");
+    await sb.stop();
+    if (binArg < 0) rmSync(dirname(BIN), { recursive: true, force: true });
+  }
 }
