@@ -2,7 +2,8 @@
  * Runs the probes against a fresh in-process sandbox kernel (`@sisyphus/siyuan-sandbox`, real
  * loopback HTTP), the way the product's tests start one: default write queue, no kernel-exact
  * replies. Its loop is slowed to "flush on demand" and its clock steps one second per reading, so
- * a run is deterministic and needs no wall-clock waits.
+ * a run is deterministic and needs no wall-clock waits. The probe plugin runs in the goja engine
+ * (SiYuan 3.7.3's own JavaScript engine), so its answers can match the recording byte for byte.
  */
 import { startSandbox } from "@sisyphus/siyuan-sandbox";
 import type { ProbeRecord } from "./probe.js";
@@ -20,6 +21,8 @@ export async function runAgainstSandbox(
     seed: "empty",
     flushIntervalMs: SANDBOX_FLUSH_INTERVAL_MS,
     deterministic: true,
+    // the probe plugin runs in goja, SiYuan 3.7.3's engine, whatever the run's default engine
+    pluginHost: { engine: "goja" },
   });
   try {
     return await runProbes({ url: sb.url, token: sb.token }, { ...opts, sleep: async () => {} });

@@ -120,6 +120,7 @@ export function definePluginRpcMcpSuite(engine: PluginEngineKind): void {
         outputSchema: { type: "object", properties: { ok: { type: "boolean" } } },
         source: "plugin",
         readOnlyHint: true,
+        effectScope: "unknown",
       });
       // empty properties are left out (omitempty); no title, no readOnlyHint when not given
       expect(tools.find((t) => t.name === "plugin__good__echo")).toEqual({
@@ -127,6 +128,7 @@ export function definePluginRpcMcpSuite(engine: PluginEngineKind): void {
         description: "echo",
         inputSchema: { type: "object" },
         source: "plugin",
+        effectScope: "unknown",
       });
     });
 
@@ -164,8 +166,11 @@ export function definePluginRpcMcpSuite(engine: PluginEngineKind): void {
     });
 
     it("a throwing handler gives isError with the kernel's text; an unknown plugin tool is not found", async () => {
+      // the handler is async: SiYuan's text for any rejection
       expect(await callTool("plugin__good__boom")).toEqual({
-        content: [{ type: "text", text: "error invoking MCP tool handler: tool boom" }],
+        content: [
+          { type: "text", text: "error invoking MCP tool handler: promise rejected: <nil>" },
+        ],
         isError: true,
       });
       expect(await callTool("plugin__good__nope")).toEqual({
@@ -325,12 +330,16 @@ export function definePluginRpcMcpSuite(engine: PluginEngineKind): void {
         id: 8,
       });
       const fail = await rpc("/api/plugin/rpc/good", { jsonrpc: "2.0", method: "fail", id: 9 });
-      expect(fail.json()).toEqual({
+      // a throw: goja's exception text, the error and where it was thrown
+      expect(fail.json().error.data).toMatch(
+        /^error invoking method "fail": Error: rpc boom at .*good\/kernel\.js:\d+:\d+/,
+      );
+      expect({ ...fail.json(), error: { ...fail.json().error, data: "…" } }).toEqual({
         jsonrpc: "2.0",
         error: {
           code: -32603,
           message: "Internal error",
-          data: 'error invoking method "fail": rpc boom',
+          data: "…",
         },
         id: 9,
       });

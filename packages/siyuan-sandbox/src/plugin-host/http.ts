@@ -171,33 +171,94 @@ export function goJson(value: unknown, html = true, indent?: string): string {
     : lineSeps;
 }
 
-/** Go fmt.Sprintf for the verbs plugins use: %s %v %d %f %q %x %t %%. */
+/**
+ * Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest digits, in
+ * exponent form when the exponent is below -4 or at least 6 (`1.234567e+06`).
+ */
+function goFloat(v: number): string {
+  if (Number.isNaN(v)) return "NaN";
+  if (!Number.isFinite(v)) return v > 0 ? "+Inf" : "-Inf";
+  if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+  const [mantissa, exp] = v.toExponential().split("e") as [string, string];
+  const e = Number(exp);
+  if (e < -4 || e >= 6)
+    return `${mantissa}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  return String(v);
+}
+
+/** The Go type of a value decoded by `encoding/json` into `any`, as `%!verb(type=value)` names it. */
+function goType(v: unknown): string {
+  if (typeof v === "number") return "float64";
+  if (typeof v === "string") return "string";
+  if (typeof v === "boolean") return "bool";
+  if (Array.isArray(v)) return "[]interface {}";
+  return "map[string]interface {}";
+}
+
+/** Go's `%v` of a value decoded by `encoding/json` into `any` (maps with sorted keys). */
+function goValue(v: unknown): string {
+  if (v === null || v === undefined) return "<nil>";
+  if (typeof v === "number") return goFloat(v);
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return `[${v.map(goValue).join(" ")}]`;
+  const o = v as Record<string, unknown>;
+  return `map[${Object.keys(o)
+    .sort()
+    .map((k) => `${k}:${goValue(o[k])}`)
+    .join(" ")}]`;
+}
+
+/** `%!verb(type=value)`: Go's answer to a verb that does not fit the value (`%!d(<nil>)` for nil). */
+function badVerb(verb: string, v: unknown): string {
+  return v === null || v === undefined
+    ? `%!${verb}(<nil>)`
+    : `%!${verb}(${goType(v)}=${goValue(v)})`;
+}
+
+/**
+ * Go `fmt.Sprintf` over `body.string.values` as SiYuan passes them: decoded by `encoding/json` into
+ * `[]any`, so every number is a float64 (`%d` of 42 is `%!d(float64=42)`, `%v` of it `42`). The
+ * verbs plugins use: %v %s %d %f %q %x %X %t %%; missing values `%!v(MISSING)`, extra ones
+ * `%!(EXTRA type=value, …)`.
+ */
 export function goSprintf(fmt: string, values: unknown[]): string {
   let i = 0;
-  return fmt.replace(/%([-+# 0]*)(\d+)?(?:\.(\d+))?([%svdfqxXt])/g, (_m, _fl, _w, prec, verb) => {
-    if (verb === "%") return "%";
-    if (i >= values.length) return `%!${verb}(MISSING)`;
-    const v = values[i++];
-    switch (verb) {
-      case "d":
-        return typeof v === "number" ? String(Math.trunc(v)) : `%!d(${typeof v}=${String(v)})`;
-      case "f":
-        return typeof v === "number" ? v.toFixed(prec === undefined ? 6 : Number(prec)) : String(v);
-      case "q":
-        return JSON.stringify(String(v));
-      case "x":
-      case "X": {
-        const h =
-          typeof v === "number"
-            ? Math.trunc(v).toString(16)
-            : Buffer.from(String(v)).toString("hex");
-        return verb === "X" ? h.toUpperCase() : h;
+  const out = fmt.replace(
+    /%([-+# 0]*)(\d+)?(?:\.(\d+))?([%svdfqxXt])/g,
+    (_m, _fl, _w, prec, verb) => {
+      if (verb === "%") return "%";
+      if (i >= values.length) return `%!${verb}(MISSING)`;
+      const v = values[i++];
+      switch (verb) {
+        case "v":
+          return goValue(v);
+        case "s":
+          return typeof v === "string" ? v : badVerb("s", v);
+        case "d":
+          return badVerb("d", v); // a JSON number is a float64, never an integer
+        case "f":
+          return typeof v === "number"
+            ? v.toFixed(prec === undefined ? 6 : Number(prec))
+            : badVerb("f", v);
+        case "q":
+          return typeof v === "string" ? JSON.stringify(v) : badVerb("q", v);
+        case "t":
+          return typeof v === "boolean" ? String(v) : badVerb("t", v);
+        default: {
+          // %x / %X: a string's bytes in hex (a float64's hex form is left to Go)
+          if (typeof v !== "string") return badVerb(verb, v);
+          const h = Buffer.from(v).toString("hex");
+          return verb === "X" ? h.toUpperCase() : h;
+        }
       }
-      default:
-        return v !== null && typeof v === "object" ? JSON.stringify(v) : String(v);
-    }
-  });
-  // extra arguments: Go appends %!(EXTRA …); rare in plugins, left out
+    },
+  );
+  if (i >= values.length) return out;
+  const extra = values
+    .slice(i)
+    .map((v) => (v === null || v === undefined ? "<nil>" : `${goType(v)}=${goValue(v)}`));
+  return `${out}%!(EXTRA ${extra.join(", ")})`;
 }
 
 const MIME: Record<string, string> = {

@@ -54,7 +54,9 @@ export const VM_SHIM_SOURCE = String.raw`(function (bridge) {
     "maxByteLength", "detached"]);
   drop(Uint8Array, ["fromBase64", "fromHex"]);
   drop(Uint8Array.prototype, ["toBase64", "toHex", "setFromBase64", "setFromHex"]);
-  drop(Error, ["captureStackTrace", "stackTraceLimit", "isError"]);
+  // Error.stackTraceLimit stays (goja has none): without it V8 gives errors no stack, and goja's do
+  // have one (the kernel quotes a throw's innermost frame)
+  drop(Error, ["captureStackTrace", "isError"]);
   drop(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())), ["map", "filter",
     "take", "drop", "flatMap", "reduce", "toArray", "forEach", "some", "every", "find"]);
 
@@ -330,9 +332,14 @@ export const VM_SHIM_SOURCE = String.raw`(function (bridge) {
   return {
     bytesBuffer: function (outer) { return wrap(outer); },
     bytesArrayBuffer: function (outer) { var a = new U8(outer.length); a.set(outer); return a.buffer; },
+    // a host call's failure reaches goja as a GoError (rt.NewGoError)
     promise: function (outer) {
       return new Promise(function (resolve, reject) {
-        outer.then(resolve, function (e) { reject(new Error(e && e.message ? e.message : String(e))); });
+        outer.then(resolve, function (e) {
+          var err = new Error(e && e.message ? e.message : String(e));
+          err.name = "GoError";
+          reject(err);
+        });
       });
     },
   };
@@ -361,6 +368,22 @@ export const REALM_SOURCE = String.raw`(function (bridge) {
   }
   function isThenable(v) {
     return v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
+  }
+  // What SiYuan says of a handler that failed (plugin.go invokeFunction): a throw is goja's
+  // Exception text, the value and its innermost frame ("Error: boom at x/kernel.js:3:9(4)"); a
+  // rejected promise is always "promise rejected: <nil>" (its callback never sees the reason).
+  function thrownText(e) {
+    var text;
+    try { text = String(e); } catch (x) { text = "[object]"; }
+    var stack = e !== null && typeof e === "object" && typeof e.stack === "string" ? e.stack : "";
+    var m = /\n\s*at ([^\n]+)/.exec(stack);
+    return m ? text + " at " + m[1].replace(/\s+$/, "") : text;
+  }
+  function settleHandler(fn, done) {
+    var r;
+    try { r = fn(); } catch (e) { return { ok: false, error: thrownText(e) }; }
+    if (!isThenable(r)) return done(r);
+    return Promise.resolve(r).then(done, function () { return { ok: false, error: "promise rejected: <nil>" }; });
   }
   // Runs fn now; maps its (awaited) value with done; a throw or rejection is {ok:false, error}.
   function settle(fn, done) {
@@ -525,6 +548,12 @@ export const REALM_SOURCE = String.raw`(function (bridge) {
     return null;
   }
   function jsonOf(v) { return v === undefined ? undefined : stringify(v); }
+  // SiYuan's getRequestHandler words for a slot without a handler
+  function slotProblem(slot, kind) {
+    if (slot.handler === null || slot.handler === undefined) return "siyuan.server[private][" + kind + "].handler is not set";
+    if (typeof slot.handler !== "function") return "siyuan.server[private][" + kind + "].handler is not a function";
+    return null;
+  }
   var ports = new Map();
   return {
     hook: function (n) {
@@ -546,26 +575,28 @@ export const REALM_SOURCE = String.raw`(function (bridge) {
       var m = rpcMethods.get(method);
       if (!m) return { ok: false, missing: true };
       var args = parse(paramsJson);
-      return settle(function () { return m.fn.apply(undefined, args); },
+      return settleHandler(function () { return m.fn.apply(undefined, args); },
         function (v) { return { ok: true, json: jsonOf(v) }; });
     },
     tool: function (n, argsJson) {
       var t = mcpTools.get(n);
       if (!t || typeof t.handler !== "function") return { ok: false, missing: true };
-      return settle(function () { return t.handler(parse(argsJson)); },
+      return settleHandler(function () { return t.handler.call(g, parse(argsJson)); },
         function (v) { return { ok: true, json: jsonOf(v) }; });
     },
     http: function (argJson, bytes) {
       var s = priv.http;
-      return settle(function () {
-        var arg = requestOf(argJson, bytes || []);
-        if (typeof s.handler !== "function") throw new Error("siyuan.server.private.http.handler is not a function");
-        return s.handler.call(s, arg);
-      }, function (result) { return { ok: true, json: jsonOf(result), raw: rawOf(result) }; });
+      var missing = slotProblem(s, "http");
+      if (missing) return { ok: false, error: missing };
+      var arg = requestOf(argJson, bytes || []);
+      return settleHandler(function () { return s.handler.call(s, arg); },
+        function (result) { return { ok: true, json: jsonOf(result), raw: rawOf(result) }; });
     },
     sse: function (stream, argJson, bytes) {
       var s = priv.es;
-      return settle(function () {
+      var missing = slotProblem(s, "es");
+      if (missing) return { ok: false, error: missing };
+      return settleHandler(function () {
         var arg = requestOf(argJson, bytes || []);
         var port = Object.seal({
           onopen: null, onclose: null,
@@ -579,7 +610,6 @@ export const REALM_SOURCE = String.raw`(function (bridge) {
         });
         ports.set(stream, port);
         arg.port = port;
-        if (typeof s.handler !== "function") throw new Error("siyuan.server.private.es.handler is not a function");
         return s.handler.call(s, arg);
       }, function () { return { ok: true }; });
     },

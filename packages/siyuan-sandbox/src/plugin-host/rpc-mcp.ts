@@ -6,9 +6,9 @@ import type { PluginRpcOutcome } from "../handler-kit.js";
 import { goJson } from "./http.js";
 import type { PluginRuntime } from "./runtime.js";
 
-/** The kernel's `util.SanitizeName` as the sandbox approximates it: other characters become `_`. */
+/** The kernel's `util.SanitizeName`: every character but ASCII letters and digits becomes `_`. */
 export function sanitizeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, "_");
+  return name.replace(/[^A-Za-z0-9]/g, "_");
 }
 
 /** `plugin__<plugin>__<tool>` (contract §4.11). */
@@ -96,6 +96,8 @@ export function pluginToolJson(
   if (isObject(spec.outputSchema)) out.outputSchema = stripSchema(spec.outputSchema);
   out.source = "plugin";
   if (spec.readOnly === true) out.readOnlyHint = true;
+  // SiYuan 3.7.3 lists every plugin tool with tools.EffectScopeUnknown
+  out.effectScope = "unknown";
   return out;
 }
 
