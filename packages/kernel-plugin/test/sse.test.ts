@@ -174,8 +174,14 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     const fifth = await legacyClient(sb);
     await until(() => fifth.seen.errors.length > 0);
     expect(fifth.seen.notifications).toBe(0);
+    // refused once the settings were read: SiYuan's text has no message, the kernel log says why
     expect(await refusalText(await getStream(sb, fifth.sessionId))).toContain(
-      "429 too_many_streams: 4 streams of this authentication context are open",
+      "promise rejected: <nil>",
+    );
+    expect(sb.plugins.logs(PLUGIN_NAME).map((l) => l.text)).toContainEqual(
+      expect.stringMatching(
+        /SSE stream refused: 429 too_many_streams: 4 streams of this authentication context are open/,
+      ),
     );
     expect((await fifth.client.listTools()).tools.length).toBeGreaterThan(0);
 
@@ -198,8 +204,13 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     await writeSettings(sb, { kernelEndpointEnabled: false });
     await until(() => raw.state.ended);
     expect(raw.events()).toBe(1);
-    expect(await refusalText(await getStream(sb, legacy.sessionId))).toMatch(
-      /^\[plugin:siyuan-plugins-mcp-sisyphus\] Error occurred while handling SSE request: 503 kernel_endpoint_disabled: /,
+    // decided after the settings read: SiYuan 3.7.3's text for a rejection has no message, the
+    // kernel log has the reason
+    expect(await refusalText(await getStream(sb, legacy.sessionId))).toBe(
+      "[plugin:siyuan-plugins-mcp-sisyphus] Error occurred while handling SSE request: promise rejected: <nil>",
+    );
+    expect(sb.plugins.logs(PLUGIN_NAME).map((l) => l.text)).toContainEqual(
+      expect.stringMatching(/SSE stream refused: 503 kernel_endpoint_disabled: /),
     );
     // reads still run with the endpoint off
     expect((await legacy.client.listTools()).tools.length).toBeGreaterThan(0);
@@ -210,7 +221,10 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     await writeSettingsText(sb, "{not json");
     await until(() => second.state.ended);
     expect(await refusalText(await getStream(sb, legacy.sessionId))).toContain(
-      "503 settings_invalid: ",
+      "promise rejected: <nil>",
+    );
+    expect(sb.plugins.logs(PLUGIN_NAME).map((l) => l.text)).toContainEqual(
+      expect.stringMatching(/SSE stream refused: 503 settings_invalid: /),
     );
     await until(async () => (await health(sb))["sseStreams"] === 0);
   }, 60_000);
@@ -242,7 +256,11 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
         "mcp-session-id": other.sessionId,
       },
     });
-    expect(await refusalText(foreign)).toContain("403 origin_not_allowed");
+    // a foreign Origin is judged against the settings' list: refused after reading it
+    expect(await refusalText(foreign)).toContain("promise rejected: <nil>");
+    expect(sb.plugins.logs(PLUGIN_NAME).map((l) => l.text)).toContainEqual(
+      expect.stringMatching(/SSE stream refused: 403 origin_not_allowed/),
+    );
   }, 60_000);
 });
 

@@ -211,9 +211,13 @@ describe("fuzzed JSON-RPC frames and headers on the plugin's /mcp", () => {
   });
 });
 
-/** A refusal of the `es` slot as the kernel writes it: the plugin, then `<status> <code>: <message>`. */
+/**
+ * A refusal of the `es` slot as the kernel writes it: thrown at once, goja's exception text
+ * (`StreamRefused: <status> <code>: <message> at <frame>`); decided after a settings read, SiYuan
+ * 3.7.3's text for any rejected handler (sse.ts serveStream).
+ */
 const SSE_REFUSAL =
-  /^\[plugin:[\w-]+\] Error occurred while handling SSE request: [45]\d\d [a-z_]+: [^\n]*$/;
+  /^\[plugin:[\w-]+\] Error occurred while handling SSE request: (StreamRefused: [45]\d\d [a-z_]+: [^\n]*|promise rejected: <nil>)$/;
 
 /** Documented answers of `/transfer/*` (transfer-routes.ts): status → error codes. */
 const TRANSFER_ERRORS: Record<number, readonly string[]> = {

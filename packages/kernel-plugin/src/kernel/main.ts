@@ -45,6 +45,7 @@ import {
   currentAccess,
   kernelSettingsSnapshot,
   kernelToolListing,
+  originCheck,
   originRefused,
   readKernelSettings,
 } from "./settings.js";
@@ -449,5 +450,6 @@ sy.server.private.es.handler = (req) =>
     streams: authority?.streams,
     context: KERNEL_PRINCIPAL,
     session: (id) => authority?.hasSession(id) ?? false,
-    originRefused: () => originRefused(req.request.headers, sy.storage),
+    origin: () => originCheck(req.request.headers, sy.storage),
+    logRefusal: (text) => sy.logger.warn(text),
   });

@@ -67,7 +67,11 @@ export interface SiyuanGlobal {
       onunload: (() => Promise<void> | void) | null;
     };
   };
-  readonly logger: { info(...args: unknown[]): void; error(...args: unknown[]): void };
+  readonly logger: {
+    info(...args: unknown[]): void;
+    warn(...args: unknown[]): void;
+    error(...args: unknown[]): void;
+  };
   /** `siyuan.storage` (contract §10). */
   readonly storage: PluginStorage;
   readonly client: KernelFetchClient;
@@ -75,7 +79,7 @@ export interface SiyuanGlobal {
     readonly private: {
       readonly http: { handler: ((req: PluginRequest) => Promise<PluginResponse>) | null };
       /** Requests whose `Accept` is exactly `text/event-stream`, whatever the method (§8.1). */
-      readonly es: { handler: ((req: PluginRequest) => Promise<void>) | null };
+      readonly es: { handler: ((req: PluginRequest) => Promise<void> | undefined) | null };
     };
   };
 }

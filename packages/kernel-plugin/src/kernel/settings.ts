@@ -106,10 +106,25 @@ export async function originRefused(
   headers: Readonly<Record<string, readonly string[]>>,
   storage: PluginStorage,
 ): Promise<boolean> {
-  return !(await originAllowed(header(headers, "origin"), async () => {
-    const read = await readKernelSettings(storage);
-    return read.ok ? read.settings.options.allowedOrigins : [];
-  }));
+  const check = originCheck(headers, storage);
+  return typeof check === "string" ? check === "refused" : check;
+}
+
+/**
+ * {@link originRefused}, answered at once where no settings read is needed: `pass` (no `Origin`,
+ * or a loopback one), `refused` (not an origin), else a promise of whether the settings refuse it.
+ * The SSE slot needs the synchronous answer: SiYuan 3.7.3 reports a rejected handler only as
+ * "promise rejected: <nil>", so a refusal must be thrown before the handler's first await.
+ */
+export function originCheck(
+  headers: Readonly<Record<string, readonly string[]>>,
+  storage: PluginStorage,
+): "pass" | "refused" | Promise<boolean> {
+  const v = originVerdict(header(headers, "origin"));
+  if (v.verdict !== "check") return v.verdict === "pass" ? "pass" : "refused";
+  return readKernelSettings(storage).then(
+    (read) => !(read.ok && read.settings.options.allowedOrigins.includes(v.origin)),
+  );
 }
 
 /** The access fingerprint of the settings now; `undefined` when they cannot be used. */

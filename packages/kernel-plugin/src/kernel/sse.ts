@@ -284,27 +284,61 @@ export interface StreamGate {
   readonly context: string;
   /** Whether `sessionId` names a live legacy session (a GET counts as activity in it). */
   session(sessionId: string): boolean;
-  /** Whether the request's `Origin` is refused, as on every other route (`settings.ts`). */
-  originRefused(): Promise<boolean>;
+  /**
+   * Whether the request's `Origin` is refused, as on every other route (`settings.ts`
+   * `originCheck`): at once (`pass`, `refused`) unless the settings must be read.
+   */
+  origin(): "pass" | "refused" | Promise<boolean>;
+  /**
+   * Logs a refusal decided after an await (the kernel log then says why: SiYuan 3.7.3 answers a
+   * rejected handler with "promise rejected: <nil>", without the message).
+   */
+  logRefusal?(text: string): void;
 }
 
 /**
  * The `es` slot: opens the stream of `GET /mcp`, or throws {@link StreamRefused}. The kernel hands
  * this slot every request whose `Accept` is exactly `text/event-stream`, whatever its method and
- * path (contract §8.1).
+ * path (contract §8.1). Synchronous unless the `Origin` needs the settings: SiYuan 3.7.3 answers a
+ * throw with its message, but a rejected promise only as "promise rejected: <nil>" (plugin.go), so
+ * every refusal it can decide at once is thrown at once.
  */
-export async function serveStream(req: PluginRequest, gate: StreamGate): Promise<void> {
-  const reason = await streamRefusal(req, gate);
-  if (reason !== undefined) throw new StreamRefused(reason);
+export function serveStream(req: PluginRequest, gate: StreamGate): Promise<void> | undefined {
+  const refuse = (reason: StreamRefusal | undefined): void => {
+    if (reason !== undefined) throw new StreamRefused(reason);
+  };
+  const refuseLater = (reason: StreamRefusal | undefined): void => {
+    if (reason !== undefined) {
+      gate.logRefusal?.(`SSE stream refused: ${new StreamRefused(reason).message}`);
+    }
+    refuse(reason);
+  };
+  const origin = gate.origin();
+  if (typeof origin !== "string") {
+    return origin.then(async (refused) =>
+      refuseLater(refused ? ORIGIN_REFUSED : await streamRefusal(req, gate)),
+    );
+  }
+  const reason = origin === "refused" ? ORIGIN_REFUSED : streamRefusal(req, gate);
+  if (reason instanceof Promise) return reason.then(refuseLater);
+  refuse(reason);
+  return undefined;
 }
 
-async function streamRefusal(
+const ORIGIN_REFUSED = refusal(
+  403,
+  "origin_not_allowed",
+  "This Origin may not call the Sisyphus endpoints.",
+);
+
+/**
+ * Why the stream is refused, or undefined once it is open: at once for everything but opening it,
+ * which reads the settings (a parallel host only; SiYuan 3.7.3 refuses every stream with 405).
+ */
+function streamRefusal(
   req: PluginRequest,
   gate: StreamGate,
-): Promise<StreamRefusal | undefined> {
-  if (await gate.originRefused()) {
-    return refusal(403, "origin_not_allowed", "This Origin may not call the Sisyphus endpoints.");
-  }
+): StreamRefusal | undefined | Promise<StreamRefusal | undefined> {
   if (req.context.path !== "/mcp") return refusal(404, "not_found", "No stream at this path.");
   if (req.request.method.toUpperCase() !== "GET") {
     return refusal(
