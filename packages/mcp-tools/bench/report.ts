@@ -30,6 +30,12 @@ import {
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const OUT = join(ROOT, "docs/performance.md");
+/**
+ * Figures measured by hand against a real SiYuan (issue 30): the kernel cannot be built in CI or by
+ * `pnpm bench`, so they are recorded in this file with their date, commit and commands, and the
+ * report carries them as they are.
+ */
+const REAL_KERNEL = join(ROOT, "docs/perf/real-siyuan-3.7.3.md");
 
 interface BenchPackage {
   readonly name: string;
@@ -282,6 +288,18 @@ export function renderReport(rows: readonly MutationRow[], run?: BenchRun): stri
     "",
     "</details>",
     "",
+    ...(existsSync(REAL_KERNEL)
+      ? [
+          "## Real SiYuan 3.7.3",
+          "",
+          `Measured by hand against a real kernel, not by this run: [\`${relative(join(ROOT, "docs"), REAL_KERNEL)}\`](${relative(join(ROOT, "docs"), REAL_KERNEL)}), as recorded there.`,
+          "",
+          readFileSync(REAL_KERNEL, "utf8")
+            .replace(/^# .*\n+/, "")
+            .trim(),
+          "",
+        ]
+      : []),
     "## Package benchmarks",
     "",
     "Each package's benchmark output as it printed it (timing figures, taken on the machine above).",
