@@ -6,6 +6,8 @@
  *   stages the authority's ledger confirmed (block, file, name, columns, trim);
  * - an outside edit (`setBlockAttrs`, `updateBlock`) between a `block.update` preflight and its
  *   commit: `state_changed`, nothing written;
+ * - on the plugin road: the plugin disabled and enabled again between a commit and its replay
+ *   (answered from the ledger) and between another preflight and its commit (refused);
  * - `file.upload_asset` through staging: on the plugin road the bytes go to `/transfer/upload` and
  *   the call carries the `uploadSource` handle; the Node roads send a `localFilePath` (with the
  *   kernel endpoint on, the Node server or CLI stages it through the plugin itself);
@@ -31,6 +33,7 @@ import {
   getFile,
   type Kernel,
   PLUGIN_NAME,
+  putFile,
   readDir,
 } from "./kernel.js";
 import type { RecordingProxy } from "./proxy.js";
@@ -50,7 +53,11 @@ async function strict(
   tool: string,
   args: Record<string, unknown>,
   confirmed = false,
-): Promise<{ commit: Record<string, unknown>; requestId: string }> {
+): Promise<{
+  commit: Record<string, unknown>;
+  requestId: string;
+  commitArgs: Record<string, unknown>;
+}> {
   const pre = await front.call(tool, { ...args, validateOnly: true }, confirmed);
   if (pre.isError) throw new Error(`preflight: ${describeAnswer(pre)}`);
   const p = pre.structuredContent;
@@ -68,7 +75,7 @@ async function strict(
   if (replay.isError || r["replayed"] !== true || r["executedNow"] !== false) {
     throw new Error(`replay: ${describeAnswer(replay)} ${JSON.stringify(r)}`);
   }
-  return { commit: commit.structuredContent, requestId: String(p["requestId"]) };
+  return { commit: commit.structuredContent, requestId: String(p["requestId"]), commitArgs };
 }
 
 /** An external action's result (`structuredContent.result`); throws on an error. */
@@ -313,34 +320,50 @@ async function exportResources(k: Kernel, front: Front): Promise<string> {
 
 async function extractDoc(k: Kernel, front: Front): Promise<string> {
   const nb = await notebook(k);
-  const d = await doc(k, nb, "/Extract me", "extract body text");
+  // An asset the Markdown links to: the export must carry its bytes too.
+  const asset = "assets/pixel-20260101120000-extract.png";
+  const pixel = Buffer.from(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+      "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a2d20000000049454e44ae426082",
+    "hex",
+  );
+  await putFile(k, `/data/${asset}`, pixel);
+  const d = await doc(k, nb, "/Extract me", `extract body text\n\n![pixel](${asset})`);
   const out = join(mkdtempSync(join(tmpdir(), "real-kernel-extract-")), "doc");
   const a = external(
     await front.call("file", { action: "extract_doc", id: d, outputPath: out }, false),
     "extract_doc",
   );
-  const texts: string[] = [];
+  const files = new Map<string, Buffer>();
   let how: string;
   if (a["delivery"] === "download") {
-    const files = a["files"] as ManifestFile[];
-    for (const f of files) {
-      texts.push(f.text ?? (await download(k, f.url ?? "(no url)")).toString("utf8"));
+    const listed = a["files"] as ManifestFile[];
+    for (const f of listed) {
+      files.set(
+        f.path,
+        f.text !== undefined ? Buffer.from(f.text) : await download(k, f.url ?? "(no url)"),
+      );
     }
-    const each = files.map((f) => `${f.path} ${f.text === undefined ? "fetched" : "inline"}`);
-    how = `manifest of ${files.length} file(s): ${each.join(", ")}`;
+    const each = listed.map((f) => `${f.path} ${f.text === undefined ? "fetched" : "inline"}`);
+    how = `manifest of ${listed.length} file(s): ${each.join(", ")}`;
   } else {
     const walk = (dir: string): string[] =>
       readdirSync(dir).flatMap((n) => {
         const p = join(dir, n);
         return statSync(p).isDirectory() ? walk(p) : [p];
       });
-    const files = walk(out);
-    for (const f of files) texts.push(readFileSync(f, "utf8"));
-    how = `saved by the ${front.via} road: ${files.map((f) => f.slice(out.length + 1)).join(", ")}`;
+    for (const f of walk(out)) files.set(f.slice(out.length + 1), readFileSync(f));
+    how = `saved by the ${front.via} road: ${[...files.keys()].join(", ")}`;
   }
-  if (!texts.some((t) => t.includes("extract body text")))
-    throw new Error("no file holds the text");
-  return `${how}; the Markdown holds the document's text`;
+  const markdown = [...files.entries()].find(([p]) => p.endsWith(".md"))?.[1].toString("utf8");
+  if (markdown === undefined || !markdown.includes("extract body text")) {
+    throw new Error(`no Markdown file holds the text: ${[...files.keys()]}`);
+  }
+  const saved = [...files.entries()].find(([p]) => p.endsWith("pixel-20260101120000-extract.png"));
+  if (saved === undefined || !saved[1].equals(pixel)) {
+    throw new Error(`the linked asset is missing or differs: ${[...files.keys()]}`);
+  }
+  return `${how}; the Markdown holds the document's text, the linked asset its bytes`;
 }
 
 // ---------------------------------------------------------------- cli
@@ -451,6 +474,70 @@ async function driftRefused(k: Kernel, front: Front): Promise<string> {
   return seen.join("; ");
 }
 
+// ---------------------------------------------------------------- plugin reload
+
+/** Disables and enables the plugin (`setPetalEnabled`), as a user would; waits for its `/health`. */
+async function reloadPlugin(k: Kernel): Promise<void> {
+  const set = (enabled: boolean) =>
+    call(k, "/api/petal/setPetalEnabled", {
+      packageName: PLUGIN_NAME,
+      enabled,
+      frontend: "desktop",
+    });
+  await set(false);
+  await set(true);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${k.url}/plugin/private/${PLUGIN_NAME}/health`, {
+      headers: { authorization: `Token ${k.token}` },
+    }).catch(() => undefined);
+    if (res?.status === 200) return;
+    await sleep(250);
+  }
+  throw new Error("the plugin did not serve /health within 60 s of being enabled again");
+}
+
+/**
+ * A plugin reload between a commit and its replay, and between another preflight and its commit:
+ * the replay answers from the ledger on `siyuan.storage` (`replayed`, nothing written), the lease of
+ * the earlier process is refused (`preflight_lease_invalid`), the block as the first commit left it.
+ */
+async function replayAcrossReload(k: Kernel, front: Front): Promise<string> {
+  const nb = await notebook(k);
+  const d = await doc(k, nb, "/Reload", "before the reload");
+  const [id] = (await childIds(k, d)) as [string];
+  const { commitArgs } = await strict(front, "block", {
+    action: "update",
+    id,
+    data: "committed before the reload",
+  });
+  const stale = { action: "update", id, data: "preflighted before the reload" };
+  const pre = (await front.call("block", { ...stale, validateOnly: true }, false))
+    .structuredContent;
+  const field = String(pre["preconditionField"]);
+  await reloadPlugin(k);
+  const replay = await front.call("block", commitArgs, false);
+  const r = replay.structuredContent;
+  if (replay.isError || r["replayed"] !== true || r["executedNow"] !== false) {
+    throw new Error(`replay after the reload: ${describeAnswer(replay)}`);
+  }
+  const late = await front.call(
+    "block",
+    { ...stale, requestId: pre["requestId"], [field]: pre[field] },
+    false,
+  );
+  const e = late.structuredContent["error"] as
+    | { code?: string; details?: { reason?: string } }
+    | undefined;
+  if (e?.code !== "preflight_lease_invalid") {
+    throw new Error(`a lease of the earlier process: ${describeAnswer(late)}`);
+  }
+  await flush(k);
+  const now = await kramdownOf(k, id);
+  if (!now.startsWith("committed before the reload")) throw new Error(`the block shows ${now}`);
+  return `replay after the reload: replayed, executedNow false; the earlier lease: preflight_lease_invalid (${e.details?.reason ?? "?"}); the block as the first commit left it`;
+}
+
 // ---------------------------------------------------------------- all
 
 export async function runExtras(
@@ -478,9 +565,15 @@ export async function runExtras(
   await run("an outside edit between preflight and commit is refused (state_changed)", () =>
     driftRefused(k, front),
   );
+  if (front.via === "plugin") {
+    await run(
+      "a plugin reload between a commit and its replay, and inside a preflight's lease",
+      () => replayAcrossReload(k, front),
+    );
+  }
   await run("file.upload_asset through staging", () => uploadThroughStaging(k, front));
   await run("file.export_resources, the zip downloaded", () => exportResources(k, front));
-  await run("file.extract_doc, the Markdown downloaded", () => extractDoc(k, front));
+  await run("file.extract_doc, the Markdown and its asset downloaded", () => extractDoc(k, front));
   if (front.via === "cli") {
     await run(
       "cli: block update by flags, --validate-only, then the printed Next: command, then a read",
