@@ -15,7 +15,7 @@
  * never point this at a workspace with notes you keep.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SCENARIOS } from "../../mcp-tools/test/support/fault-scenarios.js";
@@ -117,6 +117,18 @@ function sisyphusBuild(): string {
   }
 }
 
+const BIOME = resolve(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "biome");
+
+/** The Markdown report laid out as the repository's formatter wants it (tables padded). */
+function formatted(path: string): void {
+  if (!existsSync(BIOME)) return;
+  try {
+    execFileSync(BIOME, ["format", "--write", path], { stdio: "ignore" });
+  } catch {
+    console.error(`could not format ${path} with biome`);
+  }
+}
+
 const version = await kernelVersion(kernel);
 const build = sisyphusBuild();
 let loadLines: string[] = [];
@@ -179,6 +191,7 @@ for (const via of roads) {
     failed += results.filter((r) => !r.ok).length + extras.filter((x) => !x.ok).length;
     writeFileSync(join(values.out, `${road}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(values.out, `${road}.md`), markdownReport(report));
+    formatted(join(values.out, `${road}.md`));
     console.log(`wrote ${join(values.out, `${road}.md`)}`);
   }
 }
