@@ -95,6 +95,24 @@ export const sqlProbes = [
       });
     },
   ),
+  probe(
+    "sql.like-escape",
+    "LIKE … ESCAPE answers no rows (SiYuan's rewriter panics on it); instr() finds the same text",
+    ["/api/query/sql"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const id = await ctx.doc(nb, "/Escape doc", "to_do 50% done");
+      await ctx.post("like escape", "/api/query/sql", {
+        stmt: `SELECT id FROM blocks WHERE root_id = '${id}' AND content LIKE '%to!_do%' ESCAPE '!'`,
+      });
+      await ctx.post("instr", "/api/query/sql", {
+        stmt: `SELECT type FROM blocks WHERE root_id = '${id}' AND instr(content, 'to_do') > 0 ORDER BY type`,
+      });
+      await ctx.post("escape inside a string", "/api/query/sql", {
+        stmt: `SELECT type FROM blocks WHERE root_id = '${id}' AND content != 'an ESCAPE ''x'' inside' ORDER BY type`,
+      });
+    },
+  ),
   probe("sql.refs", "the refs table for a block reference", ["/api/query/sql"], async (ctx) => {
     const nb = await ctx.notebook();
     const target = await ctx.doc(nb, "/Ref target", "Target text");
