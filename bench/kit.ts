@@ -356,6 +356,70 @@ export async function withKernelDelay<T>(
   }
 }
 
+/** POSTs JSON to a kernel's API: the envelope's `data`, or throws with its code and message. */
+export async function kernelApi<T = unknown>(
+  kernel: Kernel,
+  path: string,
+  body: unknown,
+): Promise<T> {
+  const r = await fetch(`${kernel.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Token ${kernel.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const env = (await r.json()) as { code: number; msg: string; data: T };
+  if (env.code !== 0) throw new Error(`${path}: ${env.code} ${env.msg}`);
+  return env.data;
+}
+
+/**
+ * A new notebook `name` holding one document of `paragraphs` (created through the API, as on a real
+ * kernel): the notebook's ID and the paragraphs' block IDs, in order.
+ */
+export async function paragraphsDoc(
+  kernel: Kernel,
+  name: string,
+  paragraphs: readonly string[],
+): Promise<{ notebook: string; ids: string[] }> {
+  const nb = await kernelApi<{ notebook: { id: string } }>(kernel, "/api/notebook/createNotebook", {
+    name,
+  });
+  const doc = await kernelApi<string>(kernel, "/api/filetree/createDocWithMd", {
+    notebook: nb.notebook.id,
+    path: `/${name}`,
+    markdown: paragraphs.join("\n\n"),
+  });
+  await kernelApi(kernel, "/api/sqlite/flushTransaction", {});
+  const kids = await kernelApi<Array<{ id: string }>>(kernel, "/api/block/getChildBlocks", {
+    id: doc,
+  });
+  return { notebook: nb.notebook.id, ids: kids.map((c) => c.id) };
+}
+
+/**
+ * One strict `block.update` (preflight, then commit with its request ID and credential): the
+ * client-observed intervals of each; throws unless the commit answers `committed`.
+ */
+export async function strictUpdate(
+  client: ToolCaller,
+  id: string,
+  data: string,
+): Promise<{ preflight: Interval; commit: Interval }> {
+  const args = { action: "update", id, dataType: "markdown", data };
+  const p0 = now();
+  const pre = await call(client, "block", { ...args, validateOnly: true });
+  const p1 = now();
+  const field = pre["preconditionField"] as string;
+  const c = await call(client, "block", {
+    ...args,
+    requestId: pre["requestId"],
+    [field]: pre[field],
+  });
+  const c1 = now();
+  if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
+  return { preflight: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
+}
+
 /** A direct, unguarded kernel write: one updateBlock over loopback HTTP, timed on {@link now}. */
 export async function directUpdate(kernel: Kernel, id: string, data: string): Promise<Interval> {
   const start = now();

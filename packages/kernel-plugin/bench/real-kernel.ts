@@ -23,9 +23,11 @@ import {
   directUpdate,
   f2,
   type Interval,
+  kernelApi,
   machineLine,
   median,
   now,
+  paragraphsDoc,
   putPluginSettings,
   waves,
 } from "../../../bench/kit.js";
@@ -51,30 +53,9 @@ interface Kernel {
 }
 const real: Kernel = { url: values.url.replace(/\/$/, ""), token: values.token };
 
-async function api<T = unknown>(k: Kernel, path: string, body: unknown): Promise<T> {
-  const r = await fetch(`${k.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Token ${k.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const env = (await r.json()) as { code: number; msg: string; data: T };
-  if (env.code !== 0) throw new Error(`${path}: ${env.code} ${env.msg}`);
-  return env.data;
-}
-
 /** A notebook with one document of three paragraphs; the paragraphs' IDs. */
 async function fixture(k: Kernel): Promise<string[]> {
-  const nb = await api<{ notebook: { id: string } }>(k, "/api/notebook/createNotebook", {
-    name: "bench-real-kernel",
-  });
-  const doc = await api<string>(k, "/api/filetree/createDocWithMd", {
-    notebook: nb.notebook.id,
-    path: "/bench",
-    markdown: "alpha\n\nbeta\n\ngamma",
-  });
-  await api(k, "/api/sqlite/flushTransaction", {});
-  const kids = await api<Array<{ id: string }>>(k, "/api/block/getChildBlocks", { id: doc });
-  return kids.map((c) => c.id);
+  return (await paragraphsDoc(k, "bench-real-kernel", ["alpha", "beta", "gamma"])).ids;
 }
 
 interface Seen {
@@ -147,7 +128,7 @@ console.log(
   `the plugin's kernel calls of one strict block.update, learnt in the sandbox: preflight ${learnt.phases.pre.length} in ${waves(learnt.phases.pre as Interval[])} round trips (${learnt.phases.pre.map((c) => c.path).join(", ")}); commit ${learnt.phases.commit.length} in ${waves(learnt.phases.commit as Interval[])} (${learnt.phases.commit.map((c) => c.path).join(", ")})`,
 );
 
-const version = await api<string>(real, "/api/system/version", {});
+const version = await kernelApi<string>(real, "/api/system/version", {});
 await putPluginSettings(real, PLUGIN, { kernelEndpointEnabled: true });
 const ids = await fixture(real);
 const client = await connectPlugin(real, "bench-real-kernel");

@@ -48,8 +48,10 @@ import {
   medianItem,
   mergeIntervals,
   now,
+  paragraphsDoc,
   printLatency,
   stopChild,
+  strictUpdate,
   unionMs,
   waves,
   withKernelDelay,
@@ -128,28 +130,7 @@ const DEMO_PARAGRAPHS: Paragraphs = {
 
 /** A notebook `bench-cost` with one document of four paragraphs, on a real kernel. */
 async function realParagraphs(k: Target): Promise<Paragraphs> {
-  const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const r = await fetch(`${k.url}${path}`, {
-      method: "POST",
-      headers: { authorization: `Token ${k.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const env = (await r.json()) as { code: number; msg: string; data: T };
-    if (env.code !== 0) throw new Error(`${path}: ${env.msg}`);
-    return env.data;
-  };
-  const nb = await post<{ notebook: { id: string } }>("/api/notebook/createNotebook", {
-    name: "bench-cost",
-  });
-  const doc = await post<string>("/api/filetree/createDocWithMd", {
-    notebook: nb.notebook.id,
-    path: "/cost",
-    markdown: "goals\n\ndecision\n\njournal\n\nstatus",
-  });
-  await post("/api/sqlite/flushTransaction", {});
-  const ids = (await post<Array<{ id: string }>>("/api/block/getChildBlocks", { id: doc })).map(
-    (c) => c.id,
-  );
+  const { ids } = await paragraphsDoc(k, "bench-cost", ["goals", "decision", "journal", "status"]);
   return { strict: [ids[0], ids[1], ids[2]] as [string, string, string], direct: ids[3] as string };
 }
 
@@ -200,23 +181,6 @@ async function connect(url: string): Promise<Client> {
     }),
   );
   return client;
-}
-
-/** One strict block.update: client-observed intervals of the preflight and the commit. */
-async function strictUpdate(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const p0 = now();
-  const pre = await call(client, "block", { ...args, validateOnly: true });
-  const p1 = now();
-  const field = pre["preconditionField"] as string;
-  const c = await call(client, "block", {
-    ...args,
-    requestId: pre["requestId"],
-    [field]: pre[field],
-  });
-  const c1 = now();
-  if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
-  return { preflight: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
 }
 
 // ---- the same kernel calls, made directly ---------------------------------------------------------

@@ -45,12 +45,15 @@ import {
   httpServerArgs,
   type Interval,
   type Kernel,
+  kernelApi,
   listeningUrl,
   machineLine,
   median,
   now,
+  paragraphsDoc,
   putPluginSettings,
   stopChild,
+  strictUpdate,
   unionMs,
   waves,
 } from "../../../bench/kit.js";
@@ -155,31 +158,8 @@ const builds: Array<{ label: string; bin: string }> =
 
 if (values.floor) builds.push({ label: FLOOR, bin: await floorBuild() });
 
-async function api<T = unknown>(path: string, body: unknown): Promise<T> {
-  const r = await fetch(`${kernel.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Token ${kernel.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const env = (await r.json()) as { code: number; msg: string; data: T };
-  if (env.code !== 0) throw new Error(`${path}: ${env.code} ${env.msg}`);
-  return env.data;
-}
-
 /** A notebook with one document of three paragraphs: the notebook and the paragraphs' IDs. */
-async function fixture(): Promise<{ notebook: string; ids: string[] }> {
-  const nb = await api<{ notebook: { id: string } }>("/api/notebook/createNotebook", {
-    name: "bench-settings-read",
-  });
-  const doc = await api<string>("/api/filetree/createDocWithMd", {
-    notebook: nb.notebook.id,
-    path: "/settings-read",
-    markdown: "alpha\n\nbeta\n\ngamma",
-  });
-  await api("/api/sqlite/flushTransaction", {});
-  const kids = await api<Array<{ id: string }>>("/api/block/getChildBlocks", { id: doc });
-  return { notebook: nb.notebook.id, ids: kids.map((c) => c.id) };
-}
+const fixture = () => paragraphsDoc(kernel, "bench-settings-read", ["alpha", "beta", "gamma"]);
 
 interface Server {
   label: string;
@@ -227,23 +207,6 @@ async function dumpTap(s: Server): Promise<TapRecord[]> {
   return records;
 }
 
-/** One strict block.update: the client-observed intervals of its preflight and its commit. */
-async function strictUpdate(client: Client, id: string, data: string) {
-  const args = { action: "update", id, dataType: "markdown", data };
-  const p0 = now();
-  const pre = await call(client, "block", { ...args, validateOnly: true });
-  const p1 = now();
-  const field = pre["preconditionField"] as string;
-  const c = await call(client, "block", {
-    ...args,
-    requestId: pre["requestId"],
-    [field]: pre[field],
-  });
-  const c1 = now();
-  if (c["status"] !== "committed") throw new Error(JSON.stringify(c));
-  return { pre: { start: p0, end: p1 }, commit: { start: p1, end: c1 } };
-}
-
 async function trivialRead(client: Client): Promise<Interval> {
   const start = now();
   await call(client, "system", { action: "version" });
@@ -283,7 +246,7 @@ const med = (xs: Seen[], k: keyof Seen) => median(xs.map((x) => x[k]));
 const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
 
 console.log(machineLine(false));
-const version = await api<string>("/api/system/version", {});
+const version = await kernelApi<string>(kernel, "/api/system/version", {});
 console.log(
   `kernel ${kernel.url}: SiYuan ${version}; ${ROUNDS} rounds after ${WARM} warm-up writes, builds interleaved`,
 );
@@ -314,7 +277,7 @@ try {
       const c1 = cpuMsOf(s.child.pid);
       const w = await strictUpdate(s.client, ids[r % ids.length] as string, `${s.label} ${r}`);
       const c2 = cpuMsOf(s.child.pid);
-      calls.get(s)?.push({ read, ...w });
+      calls.get(s)?.push({ read, pre: w.preflight, commit: w.commit });
       cpu.get(s)?.read.push(c1 - c0);
       cpu.get(s)?.write.push(c2 - c1);
     }
@@ -431,7 +394,7 @@ try {
     await s.client.close().catch(() => undefined);
     await stopChild(s.child);
   }
-  await api("/api/notebook/removeNotebook", { notebook }).catch(() => undefined);
+  await kernelApi(kernel, "/api/notebook/removeNotebook", { notebook }).catch(() => undefined);
   for (const b of builds) {
     if (b.bin.includes(`${join("node_modules", ".cache", "sis-settings-")}`))
       rmSync(resolve(b.bin, ".."), { recursive: true, force: true });
