@@ -22,7 +22,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { subscribe } from "node:diagnostics_channel";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -57,6 +57,7 @@ import {
   withKernelDelay,
 } from "../../../bench/kit.js";
 import { barChart, writeChart } from "../../../bench/svg-chart.js";
+import { dumpTap, TAP, type TapRecord } from "./tap-reader.js";
 
 const QUICK = process.argv.includes("--quick");
 const argOf = (name: string) => {
@@ -77,15 +78,9 @@ const run = (section: string) =>
   onlyArg < 0 || (process.argv[onlyArg + 1] ?? "").split(",").includes(section);
 const ROUNDS = QUICK ? 15 : 40;
 const PKG = resolve(import.meta.dirname, "..");
-const TAP = resolve(import.meta.dirname, "tap.cjs");
 const TOKEN = "bench-token-0123456789abcdef";
 
 const f1 = (n: number) => n.toFixed(1);
-
-type TapRecord = Interval & {
-  kind: "mcp" | "kernel" | "settings" | "fsync" | "cpu";
-  path?: string;
-};
 
 interface Server {
   url: string;
@@ -158,17 +153,6 @@ async function startServer(sb: Target, profile = false): Promise<Server> {
 }
 
 const stopServer = (s: Server) => stopChild(s.child);
-
-/** Asks the tap for its records (and clears them in the server). */
-async function dumpTap(s: Server): Promise<TapRecord[]> {
-  rmSync(s.tapFile, { force: true });
-  s.child.kill("SIGUSR2");
-  for (let i = 0; i < 500 && !existsSync(s.tapFile); i++)
-    await new Promise((r) => setTimeout(r, 5));
-  const records = JSON.parse(readFileSync(s.tapFile, "utf8")) as TapRecord[];
-  rmSync(s.tapFile);
-  return records;
-}
 
 async function connect(url: string): Promise<Client> {
   const client = new Client(

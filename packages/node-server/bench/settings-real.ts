@@ -32,7 +32,7 @@
  * Without `--bin`, the package's `dist/bin.cjs` (copied first) is the one build, labelled `this`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -57,6 +57,7 @@ import {
   unionMs,
   waves,
 } from "../../../bench/kit.js";
+import { dumpTap, TAP, type TapRecord } from "./tap-reader.js";
 
 const { values } = parseArgs({
   options: {
@@ -83,11 +84,8 @@ const ROUNDS = Number(values.rounds);
 const CPU_READS = Number(values["cpu-reads"]);
 const WARM = 10;
 const PKG = resolve(import.meta.dirname, "..");
-const TAP = resolve(import.meta.dirname, "tap.cjs");
 const TOKEN = "bench-token-0123456789abcdef";
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
-
-type TapRecord = Interval & { kind: "mcp" | "kernel" | "settings" | "fsync"; path?: string };
 
 /** A private copy of dist's executable (a concurrent rebuild cannot pull it away). */
 function copyOfDist(): string {
@@ -195,16 +193,6 @@ async function startServer(label: string, bin: string): Promise<Server> {
     }),
   );
   return { label, child, tapFile, client };
-}
-
-async function dumpTap(s: Server): Promise<TapRecord[]> {
-  rmSync(s.tapFile, { force: true });
-  s.child.kill("SIGUSR2");
-  for (let i = 0; i < 500 && !existsSync(s.tapFile); i++)
-    await new Promise((r) => setTimeout(r, 5));
-  const records = JSON.parse(readFileSync(s.tapFile, "utf8")) as TapRecord[];
-  rmSync(s.tapFile);
-  return records;
 }
 
 async function trivialRead(client: Client): Promise<Interval> {

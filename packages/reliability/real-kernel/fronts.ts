@@ -18,6 +18,7 @@ import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { ToolResult } from "../../mcp-tools/src/index.js";
+import { lostAnswer, toolResult } from "../test/support/tool-results.js";
 import { type Kernel, PLUGIN_NAME } from "./kernel.js";
 
 const PACKAGES = resolve(import.meta.dirname, "..", "..");
@@ -49,35 +50,6 @@ export interface Front {
   /** What this road sends for a file to upload: a staging handle or a local file path. */
   source(fileName: string, bytes: Uint8Array): Promise<Record<string, string>>;
   stop(): Promise<void>;
-}
-
-/** A tool result from an MCP `tools/call` result. */
-function toolResult(r: unknown): ToolResult {
-  const x = r as {
-    content?: unknown;
-    structuredContent?: Record<string, unknown>;
-    isError?: boolean;
-  };
-  return {
-    content: (x.content ?? []) as ToolResult["content"],
-    structuredContent: x.structuredContent ?? {},
-    isError: x.isError === true,
-  };
-}
-
-/** What a caller knows when the call itself failed: not whether it ran. */
-function lostAnswer(e: unknown): ToolResult {
-  return {
-    content: [],
-    isError: true,
-    structuredContent: {
-      error: {
-        code: "outcome_unknown",
-        writeAttempted: true,
-        message: `no answer: ${e instanceof Error ? e.message : String(e)}`,
-      },
-    },
-  };
 }
 
 function newClient(name: string): Client {

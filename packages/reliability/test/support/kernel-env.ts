@@ -35,6 +35,7 @@ import {
 import type { ToolResult } from "../../../mcp-tools/src/index.js";
 import { isWriteEndpoint, MatrixTransport } from "../../../mcp-tools/test/support/fault-matrix.js";
 import type { KindsEnv, LedgerFaults, WriteHook, WriteHooks } from "./matrix-env.js";
+import { lostAnswer, toolResult } from "./tool-results.js";
 
 /** How long the listener stays away on a kernel restart (ms). */
 const RESTART_DOWN_MS = 200;
@@ -135,38 +136,6 @@ async function confirmingClient(sb: Sandbox): Promise<Client> {
     }),
   );
   return client;
-}
-
-/** A tool result as the runtime returns it, from an MCP `tools/call` result. */
-function toolResult(r: unknown): ToolResult {
-  const x = r as {
-    content?: unknown;
-    structuredContent?: Record<string, unknown>;
-    isError?: boolean;
-  };
-  return {
-    content: (x.content ?? []) as ToolResult["content"],
-    structuredContent: x.structuredContent ?? {},
-    isError: x.isError === true,
-  } as ToolResult;
-}
-
-/**
- * What a caller knows when the call itself failed (the answer was lost with the connection): not
- * whether it ran. Counted as `outcome_unknown`, never as a refusal.
- */
-function lostAnswer(e: unknown): ToolResult {
-  return {
-    content: [],
-    isError: true,
-    structuredContent: {
-      error: {
-        code: "outcome_unknown",
-        writeAttempted: true,
-        details: { reason: `no answer: ${e instanceof Error ? e.message : String(e)}` },
-      },
-    },
-  } as unknown as ToolResult;
 }
 
 /**
