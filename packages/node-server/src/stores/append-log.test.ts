@@ -61,6 +61,7 @@ describe("AppendLog group commit", () => {
     await until(() => appends.every((a) => a.state === "ok"));
     expect(fake.calls).toHaveLength(1);
     expect(log.syncCount).toBe(1);
+    await log.close();
   });
 
   it("a failed sync fails every waiter of its group; none is acknowledged, and the next group syncs afresh", async () => {
@@ -81,6 +82,7 @@ describe("AppendLog group commit", () => {
     fake.calls[1]!.resolve();
     await until(() => later.state === "ok");
     expect(durable).toEqual([9]);
+    await log.close();
   });
 
   it("an append written while a sync runs waits for the next sync", async () => {
@@ -99,6 +101,7 @@ describe("AppendLog group commit", () => {
     fake.calls[1]!.resolve();
     await until(() => second.state === "ok" && third.state === "ok");
     expect(log.syncCount).toBe(2);
+    await log.close();
   });
 
   it("a lazy append rides on the next group's sync, and close syncs one left alone", async () => {
