@@ -4,7 +4,8 @@
  *                 time, echoing their output, then writes the report with each package's output;
  *                 further arguments go to turbo, e.g. from the root
  *                 `pnpm exec tsx --conditions=source packages/mcp-tools/bench/report.ts --bench
- *                 --filter=@sisyphus/core-hash`)
+ *                 --filter=@sisyphus/core-hash`; a package left out keeps the section and
+ *                 goal rows the report showed, marked with the date they were measured)
  *   pnpm --filter @sisyphus/mcp-tools exec tsx --conditions=source bench/report.ts
  *                 (the deterministic tables only; the timing sections say how to run them)
  * The tables that do not depend on machine speed are generated here from the catalog; each
@@ -111,8 +112,55 @@ async function runBenches(turboArgs: readonly string[]): Promise<BenchRun> {
   return { output: splitTurboOutput(lines), failed: code !== 0 };
 }
 
+/**
+ * What an earlier report published, for packages a filtered `pnpm bench` did not run: each
+ * package's section by name, its goal rows, and the date it was generated.
+ */
+export interface PreviousReport {
+  readonly date: string;
+  readonly sections: ReadonlyMap<string, string>;
+  readonly goalRows: readonly { readonly from: string; readonly row: string }[];
+}
+
+const SECTION_HEAD = /^### (@[\w-]+\/[\w-]+)$/;
+/** The line a kept section starts with; a section kept again keeps the date it was measured. */
+const KEPT_NOTE = /^Kept from the report of /;
+
+/** Reads a report {@link renderReport} wrote (an empty text reads as nothing to keep). */
+export function parsePreviousReport(text: string): PreviousReport {
+  const date = /^- Date: (.+)$/m.exec(text)?.[1] ?? "an earlier run";
+  const packages = text.indexOf("\n## Package benchmarks\n");
+  const sections = new Map<string, string>();
+  if (packages >= 0) {
+    let name: string | undefined;
+    let body: string[] = [];
+    const flush = () => {
+      if (name !== undefined) sections.set(name, body.join("\n").trim());
+    };
+    for (const line of text.slice(packages).split("\n")) {
+      const head = SECTION_HEAD.exec(line);
+      if (head) {
+        flush();
+        name = head[1];
+        body = [];
+      } else if (name !== undefined) body.push(line);
+    }
+    flush();
+  }
+  const goals = text.slice(text.indexOf("## Goals at a glance"), text.indexOf("\n## Tool surface"));
+  const goalRows = goals
+    .split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("| goal |") && !l.startsWith("| ---"))
+    .map((row) => ({ from: (row.split(" | ").at(-1) ?? "").replace(/ \|$/, ""), row }));
+  return { date, sections, goalRows };
+}
+
 /** One package's section: the command and, when the benchmarks ran, what it printed. */
-function benchSection(p: BenchPackage, run: BenchRun | undefined): string {
+function benchSection(
+  p: BenchPackage,
+  run: BenchRun | undefined,
+  previous: PreviousReport | undefined,
+): string {
   const rel = relative(ROOT, p.dir);
   const readme = join(p.dir, "bench/README.md");
   const head = [
@@ -122,6 +170,19 @@ function benchSection(p: BenchPackage, run: BenchRun | undefined): string {
     "",
   ];
   const lines = run?.output.get(p.name);
+  const kept = previous?.sections.get(p.name);
+  if (lines === undefined && kept !== undefined && kept.includes("```"))
+    return [
+      `### ${p.name}`,
+      "",
+      ...(KEPT_NOTE.test(kept)
+        ? []
+        : [
+            `Kept from the report of ${previous?.date}: not run by this \`pnpm bench\` (filtered out).`,
+            "",
+          ]),
+      kept,
+    ].join("\n");
   if (lines === undefined)
     return [
       ...head,
@@ -206,7 +267,7 @@ export function benchGoals(run: BenchRun | undefined): Goal[] {
   );
 }
 
-function renderGoals(goals: readonly Goal[]): string {
+function renderGoals(goals: readonly Goal[], keptRows: readonly string[]): string {
   return [
     "| goal | measured | target | status | what stands in the way | measured by |",
     "| --- | --- | --- | --- | --- | --- |",
@@ -214,7 +275,18 @@ function renderGoals(goals: readonly Goal[]): string {
       (g) =>
         `| ${g.what} | ${g.measured} | ${g.target} | ${g.holds ? "holds" : "**not reached**"} | ${g.gap ?? "–"} | ${g.from} |`,
     ),
+    ...keptRows,
   ].join("\n");
+}
+
+/** The earlier report's goal rows of the benchmarks a filtered run kept (not run this time). */
+function keptGoalRows(run: BenchRun | undefined, previous: PreviousReport | undefined): string[] {
+  if (run === undefined || previous === undefined) return [];
+  const table = new Set(tableGoals([]).map((g) => `| ${g.what} |`));
+  return previous.goalRows
+    .filter((g) => !run.output.has(g.from) && previous.sections.has(g.from))
+    .filter((g) => ![...table].some((what) => g.row.startsWith(what)))
+    .map((g) => g.row);
 }
 
 function worst(rows: readonly MutationRow[], pick: (r: MutationRow) => number): string {
@@ -235,8 +307,16 @@ function summary(rows: readonly MutationRow[]): string {
   ].join("\n");
 }
 
-/** The whole report as Markdown: the tables from `rows`, and the benchmarks' output when they ran. */
-export function renderReport(rows: readonly MutationRow[], run?: BenchRun): string {
+/**
+ * The whole report as Markdown: the tables from `rows`, and the benchmarks' output when they ran.
+ * With `previous` (the report as it stood), a package a filtered run left out keeps its section
+ * and goal rows, marked with the date they were measured.
+ */
+export function renderReport(
+  rows: readonly MutationRow[],
+  run?: BenchRun,
+  previous?: PreviousReport,
+): string {
   const cpu = cpus();
   return [
     "# Performance",
@@ -260,7 +340,7 @@ export function renderReport(rows: readonly MutationRow[], run?: BenchRun): stri
     "and commands, and [decisions.md](decisions.md) says what was tried. Timing goals appear only when",
     "the benchmarks ran.",
     "",
-    renderGoals([...tableGoals(rows), ...benchGoals(run)]),
+    renderGoals([...tableGoals(rows), ...benchGoals(run)], keptGoalRows(run, previous)),
     "",
     "## Tool surface: `tools/list` tokens",
     "",
@@ -305,7 +385,7 @@ export function renderReport(rows: readonly MutationRow[], run?: BenchRun): stri
     "Each package's benchmark output as it printed it (timing figures, taken on the machine above).",
     "",
     benchPackages()
-      .map((p) => benchSection(p, run))
+      .map((p) => benchSection(p, run, previous))
       .join("\n\n"),
     "",
   ].join("\n");
@@ -316,7 +396,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const run = args.includes("--bench")
     ? await runBenches(args.filter((a) => a !== "--bench"))
     : undefined;
-  writeFileSync(OUT, renderReport(await mutationRows(), run));
+  // A filtered run (`--filter=…`) keeps what the report showed for the packages it left out.
+  const previous =
+    run !== undefined && existsSync(OUT)
+      ? parsePreviousReport(readFileSync(OUT, "utf8"))
+      : undefined;
+  writeFileSync(OUT, renderReport(await mutationRows(), run, previous));
   console.log(`wrote ${relative(ROOT, OUT)}`);
   if (run?.failed) {
     console.error("a benchmark failed: see its section in the report");

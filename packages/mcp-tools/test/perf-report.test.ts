@@ -13,7 +13,13 @@ import {
   surfaceTable,
   unmeasuredMutations,
 } from "../bench/perf-tables.js";
-import { benchGoals, benchPackages, renderReport, splitTurboOutput } from "../bench/report.js";
+import {
+  benchGoals,
+  benchPackages,
+  parsePreviousReport,
+  renderReport,
+  splitTurboOutput,
+} from "../bench/report.js";
 import { ACTIONS, TOOL_NAMES } from "../src/index.js";
 import { catalogMutations } from "./support/fault-matrix.js";
 
@@ -169,5 +175,44 @@ describe("turbo output", () => {
     const report = renderReport([], { output, failed: false });
     const section = report.slice(report.indexOf("### @sisyphus/mcp-tools"));
     expect(section).toContain("```text\nratio 1.2\ndone\n```\n\n![Latency](perf/latency.svg)");
+  });
+
+  it("keeps what an earlier report showed for the packages a filtered run left out, marked with its date", () => {
+    const first = renderReport([], {
+      output: new Map([
+        ["@sisyphus/core-hash", ["hash 0.5", goalLine("hash vs floor", "0.5×", "≤ 1×", true)]],
+        ["@sisyphus/cli", ["cli 7×", goalLine("cli vs node", "7×", "≤ 2.5×", false, "imports")]],
+      ]),
+      failed: false,
+    });
+    const previous = parsePreviousReport(first);
+    expect(previous.sections.get("@sisyphus/cli")).toContain("cli 7×");
+    const second = renderReport(
+      [],
+      { output: new Map([["@sisyphus/cli", ["cli 2×"]]]), failed: false },
+      previous,
+    );
+    const hash = second.slice(second.indexOf("### @sisyphus/core-hash"));
+    expect(hash).toMatch(/^### @sisyphus\/core-hash\n\nKept from the report of \d{4}-.*: not run/);
+    expect(hash).toContain("```text\nhash 0.5\n```");
+    const cli = second.slice(
+      second.indexOf("### @sisyphus/cli"),
+      second.indexOf("### @sisyphus/core"),
+    );
+    expect(cli).toContain("cli 2×");
+    expect(cli).not.toContain("cli 7×");
+    const goals = second.slice(second.indexOf("## Goals at a glance"), second.indexOf("## Tool"));
+    expect(goals).toContain("| hash vs floor | 0.5× | ≤ 1× | holds | – | @sisyphus/core-hash |");
+    expect(goals).not.toContain("cli vs node");
+    expect(goals.match(/`tools\/list` tokens per action/g)).toHaveLength(1);
+    // Kept twice over, a section keeps the date it was measured and gathers no second note.
+    const third = renderReport(
+      [],
+      { output: new Map(), failed: false },
+      { ...parsePreviousReport(second), date: "a later day" },
+    );
+    expect(third.match(/Kept from the report of \d{4}-/g)).toHaveLength(1);
+    expect(third.match(/Kept from the report of a later day/g)).toHaveLength(1);
+    expect(third).toContain("cli 2×");
   });
 });
