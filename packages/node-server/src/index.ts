@@ -50,6 +50,7 @@ export {
   type NodeServerErrorCode,
   type NodeServerErrorDetails,
 } from "./errors.js";
-export { type RunningServer, startServer } from "./main.js";
+export { type RunningServer, type StartOptions, startServer } from "./main.js";
+export type { ExtensionGate, ExtensionTool, ServerExtension } from "./mcp-stack.js";
 export { FileLedgerStore } from "./stores/file-ledger-store.js";
 export { FileReservationStore } from "./stores/file-reservation-store.js";

@@ -89,7 +89,7 @@ export type ExtensionGate = (
 /**
  * More tools, prompts or resources on every server instance this process builds, served through
  * the same transports, sessions, authentication, guards and admission gate as the SiYuan tools.
- * A seam for test builds only (the conformance fixtures, `conformance-main.ts`): the production
+ * A seam for test builds only (the conformance fixtures of `packages/conformance`): the production
  * executable passes none, and nothing in its configuration can.
  */
 export interface ServerExtension {

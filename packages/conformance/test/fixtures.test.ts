@@ -1,17 +1,25 @@
 /**
- * The MCP conformance suite's fixtures (src/conformance-fixtures.ts) exist only in the test artefact
- * `test-artifacts/conformance/conformance-server.cjs`: the production bundle holds none of them and
- * the production executable cannot be made to serve them, while the artefact serves them through
- * the same HTTP shell (authentication included).
+ * The MCP conformance suite's fixtures (src/fixtures.ts) exist only in this package's test artefact
+ * `test-artifacts/conformance-server.cjs`: node-server's production bundle holds none of them and
+ * its production executable cannot be made to serve them, while the artefact serves them through
+ * the same HTTP shell (authentication included). Uses node-server's test harness (spawned servers).
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpClient, killAll, spawnAuthority, TOOL_NAMES, tempDataDir } from "./harness.js";
+import {
+  httpClient,
+  killAll,
+  spawnAuthority,
+  TOOL_NAMES,
+  tempDataDir,
+} from "../../node-server/test/harness.js";
 
-const PKG = resolve(import.meta.dirname, "..");
-const ARTEFACT = join(PKG, "test-artifacts", "conformance", "conformance-server.cjs");
+const HERE = resolve(import.meta.dirname, "..");
+/** node-server: the production package whose `dist/` and manifest must hold no fixture. */
+const PKG = resolve(HERE, "..", "node-server");
+const ARTEFACT = join(HERE, "test-artifacts", "conformance-server.cjs");
 /** Names only the fixtures use: a tool, a prompt, a resource and the module's export. */
 const FIXTURE_MARKERS = [
   "test_simple_text",
@@ -28,8 +36,8 @@ const TRIED_ENV = {
 const KERNEL_DOWN = { siyuanUrl: "http://127.0.0.1:9", siyuanToken: "none" };
 
 beforeAll(() => {
-  execFileSync("pnpm", ["run", "build:conformance"], {
-    cwd: PKG,
+  execFileSync("pnpm", ["run", "build:server"], {
+    cwd: HERE,
     stdio: "ignore",
     timeout: 120_000,
   });

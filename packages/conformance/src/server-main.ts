@@ -1,13 +1,12 @@
 /**
- * The conformance server: `sisyphus-server` with the MCP conformance suite's fixtures
- * (`conformance-fixtures.ts`) added through the server's extension seam. Test artefact only:
- * `tsup.conformance.config.ts` bundles it to `test-artifacts/conformance/conformance-server.cjs`,
- * which packages/conformance/run.sh runs; it is no entry of the production build, the package's
- * `bin` or its exports. Same flags and environment as `sisyphus-server`; SIGINT/SIGTERM stop it.
+ * The conformance server: `sisyphus-server` (node-server's exported `startServer`) with the MCP
+ * conformance suite's fixtures (`fixtures.ts`) added through the server's extension seam. Test
+ * artefact only: `tsup.config.ts` bundles it to `test-artifacts/conformance-server.cjs`, which
+ * run.sh runs; node-server's build, `bin` and exports never include it. Same flags and environment
+ * as `sisyphus-server`; SIGINT/SIGTERM stop it.
  */
-import { parseConfig } from "./config.js";
-import { conformanceFixtures } from "./conformance-fixtures.js";
-import { startServer } from "./main.js";
+import { parseConfig, startServer } from "@sisyphus/node-server";
+import { conformanceFixtures } from "./fixtures.js";
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

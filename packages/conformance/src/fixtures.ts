@@ -2,9 +2,9 @@
  * The MCP conformance suite's fixtures (its "everything server": `test_*` tools, prompts,
  * resources, a resource template and completions), as a {@link ServerExtension} of the real
  * server, so every scenario runs through our transports, sessions, authentication, guards, error
- * handling and admission gate. Test builds only: `conformance-main.ts` is its one importer, built
- * by `tsup.conformance.config.ts` into `test-artifacts/`; the production bundle never contains it
- * (test/conformance-fixtures.test.ts checks).
+ * handling and admission gate. Test builds only: `server-main.ts` is its one importer, built by
+ * this package's `tsup.config.ts` into `test-artifacts/`; node-server's production bundle never
+ * contains it (test/fixtures.test.ts checks).
  *
  * Names, arguments and answers follow the "Server Implementation Requirements" of each scenario
  * in @modelcontextprotocol/conformance (`conformance list --server`, the scenario descriptions).
@@ -31,8 +31,8 @@ import {
   ResourceTemplate,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import type { ExtensionGate, ExtensionTool, ServerExtension } from "@sisyphus/node-server";
 import { z } from "zod";
-import type { ExtensionGate, ExtensionTool, ServerExtension } from "./mcp-stack.js";
 
 /** A 1×1 PNG and a minimal WAV: the scenarios check the block's shape and MIME type. */
 const PNG_1X1 =
@@ -594,7 +594,7 @@ function registerTools(server: McpServer, gate: ExtensionGate): void {
   for (const t of TOOLS) {
     server.registerTool(
       t.name,
-      { description: t.description, inputSchema: fromJsonSchema(t.inputSchema as never) },
+      { description: t.description, inputSchema: fromJsonSchema(t.inputSchema) },
       (args, ctx) =>
         gate(ctx.mcpReq.signal, () => t.run((args ?? {}) as Record<string, unknown>, ctx)),
     );
