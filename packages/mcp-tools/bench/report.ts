@@ -37,6 +37,11 @@ const OUT = join(ROOT, "docs/performance.md");
  * report carries them as they are.
  */
 const REAL_KERNEL = join(ROOT, "docs/perf/real-siyuan-3.7.3.md");
+/**
+ * Figures measured by hand while deciding (what was tried, kept or dropped; docs/decisions.md
+ * cites them by ID): no benchmark repeats them, so the report carries them as they are.
+ */
+const BY_HAND = join(ROOT, "docs/perf/by-hand.md");
 
 interface BenchPackage {
   readonly name: string;
@@ -375,6 +380,18 @@ export function renderReport(
           `Measured by hand against a real kernel, not by this run: [\`${relative(join(ROOT, "docs"), REAL_KERNEL)}\`](${relative(join(ROOT, "docs"), REAL_KERNEL)}), as recorded there.`,
           "",
           readFileSync(REAL_KERNEL, "utf8")
+            .replace(/^# .*\n+/, "")
+            .trim(),
+          "",
+        ]
+      : []),
+    ...(existsSync(BY_HAND)
+      ? [
+          "## Measured by hand while deciding",
+          "",
+          `Not by this run: [\`${relative(join(ROOT, "docs"), BY_HAND)}\`](${relative(join(ROOT, "docs"), BY_HAND)}), as recorded there.`,
+          "",
+          readFileSync(BY_HAND, "utf8")
             .replace(/^# .*\n+/, "")
             .trim(),
           "",
