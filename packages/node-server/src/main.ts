@@ -251,7 +251,7 @@ async function startHttp(
           onError: (e) => log(`sisyphus-server: ${e.message}`),
         }),
       // The admission gate's counts, and the write lane's from the coordinator that owns it (the
-      // gate admits writes but does not serialise them; docs/decisions.md, "One write lane").
+      // gate admits writes but does not serialise them; docs/decisions.md D-095).
       health: () => {
         const h = coordinator.health();
         const a = admission.counts();

@@ -271,7 +271,7 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     ...(options.drain === undefined ? {} : { drain: options.drain }),
     snapshot: settingsSnapshot(options.siyuanUrl, options.siyuanToken, a.kind),
     // The snapshot is a kernel round trip: read beside the call's first reads, decided before any
-    // write and any answer (docs/decisions.md, "The settings read beside the first reads").
+    // write and any answer (docs/decisions.md D-098).
     snapshotBesideReads: true,
   });
   const principal = principalOf(options.authToken);
