@@ -15,14 +15,9 @@ import {
   parseDownloadManifest,
   TOOL_ERROR_HINTS,
 } from "@sisyphus/mcp-tools";
+import type { KernelAddress } from "./kernel-request.js";
 import { localOutputSink } from "./local-output.js";
 import type { OnTransfer } from "./transfer-progress.js";
-
-/** The kernel the manifest's URLs are fetched from, with the API token the delegate already has. */
-export interface KernelAddress {
-  readonly siyuanUrl: string;
-  readonly siyuanToken?: string;
-}
 
 const LAYOUTS: Readonly<Record<string, OutputLayout>> = {
   export_resources: "file",
@@ -64,6 +59,7 @@ function withStructured(result: CallToolResult, sc: Record<string, unknown>): Ca
  * with `result` replaced by the saved files (paths, sizes, full SHA-256 digests).
  */
 export async function downloadedExportCall(
+  /** The kernel the manifest's URLs are fetched from, with the API token the delegate already has. */
   kernel: KernelAddress,
   layout: OutputLayout,
   args: Record<string, unknown>,

@@ -22,6 +22,7 @@ import {
 } from "@sisyphus/mcp-tools/settings";
 import { shellError } from "@sisyphus/mcp-tools/shell";
 import { WriteSafetyError } from "@sisyphus/write-safety";
+import { type KernelAddress, type KernelAnswer, kernelRequest } from "./kernel-request.js";
 import { localFileSourceReader } from "./local-source.js";
 import type { OnTransfer } from "./transfer-progress.js";
 
@@ -39,12 +40,6 @@ export const LOOKUP_REUSE_MARGIN_MS = 60_000;
 
 /** The file name header of a raw upload. */
 const FILE_NAME_HEADER = "X-Sisyphus-File-Name";
-
-/** The kernel authority's address, as the link holds it. */
-export interface KernelAddress {
-  readonly siyuanUrl: string;
-  readonly siyuanToken?: string;
-}
 
 /** A file the kernel holds for this call. */
 interface Staged {
@@ -154,36 +149,29 @@ async function stage(
 ): Promise<Outcome<Staged>> {
   const deadline = AbortSignal.timeout(STAGING_TIMEOUT_MS);
   const stop = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
-  const auth: Record<string, string> =
-    kernel.siyuanToken === undefined ? {} : { authorization: `Token ${kernel.siyuanToken}` };
   try {
-    const lookup = await fetch(`${kernel.siyuanUrl}${KERNEL_TRANSFER_LOOKUP_PATH}`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ fileName, sha256, size: bytes.length }),
+    const lookup = await kernelRequest(kernel, KERNEL_TRANSFER_LOOKUP_PATH, {
+      json: { fileName, sha256, size: bytes.length },
+      timeoutMs: STAGING_TIMEOUT_MS,
       signal: stop,
     });
-    const found = await answerOf(lookup);
-    if (!lookup.ok) return { refusal: kernelRefusal(lookup, found) };
+    const found = lookup.json();
+    if (!ok(lookup)) return { refusal: kernelRefusal(lookup, found) };
     const hit = stagedOf(found);
     if (found?.["found"] === true && hit !== undefined && lives(hit)) return { ok: hit };
     for (let attempt = 1; ; attempt++) {
-      const res = await fetch(`${kernel.siyuanUrl}${KERNEL_TRANSFER_UPLOAD_PATH}`, {
-        method: "POST",
-        headers: {
-          ...auth,
-          "content-type": "application/octet-stream",
-          [FILE_NAME_HEADER]: encodeURIComponent(fileName),
-        },
-        body: bytes,
+      const res = await kernelRequest(kernel, KERNEL_TRANSFER_UPLOAD_PATH, {
+        bytes,
+        headers: { [FILE_NAME_HEADER]: encodeURIComponent(fileName) },
+        timeoutMs: STAGING_TIMEOUT_MS,
         signal: stop,
       });
-      const answer = await answerOf(res);
+      const answer = res.json();
       if (res.status === 429 && attempt < STAGING_BUSY_ATTEMPTS) {
         await pause(Math.min(retryAfterMs(res, answer) ?? 1_000, STAGING_BUSY_PAUSE_MAX_MS), stop);
         continue;
       }
-      const staged = res.ok ? stagedOf(answer) : undefined;
+      const staged = ok(res) ? stagedOf(answer) : undefined;
       if (staged === undefined) return { refusal: kernelRefusal(res, answer) };
       return { ok: staged };
     }
@@ -215,12 +203,9 @@ function lives(hit: Staged): boolean {
   return Date.parse(hit.expiresAt) - Date.now() > LOOKUP_REUSE_MARGIN_MS;
 }
 
-/** A response's JSON object, or undefined. */
-async function answerOf(res: Response): Promise<Record<string, unknown> | undefined> {
-  const value: unknown = await res.json().catch(() => undefined);
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+/** A 2xx answer. */
+function ok(res: KernelAnswer): boolean {
+  return res.status >= 200 && res.status < 300;
 }
 
 function stagedOf(answer: Record<string, unknown> | undefined): Staged | undefined {
@@ -233,10 +218,10 @@ function stagedOf(answer: Record<string, unknown> | undefined): Staged | undefin
 
 /** When to try again: the `Retry-After` header (seconds), else the answer's `retryAfterMs`. */
 function retryAfterMs(
-  res: Response,
+  res: KernelAnswer,
   answer: Record<string, unknown> | undefined,
 ): number | undefined {
-  const header = Number(res.headers.get("retry-after") ?? Number.NaN);
+  const header = Number(res.header("retry-after") ?? Number.NaN);
   if (Number.isFinite(header) && header >= 0) return header * 1000;
   const details = answer?.["details"] as { retryAfterMs?: unknown } | undefined;
   return typeof details?.retryAfterMs === "number" ? details.retryAfterMs : undefined;
@@ -257,7 +242,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** The typed answer to a staging endpoint's refusal (the kernel's `{error, message, details}`). */
-function kernelRefusal(res: Response, answer: Record<string, unknown> | undefined): CallToolResult {
+function kernelRefusal(
+  res: KernelAnswer,
+  answer: Record<string, unknown> | undefined,
+): CallToolResult {
   const code = typeof answer?.["error"] === "string" ? answer["error"] : undefined;
   const said = typeof answer?.["message"] === "string" ? `: ${answer["message"]}` : "";
   const details = (answer?.["details"] ?? {}) as Record<string, unknown>;

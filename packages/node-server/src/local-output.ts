@@ -23,6 +23,7 @@ import {
   type SavedFile,
   type SavedOutput,
 } from "@sisyphus/mcp-tools";
+import { kernelAuthorization } from "./kernel-request.js";
 import type { OnTransfer } from "./transfer-progress.js";
 
 /** Options of {@link localOutputSink}. */
@@ -187,8 +188,7 @@ async function download(
   allowMissing: boolean,
 ): Promise<Downloaded | null> {
   const res = await fetch(`${options.siyuanUrl.replace(/\/+$/, "")}${entry.url}`, {
-    headers:
-      options.siyuanToken === undefined ? {} : { authorization: `Token ${options.siyuanToken}` },
+    headers: kernelAuthorization(options.siyuanToken),
     signal,
   });
   if (res.status === 404 && allowMissing) {

@@ -8,6 +8,7 @@
 import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
 import { KERNEL_MCP_PATH, PLUGIN_NAME } from "@sisyphus/mcp-tools/settings";
 import {
+  kernelAuthorization,
   readAuthorityRecord,
   readLocalCredential,
   readSettings,
@@ -53,8 +54,7 @@ export async function runDoctor(io: Io, config: Resolved): Promise<number> {
       detail: `sisyphus ${SISYPHUS_VERSION}${config.profile ? `, profile ${config.profile}` : ""}`,
     },
   ];
-  const auth: Record<string, string> =
-    config.siyuanToken === undefined ? {} : { authorization: `Token ${config.siyuanToken}` };
+  const auth = kernelAuthorization(config.siyuanToken);
   const version = await fetchJson(`${config.siyuanUrl}/api/system/version`);
   if ("error" in version || version.status !== 200) {
     checks.push({
