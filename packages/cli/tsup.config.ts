@@ -1,25 +1,12 @@
-import { fileURLToPath } from "node:url";
 import { defineConfig, type Options } from "tsup";
 import { zodEnglishOnly } from "../../build-support/zod-english-only.ts";
 
 // ESM, `dist/cli.js`: the workspace packages are bundled from their TypeScript sources (the
-// "source" export condition), so a start reads one file. The MCP client, which the delegation link
-// loads on its first call, is a chunk of its own (`dist/chunk-*.js`, loaded only then) that shares
-// the bundle's zod: from node_modules it brought a second zod, about 70 ms of a call's start on
-// Node 20. The prompt library (loaded only to ask a question) stays in node_modules.
+// "source" export condition), so a start reads one file (each authority's link is a chunk of its
+// own, loaded once the settings chose it). The delegation link speaks MCP itself
+// (node-server's `mcp-http-client.ts`), so no MCP SDK is in the bundle. The prompt library
+// (loaded only to ask a question) stays in node_modules.
 const EXTERNAL = ["@clack/prompts"];
-
-/** node-server's run-time `import()` helper, replaced by the CLI's, which names the MCP client. */
-const cliImportEsm = {
-  name: "cli-import-esm",
-  setup(build: Parameters<NonNullable<Options["esbuildPlugins"]>[number]["setup"]>[0]) {
-    build.onResolve({ filter: /^\.\/import-esm\.js$/ }, (args) =>
-      /[\\/]packages[\\/]node-server[\\/]src[\\/]/.test(args.importer)
-        ? { path: fileURLToPath(new URL("./src/import-esm.ts", import.meta.url)) }
-        : undefined,
-    );
-  },
-};
 
 /**
  * The workspace packages' modules have no import-time side effects (no bare imports, no top-level
@@ -55,13 +42,13 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   splitting: true,
-  noExternal: [/^@sisyphus\//, /^zod/, /^@modelcontextprotocol\/client/],
+  noExternal: [/^@sisyphus\//, /^zod/],
   external: EXTERNAL,
   // Bundled CommonJS needs a real `require` inside the ESM output.
   banner: {
     js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
   },
-  esbuildPlugins: [zodEnglishOnly, cliImportEsm, workspaceSideEffectFree],
+  esbuildPlugins: [zodEnglishOnly, workspaceSideEffectFree],
   esbuildOptions(options) {
     options.conditions = ["source"];
   },

@@ -57,8 +57,7 @@ export async function openAuthority(
   if (read.kind === "kernel") {
     return {
       kind: "kernel",
-      link: new AuthorityLink({
-        dataDir: config.dataDir,
+      link: await AuthorityLink.open({
         ...(onTransfer === undefined ? {} : { onTransfer }),
         kernel: {
           siyuanUrl: config.siyuanUrl,
@@ -69,7 +68,7 @@ export async function openAuthority(
   }
   return {
     kind: "node-http",
-    link: new AuthorityLink({
+    link: await AuthorityLink.open({
       dataDir: config.dataDir,
       siyuanUrl: config.siyuanUrl,
       ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),

@@ -4,13 +4,26 @@
  * taskIds, result recovery, cancel relay, background start), the settings read that selects the
  * authority, and the limits they use — without loading the server itself.
  */
-export { AuthorityLink, type AuthorityLinkOptions, TASK_ID_META_KEY } from "./authority-link.js";
+export {
+  AuthorityLink,
+  type AuthorityLinkOptions,
+  type KernelAuthorityLinkOptions,
+  type NodeAuthorityLinkOptions,
+  TASK_ID_META_KEY,
+} from "./authority-link.js";
 export {
   DEFAULT_BACKGROUND_IDLE_STOP_MS,
   SETTINGS_READ_TIMEOUT_MS,
   TASK_RECOVERY_TIMEOUT_MS,
 } from "./constants.js";
 export { type AuthorityRecord, readAuthorityRecord, readLocalCredential } from "./data-dir.js";
+export {
+  type KernelAddress,
+  type KernelAnswer,
+  type KernelRequest,
+  kernelAuthorization,
+  kernelRequest,
+} from "./kernel-request.js";
 export {
   LOOKUP_REUSE_MARGIN_MS,
   STAGING_BUSY_ATTEMPTS,

@@ -19,6 +19,8 @@ export {
   AUTHORITY_EPOCH_META_KEY,
   AuthorityLink,
   type AuthorityLinkOptions,
+  type KernelAuthorityLinkOptions,
+  type NodeAuthorityLinkOptions,
   PRECHECK_META_KEY,
 } from "./authority-link.js";
 export { isLoopbackHost, parseConfig, type ServerConfig } from "./config.js";

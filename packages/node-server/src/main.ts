@@ -346,7 +346,7 @@ async function startHttp(
 /**
  * The HTTP server when the settings select the kernel plugin as the write authority: no data
  * directory lock, no stores, no coordinator and no `authority.json` — reads run here, every strict
- * call goes to the plugin's `/mcp` (`AuthorityLink` in kernel mode), and a drain on SIGTERM lets the
+ * call goes to the plugin's `/mcp` (`KernelAuthorityLink`), and a drain on SIGTERM lets the
  * calls in flight finish.
  */
 async function startKernelFront(
@@ -358,9 +358,8 @@ async function startKernelFront(
 ): Promise<RunningServer> {
   const siyuanUrl = config.siyuanUrl as string;
   const siyuanToken = config.siyuanToken;
-  const { AuthorityLink } = await import("./authority-link.js");
-  const link = new AuthorityLink({
-    dataDir: config.dataDir,
+  const { KernelAuthorityLink } = await import("./kernel-authority-link.js");
+  const link = new KernelAuthorityLink({
     kernel: { siyuanUrl, ...(siyuanToken === undefined ? {} : { siyuanToken }) },
   });
   cleanups.push(() => link.close());

@@ -53,7 +53,7 @@ import {
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
-import { AuthorityLink } from "./authority-link.js";
+import type { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
 import {
   FIRST_UNBATCHED_PROTOCOL_VERSION,
@@ -64,9 +64,11 @@ import {
   SETTINGS_READ_TIMEOUT_MS,
 } from "./constants.js";
 import type { McpEndpoint } from "./http-server.js";
+import { KernelAuthorityLink } from "./kernel-authority-link.js";
 import { lazyKernelTransport } from "./kernel-transport.js";
 import { localOutputSink } from "./local-output.js";
 import { localFileSourceReader } from "./local-source.js";
+import { NodeAuthorityLink } from "./node-authority-link.js";
 import { cryptoRandomSource } from "./random.js";
 import { principalOf } from "./security.js";
 import { type AuthorityKind, readSettings, startupSettings } from "./settings-reader.js";
@@ -489,31 +491,29 @@ export async function startStdio(
       authority: { kind: "delegating", epoch: "" },
     },
   });
-  const link = new AuthorityLink({
-    dataDir: config.dataDir,
-    ...(kind === "kernel"
-      ? {
-          kernel: {
-            siyuanUrl,
-            ...(config.siyuanToken === undefined ? {} : { siyuanToken: config.siyuanToken }),
-          },
-        }
-      : {}),
-    ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
-    ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
-    siyuanUrl: config.siyuanUrl as string,
-    ...(kind === "node-http" && config.autostart && launcher !== undefined
-      ? {
-          autostart: {
-            launcher,
-            siyuanUrl: config.siyuanUrl as string,
-            ...(config.siyuanToken === undefined ? {} : { siyuanToken: config.siyuanToken }),
-            strict: config.strict,
-            idleStopMs: config.idleStopMs,
-          },
-        }
-      : {}),
-  });
+  const siyuanToken = config.siyuanToken;
+  const link: AuthorityLink =
+    kind === "kernel"
+      ? new KernelAuthorityLink({
+          kernel: { siyuanUrl, ...(siyuanToken === undefined ? {} : { siyuanToken }) },
+        })
+      : new NodeAuthorityLink({
+          dataDir: config.dataDir,
+          ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
+          ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
+          siyuanUrl: config.siyuanUrl as string,
+          ...(config.autostart && launcher !== undefined
+            ? {
+                autostart: {
+                  launcher,
+                  siyuanUrl: config.siyuanUrl as string,
+                  ...(siyuanToken === undefined ? {} : { siyuanToken }),
+                  strict: config.strict,
+                  idleStopMs: config.idleStopMs,
+                },
+              }
+            : {}),
+        });
   // A gate only: this process's writes wait in the authority's one lane, not in a second one here.
   const admission = new Admission();
   const snapshot = settingsSnapshot(siyuanUrl, config.siyuanToken, kind);
