@@ -76,7 +76,7 @@ export async function openAuthority(
       ...(autostart && config.authorityUrl === undefined
         ? {
             autostart: {
-              launcher: serverLauncher(),
+              launcher: serverLauncher,
               siyuanUrl: config.siyuanUrl,
               ...(token === undefined ? {} : { siyuanToken: token }),
               strict: true,

@@ -6,7 +6,6 @@
  * authority of the directory (it holds the directory's lock; a second start loses the lock and
  * exits), and a stdio process never writes on its own.
  */
-import { spawn } from "node:child_process";
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -20,8 +19,11 @@ import { DATA_FILE_MODE } from "./stores/append-log.js";
 
 /** What a stdio process needs to start its data directory's authority. */
 export interface BackgroundAuthorityOptions {
-  /** The executable's launcher script (`dist/bin.cjs`), run with this process's Node. */
-  readonly launcher: string;
+  /**
+   * The executable's launcher script (`dist/bin.cjs`), run with this process's Node; a function is
+   * asked only when an authority is started (resolving the installed package costs a CLI call).
+   */
+  readonly launcher: string | (() => string);
   readonly dataDir: string;
   readonly siyuanUrl: string;
   /** Passed in the child's environment (`SIYUAN_TOKEN`), never on its command line. */
@@ -96,7 +98,7 @@ export async function startBackgroundAuthority(
     for (const name of OWN_ENV) delete env[name];
     if (options.siyuanToken !== undefined) env["SIYUAN_TOKEN"] = options.siyuanToken;
     const args = [
-      options.launcher,
+      typeof options.launcher === "string" ? options.launcher : options.launcher(),
       "--http",
       "--background",
       "--data-dir",
@@ -108,6 +110,11 @@ export async function startBackgroundAuthority(
       ...(options.strict ? [] : ["--no-strict"]),
     ];
     try {
+      // node:child_process loads only to start one: a delegating call that finds one running
+      // (every CLI call but the first) does not pay for it.
+      const { spawn } = process.getBuiltinModule(
+        "node:child_process",
+      ) as typeof import("node:child_process");
       const child = spawn(process.execPath, args, {
         cwd: dataDir,
         env,
