@@ -94,6 +94,9 @@ try {
       .map((l) => l.toFixed(2))
       .join(" / ")}`,
   );
+  console.log(
+    "The machine is shared with other builds and test runs: compare the ratios, each taken from the same rounds, not the milliseconds.",
+  );
   await measure(process.execPath, `Node ${process.version}`, true);
   const n24 = node24();
   if (n24 === undefined)
