@@ -44,10 +44,6 @@ export default defineConfig({
   splitting: true,
   noExternal: [/^@sisyphus\//, /^zod/],
   external: EXTERNAL,
-  // Bundled CommonJS needs a real `require` inside the ESM output.
-  banner: {
-    js: 'import { createRequire as __sisyphusCreateRequire } from "node:module"; const require = __sisyphusCreateRequire(import.meta.url);',
-  },
   esbuildPlugins: [zodEnglishOnly, workspaceSideEffectFree],
   esbuildOptions(options) {
     options.conditions = ["source"];
