@@ -40,8 +40,15 @@ function timed(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<nu
 
 const sb = await startSandbox({ seed: "demo" });
 const dataDir = mkdtempSync(join(tmpdir(), "sisyphus-bench-"));
+/**
+ * What every measured process gets: this process's environment without the variables that make
+ * every Node start do more (`NODE_EXTRA_CA_CERTS` parses a CA bundle before any code runs, tens of
+ * milliseconds added to `node -e 0` and the CLI alike, which flatters the ratio; turbo's strict
+ * environment drops it, a login shell may not), so the figures do not depend on who runs this.
+ */
+const { NODE_EXTRA_CA_CERTS: _, NODE_OPTIONS: __, ...inherited } = process.env;
 const env = {
-  ...process.env,
+  ...inherited,
   SIYUAN_URL: sb.url,
   SIYUAN_TOKEN: sb.token,
   SISYPHUS_DATA_DIR: dataDir,
@@ -95,7 +102,7 @@ try {
       .join(" / ")}`,
   );
   console.log(
-    "The machine is shared with other builds and test runs: compare the ratios, each taken from the same rounds, not the milliseconds.",
+    "The machine is shared with other builds and test runs: compare the ratios, each taken from the same rounds, not the milliseconds. Measured without NODE_EXTRA_CA_CERTS and NODE_OPTIONS.",
   );
   await measure(process.execPath, `Node ${process.version}`, true);
   const n24 = node24();
