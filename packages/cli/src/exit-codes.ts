@@ -1,9 +1,14 @@
 /**
  * The `sisyphus` command's exit codes: one per outcome class, so a script can branch on `$?`
  * without parsing output. Documented in the README; `classify` maps every error code the tools,
- * the write-safety layer and the shell answer to one class.
+ * the write-safety layer and the shell answer to one class, the one its `WIRE_ERRORS` row names.
  */
+import { isWireErrorCode, WIRE_ERRORS, type WireExitClass } from "@sisyphus/mcp-tools";
 
+/**
+ * Exit status per outcome class: `ok`, `usage` (the CLI's own) and every {@link WireExitClass} of
+ * the wire's error table, so a class added there does not compile until it has a status here.
+ */
 export const EXIT = Object.freeze({
   /** The call did what was asked (a read, a preflight, `committed`, `no_change`, a replay). */
   ok: 0,
@@ -26,52 +31,17 @@ export const EXIT = Object.freeze({
    * output removed.
    */
   interrupted: 130,
-});
+} as const satisfies Readonly<Record<WireExitClass | "ok" | "usage", number>>);
 
+/** One of the statuses of {@link EXIT}. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-const CLASSES: ReadonlyArray<readonly [ExitCode, readonly string[]]> = [
-  [
-    EXIT.safety,
-    [
-      "precondition_required",
-      "preflight_lease_invalid",
-      "state_changed",
-      "idempotency_conflict",
-      "preflight_unavailable",
-    ],
-  ],
-  [
-    EXIT.confirmation,
-    [
-      "confirmation_required",
-      "confirmation_declined",
-      "confirmation_cancelled",
-      "confirmation_invalid",
-    ],
-  ],
-  // A readback that does not show the request: the write ran, its result is not what was asked.
-  [EXIT.outcomeUnknown, ["outcome_unknown", "readback_mismatch"]],
-  [
-    EXIT.unavailable,
-    [
-      "write_coordinator_unavailable",
-      "write_coordinator_changed",
-      "kernel_unavailable",
-      "queue_full",
-      "task_rejected",
-    ],
-  ],
-  [EXIT.denied, ["permission_denied", "action_disabled"]],
-  [EXIT.interrupted, ["cancelled"]],
-];
-
-const BY_CODE = new Map<string, ExitCode>(
-  CLASSES.flatMap(([exit, codes]) => codes.map((c) => [c, exit] as const)),
-);
-
-/** The exit code of an error code (`undefined`: success). */
+/**
+ * The exit code of an error code (`undefined`: success): its class in the wire's error table
+ * (`WIRE_ERRORS`, where a code does not compile without one). A code this build does not know (a
+ * newer authority's) is a plain failure.
+ */
 export function classify(errorCode: string | undefined): ExitCode {
   if (errorCode === undefined) return EXIT.ok;
-  return BY_CODE.get(errorCode) ?? EXIT.error;
+  return isWireErrorCode(errorCode) ? EXIT[WIRE_ERRORS[errorCode].exit] : EXIT.error;
 }

@@ -3,10 +3,11 @@
  *
  * A `ToolError` is raised by argument validation or by a probe, before any lease or write. Its
  * `message` says what is wrong in this call (and, where there is one, the specific way out); its
- * `hint` is the code's one next step from {@link TOOL_ERROR_HINTS}, the same wherever it is raised.
- * The write-safety codes (`state_changed`, `outcome_unknown`, …) are the coordinator's, with its own
- * hints; they are not repeated here.
+ * `hint` is the code's one next step from the wire's error table (`WIRE_ERRORS` of
+ * `@sisyphus/write-safety`), the same whichever layer raises it. The tool codes are a subset of
+ * that table; the write-safety codes (`state_changed`, `outcome_unknown`, …) are the coordinator's.
  */
+import { WIRE_ERRORS } from "@sisyphus/write-safety";
 
 /**
  * What went wrong before anything was written. `details` carries, per code:
@@ -51,52 +52,9 @@ export type ToolErrorCode =
   | "extension_error"
   | "internal_error";
 
-/** The caller's next step, one per code: every layer of this package answers a code with this hint. */
-export const TOOL_ERROR_HINTS: Readonly<Record<ToolErrorCode, string>> = Object.freeze({
-  invalid_arguments:
-    "Fix the arguments as the message says (the tool description lists each action's signature), then send the call again; nothing was written.",
-  unknown_tool: "Call one of the tools listed by tools/list.",
-  unknown_action:
-    "Use one of the actions in details.actions (the tool description gives their signatures).",
-  not_found: "Check the ID, path or name with a read action, then retry.",
-  ambiguous_path:
-    "Several candidates match the name: address one by ID with the document tool (details list them).",
-  already_exists:
-    "Read what is there, or choose another destination; fs.write replaces content only with overwrite:true.",
-  notebook_closed: "Open the notebook with notebook.set_open_state, then retry.",
-  permission_denied:
-    "Ask the user to grant the permission in the Sisyphus configuration; do not retry.",
-  confirmation_required:
-    "Ask the user to confirm, then resend with confirm: true (clients with form elicitation are asked by the server).",
-  kernel_unavailable:
-    "The SiYuan kernel did not answer: check that SiYuan runs and the URL/token are right, then retry the read.",
-  kernel_error: "The kernel refused the request: check the arguments against a fresh read.",
-  read_budget_exceeded:
-    "The read needed more kernel calls or data than one read may use: narrow it (a smaller page or pageSize, a more specific query or path) and read again.",
-  source_unavailable:
-    "This authority cannot read that source: give localFilePath only where the Sisyphus Node server runs (an absolute path it can read); with the kernel authority stage the file first and pass the returned uploadSource.",
-  source_too_large:
-    "The file is larger than one upload may be (details.limit bytes); nothing was written. Upload a smaller file.",
-  output_too_large:
-    "The export is larger than one may be (details.limit bytes); its partial output was removed. Export fewer or smaller files.",
-  output_failed:
-    "The export could not be saved (details.reason); its partial output was removed and nothing else was touched. Check the kernel and the destination, then call again.",
-  feedback_unconfigured:
-    "No feedback destination is set: the user can set options.feedbackUrl in the Sisyphus settings (https, or http on loopback); nothing was sent.",
-  feedback_unavailable:
-    "The feedback was not sent (details.reason); nothing left this machine. Tell the user, who may send it another way.",
-  extension_unavailable:
-    "SiYuan's own MCP endpoint could not take the call (details.reason); nothing ran. Check the SiYuan version and settings, or use the Sisyphus tools instead.",
-  extension_tool_not_found:
-    "SiYuan's MCP endpoint has no tool by that name; nothing ran. List its tools with extension.list.",
-  extension_error:
-    "SiYuan's MCP endpoint refused the request before running the tool; nothing ran. Check the name and arguments against extension.list.",
-  internal_error: "This is a Sisyphus bug; report it with the arguments you sent.",
-});
-
 const TOOL_ERROR_BRAND = Symbol.for("@sisyphus/mcp-tools/ToolError");
 
-/** A tool-level failure with a {@link ToolErrorCode} and that code's hint. */
+/** A tool-level failure with a {@link ToolErrorCode} and that code's wire hint. */
 export class ToolError extends Error {
   readonly [TOOL_ERROR_BRAND] = true;
   /**
@@ -106,14 +64,14 @@ export class ToolError extends Error {
    */
   readonly writeDispatched = false as const;
   readonly code: ToolErrorCode;
-  /** `TOOL_ERROR_HINTS[code]`. */
+  /** `WIRE_ERRORS[code].hint`. */
   readonly hint: string;
   readonly details: Record<string, unknown>;
   constructor(code: ToolErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = "ToolError";
     this.code = code;
-    this.hint = TOOL_ERROR_HINTS[code];
+    this.hint = WIRE_ERRORS[code].hint;
     this.details = details;
   }
 }

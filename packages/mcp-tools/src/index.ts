@@ -5,6 +5,14 @@
  * transport, no authority choice: the shells (Node server, kernel plugin, CLI) wire those.
  */
 export { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
+// The wire's error table lives in write-safety (the lowest package that answers errors); it is
+// passed on here for the shells and the CLI, which take the tools' vocabulary from this package.
+export {
+  isWireErrorCode,
+  WIRE_ERRORS,
+  type WireErrorCode,
+  type WireExitClass,
+} from "@sisyphus/write-safety";
 export {
   APP_EXTENSION_ID,
   APP_MIME_TYPE,
@@ -26,7 +34,7 @@ export {
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
-export { isToolError, TOOL_ERROR_HINTS, ToolError, type ToolErrorCode } from "./errors.js";
+export { isToolError, ToolError, type ToolErrorCode } from "./errors.js";
 export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export {

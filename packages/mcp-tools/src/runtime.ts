@@ -13,6 +13,8 @@ import {
   isWriteSafetyError,
   type PreflightAnswer,
   type ProbeResult,
+  WIRE_ERRORS,
+  type WireErrorCode,
   type WriteCall,
   WriteCancellation,
   type WriteCoordinator,
@@ -28,7 +30,7 @@ import {
   type BoundRead,
   bindCall,
 } from "./dispatch.js";
-import { isToolError, TOOL_ERROR_HINTS, ToolError } from "./errors.js";
+import { isToolError, ToolError } from "./errors.js";
 import type { CreationLog, Probed, SystemInfo, ToolContext } from "./handler.js";
 import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
@@ -231,14 +233,25 @@ function ok(data: unknown): ToolResult {
   };
 }
 
-/** An error result: `structuredContent.error` carries `code` and `hint` (the caller's next step). */
-export function errorResult(error: {
-  code: string;
+/**
+ * An error result: `structuredContent.error` carries `code`, `message` and `hint` (the caller's next
+ * step): the code's `WIRE_ERRORS` hint unless a refinement of it is given (a write-safety error's
+ * per-reason hint), then the other fields.
+ */
+export function errorResult({
+  code,
+  message,
+  hint,
+  ...fields
+}: {
+  code: WireErrorCode;
   message: string;
-  hint: string;
+  hint?: string;
   [k: string]: unknown;
 }): ToolResult {
-  const structuredContent = { error };
+  const structuredContent = {
+    error: { code, message, hint: hint ?? WIRE_ERRORS[code].hint, ...fields },
+  };
   return {
     content: [{ type: "text", text: JSON.stringify(structuredContent) }],
     structuredContent,
@@ -272,7 +285,6 @@ function fromError(e: unknown): ToolResult {
     return errorResult({
       code,
       message: e.message,
-      hint: TOOL_ERROR_HINTS[code],
       kernelCode: e.code,
       writeAttempted: false,
     });
@@ -280,7 +292,6 @@ function fromError(e: unknown): ToolResult {
   return errorResult({
     code: "internal_error",
     message: e instanceof Error ? e.message : String(e),
-    hint: TOOL_ERROR_HINTS.internal_error,
     writeAttempted: false,
   });
 }

@@ -27,7 +27,6 @@ describe("public surface", () => {
         "NodeServerError",
         "PRECHECK_META_KEY",
         "READ_CONCURRENCY",
-        "SHELL_HINTS",
         "acquireDataDirLock",
         "isLoopbackHost",
         "isNodeServerError",

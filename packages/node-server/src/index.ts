@@ -12,7 +12,6 @@ export {
   type ConfirmationBinding,
   ConfirmationBook,
   type ConfirmationRefusal,
-  SHELL_HINTS,
   type ShellErrorCode,
 } from "@sisyphus/mcp-tools/shell";
 export {

@@ -13,7 +13,6 @@ import {
   type OutputFailure,
   type OutputLayout,
   parseDownloadManifest,
-  TOOL_ERROR_HINTS,
 } from "@sisyphus/mcp-tools";
 import type { KernelAddress } from "./kernel-request.js";
 import { localOutputSink } from "./local-output.js";
@@ -38,7 +37,6 @@ function failureResult(failure: OutputFailure): CallToolResult {
   return errorResult({
     code: failure.error,
     message: failure.message,
-    hint: TOOL_ERROR_HINTS[failure.error],
     ...failure.details,
     writeAttempted: false,
   }) as CallToolResult;

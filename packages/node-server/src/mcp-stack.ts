@@ -35,17 +35,18 @@ import {
   registerToolListing,
   registerTools,
   SERVER_INSTRUCTIONS,
-  TOOL_ERROR_HINTS,
   type ToolDescriptor,
   type ToolListing,
   type ToolRuntime,
 } from "@sisyphus/mcp-tools";
 import {
   Admission,
+  admissionRefusalResult,
   ConfirmationBook,
   createGateway,
   type DrainGate,
   type GatewayConnection,
+  isAdmissionRefusal,
   LegacySessionTable,
   type SettingsSnapshot,
   shellError,
@@ -131,12 +132,7 @@ function gateFor(admission: Admission): ExtensionGate {
       async () => ({ go: undefined }),
       run,
     );
-    if (!("refused" in outcome)) return outcome;
-    return outcome.refused === "queue_full"
-      ? shellError("queue_full", `More than ${admission.cap} calls in flight; nothing ran.`, {
-          limit: admission.cap,
-        })
-      : shellError("cancelled", "The call was cancelled before it ran.");
+    return isAdmissionRefusal(outcome) ? admissionRefusalResult(outcome, admission.cap) : outcome;
   };
 }
 
@@ -428,7 +424,6 @@ function settingsSnapshot(
           refusal: errorResult({
             code: "kernel_unavailable",
             message: `Cannot read the Sisyphus settings: ${read.message}; nothing ran.`,
-            hint: TOOL_ERROR_HINTS.kernel_unavailable,
             writeAttempted: false,
           }) as CallToolResult,
         };

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   isNotDispatched,
   isWriteSafetyError,
-  WRITE_SAFETY_HINTS,
   WRITE_SAFETY_REASON_HINTS,
   WriteSafetyError,
 } from "./errors.js";
+import { WIRE_ERRORS } from "./wire-errors.js";
 
 describe("WriteSafetyError", () => {
   it("carries code, hint, attempt/execution flags, details and cause", () => {
@@ -17,7 +17,7 @@ describe("WriteSafetyError", () => {
     expect(e.toJSON()).toEqual({
       code: "outcome_unknown",
       message: e.message,
-      hint: WRITE_SAFETY_HINTS.outcome_unknown,
+      hint: WIRE_ERRORS.outcome_unknown.hint,
       writeAttempted: true,
       writeExecuted: "unknown",
       details: { requestId: "b72f", ledgerState: "unknown" },
@@ -62,10 +62,10 @@ describe("WriteSafetyError", () => {
     expect(additive.hint).toMatch(/new requestId\.$/);
     // an unlisted reason, or none, keeps the code's hint
     expect(new WriteSafetyError("preflight_lease_invalid").hint).toBe(
-      WRITE_SAFETY_HINTS.preflight_lease_invalid,
+      WIRE_ERRORS.preflight_lease_invalid.hint,
     );
     expect(new WriteSafetyError("state_changed", { details: { reason: "expired" } }).hint).toBe(
-      WRITE_SAFETY_HINTS.state_changed,
+      WIRE_ERRORS.state_changed.hint,
     );
   });
 

@@ -1,21 +1,30 @@
 /**
- * The one error class of `@sisyphus/write-safety` and its code table. The codes are exactly the
- * spec's failure codes; each carries whether a write was attempted, whether it executed, and a
- * one-line hint telling the caller its next step.
+ * The one error class of `@sisyphus/write-safety` and its codes. The codes are exactly the spec's
+ * failure codes, a subset of the wire's (`wire-errors.ts`, where each code's hint lives); each
+ * error carries whether a write was attempted, whether it executed, and its hint.
  */
+import { WIRE_ERRORS, type WireErrorCode } from "./wire-errors.js";
 
-/** The failure codes of Strict Safe Writes (spec "Failure semantics" plus the coordinator's own). */
-export type WriteSafetyErrorCode =
-  | "precondition_required"
-  | "preflight_lease_invalid"
-  | "state_changed"
-  | "outcome_unknown"
-  | "readback_mismatch"
-  | "idempotency_conflict"
-  | "write_coordinator_unavailable"
-  | "write_coordinator_changed"
-  | "preflight_unavailable"
-  | "queue_full";
+/**
+ * The failure codes of Strict Safe Writes (spec "Failure semantics" plus the coordinator's own): the
+ * subset of {@link WIRE_ERRORS} this package raises. Their hints, exit classes and whether
+ * `writeAttempted` can be true are that table's rows.
+ */
+export const WRITE_SAFETY_ERROR_CODES = [
+  "precondition_required",
+  "preflight_lease_invalid",
+  "state_changed",
+  "outcome_unknown",
+  "readback_mismatch",
+  "idempotency_conflict",
+  "write_coordinator_unavailable",
+  "write_coordinator_changed",
+  "preflight_unavailable",
+  "queue_full",
+] as const satisfies readonly WireErrorCode[];
+
+/** One of {@link WRITE_SAFETY_ERROR_CODES}. */
+export type WriteSafetyErrorCode = (typeof WRITE_SAFETY_ERROR_CODES)[number];
 
 /** Whether the kernel write executed: `true`, `false`, or `"unknown"` (it may have reached the kernel). */
 export type WriteExecuted = boolean | "unknown";
@@ -50,27 +59,6 @@ export interface WriteSafetyErrorDetails {
   [key: string]: unknown;
 }
 
-/** One-line next step per code, as the spec's table states it. */
-export const WRITE_SAFETY_HINTS: Readonly<Record<WriteSafetyErrorCode, string>> = {
-  precondition_required:
-    "Run the same call with validateOnly: true, then copy requestId and the returned hash field; never invent a hash.",
-  preflight_lease_invalid:
-    "Run the same validateOnly call again, then retry with the new requestId and credential.",
-  state_changed: "Stop and reread the target before deciding whether to write.",
-  outcome_unknown:
-    "Do not retry with a new requestId; inspect the target, then reconcile with the original requestId at the same authority.",
-  readback_mismatch: "Treat the outcome as unknown: inspect the target before acting again.",
-  idempotency_conflict:
-    "This requestId belongs to other arguments: run preflight again to get a new requestId.",
-  write_coordinator_unavailable:
-    "Check the kernel / Node HTTP settings, then run preflight again; nothing was written.",
-  write_coordinator_changed:
-    "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
-  preflight_unavailable:
-    "Preflight does not execute this action; call it without validateOnly (it carries no strict guarantee).",
-  queue_full: "Too many writes in flight and nothing ran: retry the same call shortly.",
-};
-
 /**
  * Why a commit answered `preflight_lease_invalid` (`details.reason`). Every one means nothing was
  * written and a fresh preflight is the way on; the hint says which call to make.
@@ -95,7 +83,7 @@ export type LeaseInvalidReason =
   | "credential_mismatch";
 
 /**
- * Per-reason refinements of {@link WRITE_SAFETY_HINTS}: when an error's `details.reason` has an
+ * Per-reason refinements of the {@link WIRE_ERRORS} hints: when an error's `details.reason` has an
  * entry here, its hint is that entry, with `{credential}` replaced by " and <preconditionField>"
  * (e.g. " and expectedStateHash") or by nothing for additive actions. The one place these hints live.
  */
@@ -120,7 +108,10 @@ export const WRITE_SAFETY_REASON_HINTS: {
   },
 };
 
-/** The hint of a code, refined by `details.reason` when {@link WRITE_SAFETY_REASON_HINTS} has one. */
+/**
+ * The hint of a code: its {@link WIRE_ERRORS} row's, refined by `details.reason` when
+ * {@link WRITE_SAFETY_REASON_HINTS} has one.
+ */
 export function writeSafetyHint(
   code: WriteSafetyErrorCode,
   details: WriteSafetyErrorDetails = {},
@@ -130,7 +121,7 @@ export function writeSafetyHint(
   ];
   const refined =
     table !== undefined && typeof details.reason === "string" ? table[details.reason] : undefined;
-  if (refined === undefined) return WRITE_SAFETY_HINTS[code];
+  if (refined === undefined) return WIRE_ERRORS[code].hint;
   const field = details.preconditionField;
   return refined.replace("{credential}", typeof field === "string" ? ` and ${field}` : "");
 }
@@ -152,21 +143,19 @@ const MESSAGES: Readonly<Record<WriteSafetyErrorCode, string>> = {
   queue_full: "The write lane is at its admission cap; nothing ran.",
 };
 
-/** Default `writeAttempted` / `writeExecuted` per code; the constructor can narrow them. */
-const DEFAULT_EXECUTION: Readonly<
-  Record<WriteSafetyErrorCode, { attempted: boolean; executed: WriteExecuted }>
-> = {
-  precondition_required: { attempted: false, executed: false },
-  preflight_lease_invalid: { attempted: false, executed: false },
-  state_changed: { attempted: false, executed: false },
-  outcome_unknown: { attempted: true, executed: "unknown" },
-  readback_mismatch: { attempted: true, executed: "unknown" },
-  idempotency_conflict: { attempted: false, executed: false },
-  write_coordinator_unavailable: { attempted: false, executed: false },
-  write_coordinator_changed: { attempted: false, executed: false },
-  preflight_unavailable: { attempted: false, executed: false },
-  queue_full: { attempted: false, executed: false },
-};
+/**
+ * Default `writeAttempted` / `writeExecuted` of a code, from its {@link WIRE_ERRORS} row: a code
+ * that may follow a dispatched write (`outcome_unknown`, `readback_mismatch`) defaults to attempted
+ * with the execution unknown, every other one to nothing attempted. The constructor can narrow them.
+ */
+function defaultExecution(code: WriteSafetyErrorCode): {
+  attempted: boolean;
+  executed: WriteExecuted;
+} {
+  return WIRE_ERRORS[code].writeAttempted === "possible"
+    ? { attempted: true, executed: "unknown" }
+    : { attempted: false, executed: false };
+}
 
 const BRAND = Symbol.for("@sisyphus/write-safety/WriteSafetyError");
 
@@ -202,8 +191,9 @@ export class WriteSafetyError extends Error {
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;
-    this.writeAttempted = options.writeAttempted ?? DEFAULT_EXECUTION[code].attempted;
-    this.writeExecuted = options.writeExecuted ?? DEFAULT_EXECUTION[code].executed;
+    const defaults = defaultExecution(code);
+    this.writeAttempted = options.writeAttempted ?? defaults.attempted;
+    this.writeExecuted = options.writeExecuted ?? defaults.executed;
     this.details = options.details ?? {};
     this.hint = writeSafetyHint(code, this.details);
   }

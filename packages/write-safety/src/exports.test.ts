@@ -23,7 +23,8 @@ describe("public surface", () => {
         "RequestIdRegistry",
         "SAFETY_ARGUMENT_FIELDS",
         "WRITE_ADMISSION_MAX_IN_FLIGHT",
-        "WRITE_SAFETY_HINTS",
+        "WIRE_ERRORS",
+        "WRITE_SAFETY_ERROR_CODES",
         "WRITE_SAFETY_REASON_HINTS",
         "WriteCancellation",
         "WriteCoordinator",
@@ -36,6 +37,7 @@ describe("public surface", () => {
         "isActionPolicy",
         "isNotDispatched",
         "isSafetyArgumentField",
+        "isWireErrorCode",
         "isWriteSafetyError",
         "leaseScope",
         "mutationPolicy",
@@ -65,7 +67,7 @@ describe("public surface", () => {
   });
 
   it("the error codes are exactly the spec's, each with a hint", () => {
-    expect(Object.keys(main.WRITE_SAFETY_HINTS).sort()).toEqual(
+    expect([...main.WRITE_SAFETY_ERROR_CODES].sort()).toEqual(
       [
         "precondition_required",
         "preflight_lease_invalid",
@@ -79,7 +81,7 @@ describe("public surface", () => {
         "queue_full",
       ].sort(),
     );
-    for (const hint of Object.values(main.WRITE_SAFETY_HINTS)) {
+    for (const hint of main.WRITE_SAFETY_ERROR_CODES.map((code) => main.WIRE_ERRORS[code].hint)) {
       expect(hint).not.toContain("\n");
       expect(hint.length).toBeGreaterThan(10);
     }

@@ -39,7 +39,7 @@ export {
   isWriteSafetyError,
   type LeaseInvalidReason,
   type NotDispatchedMarker,
-  WRITE_SAFETY_HINTS,
+  WRITE_SAFETY_ERROR_CODES,
   WRITE_SAFETY_REASON_HINTS,
   type WriteExecuted,
   WriteSafetyError,
@@ -109,4 +109,11 @@ export {
   leaseScope,
   SAFETY_ARGUMENT_FIELDS,
 } from "./scope.js";
+export {
+  isWireErrorCode,
+  WIRE_ERRORS,
+  type WireErrorCode,
+  type WireErrorEntry,
+  type WireExitClass,
+} from "./wire-errors.js";
 export { type WritePort, WriteTracker } from "./write-tracker.js";

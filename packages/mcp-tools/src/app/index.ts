@@ -19,9 +19,9 @@ import type { KernelReads } from "../kernel.js";
 import { FULL_ACCESS, type PermissionMap } from "../permissions.js";
 import type { ToolResult } from "../runtime.js";
 import { errorResult } from "../runtime.js";
-import type { Admission, AdmissionRefusal } from "../shell/admission.js";
+import { type Admission, isAdmissionRefusal } from "../shell/admission.js";
 import type { SettingsSnapshot } from "../shell/gateway.js";
-import { shellError } from "../shell/results.js";
+import { admissionRefusalResult } from "../shell/results.js";
 import { APP_HTML } from "./html.js";
 import { previewText, previewWrite } from "./preview.js";
 
@@ -102,7 +102,7 @@ export interface AppOptions {
   /** The kernel's read port (the preview reads only). */
   readonly kernel: KernelReads;
   /** The shell's admission gate: the entry point is admitted in its write lane. */
-  readonly admission: Pick<Admission, "admit">;
+  readonly admission: Pick<Admission, "admit" | "cap">;
   /** The call's settings snapshot (read permissions); absent: full access. */
   readonly snapshot?: (writeClass: boolean) => Promise<SettingsSnapshot>;
 }
@@ -113,7 +113,6 @@ function fromError(e: unknown): ToolResult {
   return errorResult({
     code: "kernel_unavailable",
     message: e instanceof Error ? e.message : String(e),
-    hint: "Check that SiYuan is running, then open the preview again; nothing was written.",
   });
 }
 
@@ -145,12 +144,8 @@ async function preview(
       }
     },
   );
-  if (!("content" in answer)) {
-    const refused = (answer as AdmissionRefusal).refused;
-    return shellError(
-      refused,
-      refused === "queue_full" ? "Too many calls in flight." : "The call was cancelled.",
-    ) as ToolResult;
+  if (isAdmissionRefusal(answer)) {
+    return admissionRefusalResult(answer, options.admission.cap) as ToolResult;
   }
   return answer;
 }

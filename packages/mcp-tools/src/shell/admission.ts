@@ -15,6 +15,12 @@ export type AdmissionClass = "read" | "write";
 /** Why a call did not run. */
 export type AdmissionRefusal = { refused: "queue_full" } | { refused: "cancelled" };
 
+/** True when `outcome` (what {@link Admission.admit} resolved to) is its refusal, not the call's answer. */
+export function isAdmissionRefusal(outcome: unknown): outcome is AdmissionRefusal {
+  const refused = (outcome as { refused?: unknown } | null)?.refused;
+  return refused === "queue_full" || refused === "cancelled";
+}
+
 interface Waiter {
   start: () => void;
   cancel: () => void;

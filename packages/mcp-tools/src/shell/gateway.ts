@@ -25,7 +25,7 @@ import type { PermissionMap } from "../permissions.js";
 import type { SettingsVerdict, ToolResult } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
-import type { Admission } from "./admission.js";
+import { type Admission, isAdmissionRefusal } from "./admission.js";
 import {
   type ConfirmationBinding,
   type ConfirmationBook,
@@ -33,7 +33,7 @@ import {
 } from "./confirmation-book.js";
 import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
-import { shellError, unusableSettingsRefusal } from "./results.js";
+import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "./results.js";
 
 /** The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. */
 export interface ShellRuntime {
@@ -692,13 +692,7 @@ export function createGateway(options: GatewayOptions) {
         return verdict.ok ? run(true, own) : verdict.result;
       },
     );
-    if ("refused" in outcome) {
-      return outcome.refused === "queue_full"
-        ? shellError("queue_full", `More than ${admission.cap} calls in flight; nothing ran.`, {
-            limit: admission.cap,
-          })
-        : shellError("cancelled", "The call was cancelled before it ran.");
-    }
+    if (isAdmissionRefusal(outcome)) return admissionRefusalResult(outcome, admission.cap);
     return outcome;
   }
 }

@@ -10,6 +10,7 @@ export {
   type AdmissionClass,
   type AdmissionCounts,
   type AdmissionRefusal,
+  isAdmissionRefusal,
 } from "./admission.js";
 export {
   type ConfirmationBinding,
@@ -41,8 +42,9 @@ export {
 } from "./gateway.js";
 export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
 export {
-  SHELL_HINTS,
+  admissionRefusalResult,
   type ShellErrorCode,
+  type ShellErrorTop,
   shellError,
   unusableSettingsRefusal,
 } from "./results.js";

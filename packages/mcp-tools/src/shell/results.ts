@@ -1,9 +1,16 @@
-/** Tool-level error results the shell produces itself (same shape as `@sisyphus/mcp-tools` errors). */
+/**
+ * Tool-level error results the shell produces itself (same shape as `@sisyphus/mcp-tools` errors).
+ * Every hint is the code's row of the wire's error table (`WIRE_ERRORS`).
+ */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { TOOL_ERROR_HINTS } from "../errors.js";
+import { WIRE_ERRORS } from "@sisyphus/write-safety";
 import { errorResult } from "../runtime.js";
+import type { AdmissionRefusal } from "./admission.js";
 
-/** Error codes the shell answers on its own. */
+/**
+ * Error codes the shell answers on its own: a subset of the wire's `WIRE_ERRORS` (a code outside
+ * it does not compile, since {@link shellError} looks its hint up there).
+ */
 export type ShellErrorCode =
   | "queue_full"
   | "cancelled"
@@ -17,27 +24,12 @@ export type ShellErrorCode =
   | "task_rejected"
   | "action_disabled";
 
-/** One-line next step per shell error code. */
-export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
-  queue_full: "Too many calls in flight and nothing ran: retry the same call shortly.",
-  cancelled: "The call was cancelled before it ran; nothing was executed.",
-  write_coordinator_unavailable:
-    "Nothing was written. The message says why the write authority could not be used (not running, failed to start, another kernel, no credential): fix that, then run preflight again.",
-  write_coordinator_changed:
-    "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
-  outcome_unknown:
-    "Do not retry with a new requestId; inspect the target, then reconcile with the original requestId at the same authority.",
-  confirmation_required:
-    "This action is destructive: obtain the user's confirmation, then repeat the call with confirm: true.",
-  confirmation_declined: "The user declined: do not repeat the action unless they ask again.",
-  confirmation_cancelled:
-    "The user dismissed the confirmation: nothing ran; ask again only if they want to.",
-  task_rejected:
-    "Give every tools/call its own new UUID as the taskId (a live or retained one is refused); to reconcile a write, use its requestId, not a taskId. Nothing ran.",
-  action_disabled:
-    "This tool or action is turned off in the Sisyphus settings and nothing ran: use another one, or ask the user to turn it on.",
-  confirmation_invalid:
-    "The confirmation was malformed, missing, expired or reused: repeat the call to get a fresh confirmation (check the client's form elicitation support).",
+/**
+ * The top-level fields of a {@link shellError} answer. `writeAttempted: true` compiles only for a
+ * code whose `WIRE_ERRORS` row allows it (`writeAttempted: "possible"`).
+ */
+export type ShellErrorTop<C extends ShellErrorCode> = Record<string, unknown> & {
+  writeAttempted?: (typeof WIRE_ERRORS)[C]["writeAttempted"] extends "possible" ? boolean : false;
 };
 
 /**
@@ -45,16 +37,16 @@ export const SHELL_HINTS: Readonly<Record<ShellErrorCode, string>> = {
  * the `top` fields beside it. A `writeAttempted` in `top` is also put in `error`, where every tool's
  * error carries it, so a caller finds it in one place whichever layer answered.
  */
-export function shellError(
-  code: ShellErrorCode,
+export function shellError<C extends ShellErrorCode>(
+  code: C,
   message: string,
   details: Record<string, unknown> = {},
-  top: Record<string, unknown> = {},
+  top: ShellErrorTop<C> = {},
 ): CallToolResult {
   const error = {
     code,
     message,
-    hint: SHELL_HINTS[code],
+    hint: WIRE_ERRORS[code].hint,
     ...details,
     ...("writeAttempted" in top ? { writeAttempted: top["writeAttempted"] } : {}),
   };
@@ -64,6 +56,17 @@ export function shellError(
     content: [{ type: "text", text: JSON.stringify(structuredContent) }],
     structuredContent,
   };
+}
+
+/**
+ * The answer to a call the admission gate refused (`Admission.admit`), the same at every gate
+ * (tool calls, the extension's tools, the App's preview): `queue_full` with the cap as
+ * `details.limit`, or `cancelled` when the call was cancelled while it waited. Nothing ran.
+ */
+export function admissionRefusalResult(refusal: AdmissionRefusal, cap: number): CallToolResult {
+  return refusal.refused === "queue_full"
+    ? shellError("queue_full", `More than ${cap} calls in flight; nothing ran.`, { limit: cap })
+    : shellError("cancelled", "The call was cancelled before it ran.");
 }
 
 /**
@@ -84,7 +87,6 @@ export function unusableSettingsRefusal(why: string, writeClass: boolean): CallT
   return errorResult({
     code: "permission_denied",
     message: `${message}, so no permission applies; nothing ran.`,
-    hint: TOOL_ERROR_HINTS.permission_denied,
     writeAttempted: false,
   }) as CallToolResult;
 }

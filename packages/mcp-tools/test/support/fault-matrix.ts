@@ -22,9 +22,11 @@ import {
 import { type RequestLogEntry, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import {
   createWriteCoordinator,
+  isWireErrorCode,
   type LedgerStore,
   MemoryLedgerStore,
   MemoryReservationStore,
+  WIRE_ERRORS,
 } from "@sisyphus/write-safety";
 import {
   ACTIONS,
@@ -553,6 +555,18 @@ function writesMaybeDispatched(a: Attempt): SentRequest[] {
   return a.sent.filter((s) => isWriteEndpoint(s.endpoint) && s.error !== "not_dispatched");
 }
 
+/** An error answer says `writeAttempted: true` only with a code whose `WIRE_ERRORS` row allows it. */
+function checkWriteAttempted(label: string, a: Attempt, out: string[]): void {
+  if (!a.answer.isError) return;
+  const e = (a.answer.structuredContent["error"] ?? {}) as Record<string, unknown>;
+  const code = e["code"];
+  if (e["writeAttempted"] !== true) return;
+  if (!(isWireErrorCode(code) && WIRE_ERRORS[code].writeAttempted === "possible"))
+    out.push(
+      `${label} answered ${String(code)} with writeAttempted=true, which that code never allows`,
+    );
+}
+
 function checkSuccess(label: string, a: Attempt, out: string[]): void {
   const r = a.answer;
   if (r.isError) return;
@@ -574,7 +588,8 @@ function checkSuccess(label: string, a: Attempt, out: string[]): void {
  * - once a write of the commit may have reached the kernel, a failure is outcome_unknown or
  *   readback_mismatch with writeAttempted: true (never writeAttempted: false, never a kernel code);
  * - each write is applied at most once over the commit and its replay;
- * - a replay after a dispatched write writes nothing, unless it resumed a staged creation.
+ * - a replay after a dispatched write writes nothing, unless it resumed a staged creation;
+ * - an error says writeAttempted: true only with a code whose `WIRE_ERRORS` row allows it.
  */
 export function judge(run: Run): string[] {
   const out: string[] = [];
@@ -584,6 +599,7 @@ export function judge(run: Run): string[] {
   if (!run.injected) out.push(`fault not injected: ${run.injectionNote ?? "?"}`);
 
   checkSuccess("the commit", commit, out);
+  checkWriteAttempted("the commit", commit, out);
   const dispatched = writesMaybeDispatched(commit);
   if (dispatched.length > 0 && commit.answer.isError) {
     const e = (commit.answer.structuredContent["error"] ?? {}) as Record<string, unknown>;
@@ -599,6 +615,7 @@ export function judge(run: Run): string[] {
   }
 
   checkSuccess("the replay", replay, out);
+  checkWriteAttempted("the replay", replay, out);
   const replayWrites = replay.sent.filter((s) => isWriteEndpoint(s.endpoint));
   // A staged creation's replay finishes the stages the commit left (`resumed`): the check that
   // no write is applied twice still holds it.

@@ -6,11 +6,10 @@
  */
 import { request } from "node:http";
 import { connect } from "node:net";
-import { ACTIONS, findAction, TOOL_ERROR_HINTS } from "@sisyphus/mcp-tools";
-import { SHELL_HINTS } from "@sisyphus/mcp-tools/shell";
+import { ACTIONS, findAction } from "@sisyphus/mcp-tools";
 import { ENDPOINTS } from "@sisyphus/siyuan-api";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
-import { WRITE_SAFETY_HINTS } from "@sisyphus/write-safety";
+import { isWireErrorCode, WIRE_ERRORS } from "@sisyphus/write-safety";
 import fc from "fast-check";
 
 /** RELIABILITY_LONG=1 multiplies every property's runs by this. */
@@ -66,11 +65,7 @@ export function outcomeSummary(): Record<string, Record<string, number>> {
 }
 
 /** Every error code a tool result may carry: the tools', the shell's and the coordinator's. */
-export const KNOWN_CODES: ReadonlySet<string> = new Set([
-  ...Object.keys(TOOL_ERROR_HINTS),
-  ...Object.keys(SHELL_HINTS),
-  ...Object.keys(WRITE_SAFETY_HINTS),
-]);
+export const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(WIRE_ERRORS));
 
 const ENDPOINT_KIND = new Map<string, string>(
   Object.values(ENDPOINTS).map((e) => [e.path, e.kind]),
@@ -257,16 +252,27 @@ function untypedMessage(m: unknown, status: number): string | undefined {
   return `status ${status} without a typed error: ${JSON.stringify(o).slice(0, 200)}`;
 }
 
-/** A tool result's problem: an error result must carry a known `structuredContent.error.code`. */
+/**
+ * A tool result's problem: an error result must carry a known `structuredContent.error.code`, and
+ * say `writeAttempted: true` only with a code whose `WIRE_ERRORS` row allows it.
+ */
 export function toolResultProblem(result: unknown): string | undefined {
   const r = result as
-    | { isError?: boolean; structuredContent?: { error?: { code?: unknown } } }
+    | {
+        isError?: boolean;
+        structuredContent?: { error?: { code?: unknown; writeAttempted?: unknown } };
+      }
     | undefined;
   if (r?.isError !== true) return undefined;
   const code = r.structuredContent?.error?.code;
-  return typeof code === "string" && KNOWN_CODES.has(code)
-    ? undefined
-    : `tool error without a known code: ${JSON.stringify(r).slice(0, 300)}`;
+  if (!(typeof code === "string" && KNOWN_CODES.has(code)))
+    return `tool error without a known code: ${JSON.stringify(r).slice(0, 300)}`;
+  if (
+    r.structuredContent?.error?.writeAttempted === true &&
+    !(isWireErrorCode(code) && WIRE_ERRORS[code].writeAttempted === "possible")
+  )
+    return `tool error ${code} says writeAttempted: true, which its code never allows: ${JSON.stringify(r).slice(0, 300)}`;
+  return undefined;
 }
 
 // ---------------------------------------------------------------- arbitraries
