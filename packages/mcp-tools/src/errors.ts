@@ -7,10 +7,11 @@
  * `@sisyphus/write-safety`), the same whichever layer raises it. The tool codes are a subset of
  * that table; the write-safety codes (`state_changed`, `outcome_unknown`, …) are the coordinator's.
  */
-import { WIRE_ERRORS } from "@sisyphus/write-safety";
+import { WIRE_ERRORS, type WireErrorCode } from "@sisyphus/write-safety";
 
 /**
- * What went wrong before anything was written. `details` carries, per code:
+ * What went wrong before anything was written: the tools' codes, a subset of the wire's
+ * `WIRE_ERRORS`. `details` carries, per code:
  * - `invalid_arguments`: the offending names or IDs when there are some (e.g. `name`, `children`);
  * - `unknown_tool`: nothing; `unknown_action`: `actions`, the tool's canonical action names;
  * - `not_found`: `id` (an ID, a path or a name);
@@ -28,29 +29,33 @@ import { WIRE_ERRORS } from "@sisyphus/write-safety";
  *   `extension_tool_not_found`: `name`; `extension_error`: `rpcCode` (the JSON-RPC error code);
  * - `internal_error`: nothing.
  */
-export type ToolErrorCode =
-  | "invalid_arguments"
-  | "unknown_tool"
-  | "unknown_action"
-  | "not_found"
-  | "ambiguous_path"
-  | "already_exists"
-  | "notebook_closed"
-  | "permission_denied"
-  | "confirmation_required"
-  | "kernel_unavailable"
-  | "kernel_error"
-  | "read_budget_exceeded"
-  | "source_unavailable"
-  | "source_too_large"
-  | "output_too_large"
-  | "output_failed"
-  | "feedback_unconfigured"
-  | "feedback_unavailable"
-  | "extension_unavailable"
-  | "extension_tool_not_found"
-  | "extension_error"
-  | "internal_error";
+export const TOOL_ERROR_CODES = [
+  "invalid_arguments",
+  "unknown_tool",
+  "unknown_action",
+  "not_found",
+  "ambiguous_path",
+  "already_exists",
+  "notebook_closed",
+  "permission_denied",
+  "confirmation_required",
+  "kernel_unavailable",
+  "kernel_error",
+  "read_budget_exceeded",
+  "source_unavailable",
+  "source_too_large",
+  "output_too_large",
+  "output_failed",
+  "feedback_unconfigured",
+  "feedback_unavailable",
+  "extension_unavailable",
+  "extension_tool_not_found",
+  "extension_error",
+  "internal_error",
+] as const satisfies readonly WireErrorCode[];
+
+/** One of {@link TOOL_ERROR_CODES}. */
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 const TOOL_ERROR_BRAND = Symbol.for("@sisyphus/mcp-tools/ToolError");
 

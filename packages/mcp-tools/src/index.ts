@@ -34,7 +34,7 @@ export {
   TOOL_NAMES,
   type ToolName,
 } from "./catalog.js";
-export { isToolError, ToolError, type ToolErrorCode } from "./errors.js";
+export { isToolError, TOOL_ERROR_CODES, ToolError, type ToolErrorCode } from "./errors.js";
 export type { KernelReads, KernelWrites } from "./kernel.js";
 export { kernelFromClient } from "./kernel-client.js";
 export {

@@ -43,6 +43,7 @@ export {
 export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
 export {
   admissionRefusalResult,
+  SHELL_ERROR_CODES,
   type ShellErrorCode,
   type ShellErrorTop,
   shellError,

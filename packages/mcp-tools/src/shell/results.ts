@@ -3,26 +3,27 @@
  * Every hint is the code's row of the wire's error table (`WIRE_ERRORS`).
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { WIRE_ERRORS } from "@sisyphus/write-safety";
+import { WIRE_ERRORS, type WireErrorCode } from "@sisyphus/write-safety";
 import { errorResult } from "../runtime.js";
 import type { AdmissionRefusal } from "./admission.js";
 
-/**
- * Error codes the shell answers on its own: a subset of the wire's `WIRE_ERRORS` (a code outside
- * it does not compile, since {@link shellError} looks its hint up there).
- */
-export type ShellErrorCode =
-  | "queue_full"
-  | "cancelled"
-  | "write_coordinator_unavailable"
-  | "write_coordinator_changed"
-  | "outcome_unknown"
-  | "confirmation_required"
-  | "confirmation_declined"
-  | "confirmation_cancelled"
-  | "confirmation_invalid"
-  | "task_rejected"
-  | "action_disabled";
+/** Error codes the shell answers on its own: a subset of the wire's `WIRE_ERRORS`. */
+export const SHELL_ERROR_CODES = [
+  "queue_full",
+  "cancelled",
+  "write_coordinator_unavailable",
+  "write_coordinator_changed",
+  "outcome_unknown",
+  "confirmation_required",
+  "confirmation_declined",
+  "confirmation_cancelled",
+  "confirmation_invalid",
+  "task_rejected",
+  "action_disabled",
+] as const satisfies readonly WireErrorCode[];
+
+/** One of {@link SHELL_ERROR_CODES}. */
+export type ShellErrorCode = (typeof SHELL_ERROR_CODES)[number];
 
 /**
  * The top-level fields of a {@link shellError} answer. `writeAttempted: true` compiles only for a
