@@ -17,11 +17,29 @@ export const MAX_CONFIRMATIONS = 128;
 export const LEGACY_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** Most legacy sessions kept at once; the oldest idle one is closed to admit a new one. */
 export const MAX_LEGACY_SESSIONS = 256;
+/** How often a shell sweeps its idle legacy sessions, in milliseconds. */
+export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
+/** The first legacy protocol revision without JSON-RPC batching (2025-06-18 removed it). */
+export const FIRST_UNBATCHED_PROTOCOL_VERSION = "2025-06-18";
+/**
+ * The one prefix of every name Sisyphus puts on the wire beside the protocol's own: its `_meta`
+ * keys and its extension's name (the spec's `io.siyuan.sisyphus/…`).
+ */
+export const SISYPHUS_WIRE_PREFIX = "io.siyuan.sisyphus/";
+/**
+ * `_meta` key of a call's taskId (spec: task-control extension): a UUID under which the kernel
+ * authority keeps the call's record for `POST /tasks`.
+ */
+export const TASK_ID_META_KEY = `${SISYPHUS_WIRE_PREFIX}taskId` as const;
 /** `_meta` key carrying the authority epoch a delegating process expects. */
-export const AUTHORITY_EPOCH_META_KEY = "io.sisyphus/authorityEpoch";
+export const AUTHORITY_EPOCH_META_KEY = `${SISYPHUS_WIRE_PREFIX}authorityEpoch` as const;
 /**
  * `_meta` key of a precheck-only call (`true`): the authority runs the commit's checks that need no
  * kernel read (request ID, ledger, credential, lease) and answers their refusal, or
  * `{ precheck: "passed" }`; it never executes, confirms or admits the call.
  */
-export const PRECHECK_META_KEY = "io.sisyphus/precheckOnly";
+export const PRECHECK_META_KEY = `${SISYPHUS_WIRE_PREFIX}precheckOnly` as const;
+/** The task-control extension's name, as `server/discover` and `initialize` advertise it. */
+export const TASK_CONTROL_EXTENSION = `${SISYPHUS_WIRE_PREFIX}task-control` as const;
+/** The task-control extension's version (spec: 2). */
+export const TASK_CONTROL_VERSION = 2;

@@ -1,8 +1,8 @@
 /**
  * `@sisyphus/mcp-tools/shell/gate`: the pieces of the shell a process needs before it listens —
- * the admission gate, the drain gate and the limits — without the MCP SDK, so a shell that loads
- * its MCP half only after listening (the Node server) keeps its cold start. Also the version it
- * names itself with.
+ * the admission gate, the drain gate, the limits and `_meta` keys, and the `/health` body — without
+ * the MCP SDK, so a shell that loads its MCP half only after listening (the Node server) keeps its
+ * cold start. Also the version it names itself with.
  */
 
 export { SISYPHUS_VERSION } from "../version.js";
@@ -14,3 +14,9 @@ export {
 } from "./admission.js";
 export * from "./constants.js";
 export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";
+export {
+  type AuthorityHealth,
+  type AuthorityHealthInput,
+  authorityHealth,
+  type WriteLaneCounts,
+} from "./health.js";
