@@ -6,32 +6,15 @@
  * the Node server. Bundled by `scripts/build.mjs` into one classic script at goja's language level.
  */
 import "./polyfills.js";
-import {
-  createMcpHandler,
-  isInitializeRequest,
-  isLegacyRequest,
-  McpServer,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
-import {
-  createToolRuntime,
-  kernelFromClient,
-  registerApp,
-  registerSkillResources,
-  registerToolListing,
-  registerTools,
-  SERVER_INSTRUCTIONS,
-  SISYPHUS_VERSION,
-  type ToolRuntime,
-} from "@sisyphus/mcp-tools";
+import { createToolRuntime, kernelFromClient, type ToolRuntime } from "@sisyphus/mcp-tools";
 import {
   Admission,
-  type AdmissionCounts,
-  ConfirmationBook,
-  createGateway,
-  type GatewayConnection,
-  LegacySessionTable,
-  shellError,
+  type AuthorityEndpoint,
+  authorityHealth,
+  createAuthorityEndpoint,
+  createAuthorityServer,
+  TASK_CONTROL_EXTENSION,
+  TASK_CONTROL_VERSION,
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient, kernelFetchTransport } from "@sisyphus/siyuan-api/kernel";
 import { createWriteCoordinator, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
@@ -41,21 +24,9 @@ import { fromWebResponse, jsonResponse, parsedJsonBody, toWebRequest } from "./h
 import { monotonicFromWall } from "./monotonic.js";
 import { mathRandomSource, randomHex } from "./random.js";
 import { runtimeTimers, siyuanGlobal } from "./runtime-globals.js";
-import {
-  currentAccess,
-  kernelSettingsSnapshot,
-  kernelToolListing,
-  originCheck,
-  originRefused,
-  readKernelSettings,
-} from "./settings.js";
+import { currentAccess, originCheck, originRefused, readKernelSettings } from "./settings.js";
 import { kernelInspection, ListChangedStreams, serveStream } from "./sse.js";
-import {
-  TASK_CONTROL_EXTENSION,
-  TASK_CONTROL_VERSION,
-  TASK_ID_META_KEY,
-  TaskBook,
-} from "./tasks.js";
+import { TaskBook } from "./tasks.js";
 import { serveTransfer, staging, stagingCounts } from "./transfer-routes.js";
 
 /** Directories of the durable stores inside the plugin's storage folder. */
@@ -75,23 +46,18 @@ const KERNEL_PRINCIPAL = "siyuan-kernel";
  */
 const MONOTONIC_SAMPLE_MS = 1000;
 
-/** How often idle legacy sessions are swept, in milliseconds. */
-const LEGACY_SESSION_SWEEP_MS = 60_000;
-
 interface Authority {
   readonly epoch: string;
   readonly coordinator: WriteCoordinator;
   readonly runtime: ToolRuntime;
   /** The gateway's admission gate: calls in flight, reads running, queued and cancelled. */
   readonly admission: Admission;
-  /** Serves one `/mcp` request, modern or legacy. */
-  handle(request: Request): Promise<Response>;
+  /** `/mcp`, modern and legacy (`@sisyphus/mcp-tools/shell`, shared with the Node server). */
+  readonly endpoint: AuthorityEndpoint;
   /** The call records of `/tasks`. */
   readonly tasks: TaskBook;
   /** Legacy `tools/list_changed` streams (hosts that do not serialise paths only). */
   readonly streams: ListChangedStreams;
-  /** Whether `id` names a live legacy session (marking it active). */
-  hasSession(id: string): boolean;
   close(): Promise<void>;
 }
 
@@ -146,205 +112,55 @@ async function open(): Promise<Authority> {
       },
     },
   });
-  // The Node server's gateway: admission (128 in flight, reads 4 at a time), the commit's checks
-  // before anybody is asked, confirmation, then the runtime.
+  // The server the Node authority builds too: the gateway (admission, the commit's checks before
+  // anybody is asked, confirmation, the runtime), one settings read per call, every tool through
+  // this plugin's task records.
   const admission = new Admission();
-  const gateway = createGateway({
+  const tasks = new TaskBook(systemClock);
+  const server = createAuthorityServer({
     runtime,
     admission,
-    confirmations: new ConfirmationBook({ random: mathRandomSource }),
     role: { kind: "local", epoch },
-    snapshot: kernelSettingsSnapshot(storage),
-  });
-  const listing = kernelToolListing(storage, runtime);
-  // The MCP App's entry point: kernel reads only, admitted in the write lane, under the settings'
-  // read permissions (one snapshot per call, as every call).
-  const app = {
-    kernel: kernelFromClient(client).reads,
-    admission,
-    snapshot: kernelSettingsSnapshot(storage),
-  };
-  // Modern clients that declare form elicitation confirm through multi-round `input_required`
-  // (a result, so it fits a buffered answer). A legacy session cannot: a buffered reply cannot
-  // carry a server-to-client request, so legacy callers use `confirm: true` (the spec's legacy
-  // kernel convention): their elicitation capability is not offered to the gateway.
-  const conn: GatewayConnection = {
+    random: mathRandomSource,
+    settings: {
+      read: () => readKernelSettings(storage),
+      strictCallsNeed: { kind: "kernel-plugin" },
+    },
+    kernelReads: kernelFromClient(client).reads,
     principal: KERNEL_PRINCIPAL,
-    legacyCapabilities: () => undefined,
-  };
-  const tasks = new TaskBook(systemClock);
-  /** `listChanged`: legacy sessions on a host where the probe found parallel paths (`sse.ts`). */
-  const factory = (listChanged = false) => {
-    const server = new McpServer(
-      { name: "sisyphus", version: SISYPHUS_VERSION },
-      {
-        capabilities: {
-          // Explicit: the SDK advertises `listChanged: true` when the capability leaves it out.
-          tools: { listChanged },
-          resources: { listChanged: false },
-          experimental: { [TASK_CONTROL_EXTENSION]: { version: TASK_CONTROL_VERSION } },
-        },
-        instructions: SERVER_INSTRUCTIONS,
-      },
-    );
-    registerTools(server, runtime, async (tool, args, ctx) => {
-      const taskId = ctx.mcpReq._meta?.[TASK_ID_META_KEY];
-      if (taskId === undefined) return gateway(tool, args, ctx, conn);
-      const begun = tasks.begin(taskId);
-      if (!begun.ok) {
-        return shellError("task_rejected", `taskId refused: ${begun.reason}`, {
-          reason: begun.reason,
-        });
-      }
-      try {
-        const result = await gateway(tool, args, ctx, conn, begun.control);
-        tasks.finish(taskId as string, result);
-        return result;
-      } catch (e) {
-        tasks.abandon(taskId as string);
-        throw e;
-      }
-    });
-    registerToolListing(server, listing);
-    registerSkillResources(server);
-    registerApp(server, app);
-    return server;
-  };
-  // 2026-07-28: stateless, one JSON answer per request (the route cannot stream, contract §8.3).
-  const modern = createMcpHandler(() => factory(), { legacy: "reject", responseMode: "json" });
-  // 2025 era: sessions (`Mcp-Session-Id`, 30 minutes idle), JSON answers.
-  const sessions = new LegacySessionTable<WebStandardStreamableHTTPServerTransport>(systemClock);
-  const sweep = setInterval(() => sessions.sweep(), LEGACY_SESSION_SWEEP_MS);
+    // JSON answers: a legacy caller confirms with `confirm: true` (the spec's legacy convention).
+    serverRequests: false,
+    route: (gateway) => tasks.route(gateway),
+    capabilities: { experimental: { [TASK_CONTROL_EXTENSION]: { version: TASK_CONTROL_VERSION } } },
+  });
   const streams = new ListChangedStreams({
     inspect: kernelInspection(storage),
     timers: runtimeTimers,
-    beforeCheck: () => sessions.sweep(),
+    beforeCheck: () => endpoint.sweepSessions(),
   });
-
-  /**
-   * Session requests a `notifications/cancelled` named, by session and JSON-RPC ID (type-sensitive:
-   * `JSON.stringify` of the ID). The SDK drops the answer of a cancelled request, and a JSON answer
-   * (this route cannot stream) waits for every answer of its POST, so without this the POST would
-   * never be answered and the plugin's route would hold it for ever.
-   */
-  const cancelWaiters = new Map<string, () => void>();
-
-  async function inSession(sid: string, request: Request): Promise<Response> {
-    const transport = sessions.touch(sid);
-    if (transport === undefined) return rpcError(404, -32001, "Session not found");
-    // Parsed once, here, for the cancellation bookkeeping and the transport alike.
-    const body = await parsedJsonBody(request);
-    const parsed = body === undefined ? undefined : { parsedBody: body };
-    const message = (Array.isArray(body) ? undefined : body) as
-      | { id?: unknown; method?: unknown; params?: { requestId?: unknown } }
-      | undefined;
-    if (message?.method === "notifications/cancelled") {
-      cancelWaiters.get(`${sid}\n${JSON.stringify(message.params?.requestId)}`)?.();
-    }
-    if (message?.id === undefined || typeof message.method !== "string") {
-      return transport.handleRequest(request, parsed);
-    }
-    const key = `${sid}\n${JSON.stringify(message.id)}`;
-    const cancelled = new Promise<Response>((resolve) => {
-      cancelWaiters.set(key, () =>
-        resolve(
-          Response.json({
-            jsonrpc: "2.0",
-            id: message.id,
-            error: { code: -32800, message: "Request cancelled" },
-          }),
-        ),
-      );
-    });
-    try {
-      return await Promise.race([transport.handleRequest(request, parsed), cancelled]);
-    } finally {
-      cancelWaiters.delete(key);
-    }
-  }
-
-  async function legacy(request: Request): Promise<Response> {
-    const id = request.headers.get("mcp-session-id");
-    if (id !== null) return inSession(id, request);
-    const body: unknown = await request
-      .clone()
-      .json()
-      .catch(() => undefined);
-    if (request.method !== "POST" || !isInitializeRequest(body)) {
-      return rpcError(400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
-    }
-    const transport: WebStandardStreamableHTTPServerTransport =
-      new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        enableJsonResponse: true,
-        onsessioninitialized: (sid) => sessions.add(sid, transport),
-      });
-    transport.onclose = () => {
-      if (transport.sessionId === undefined) return;
-      sessions.remove(transport.sessionId);
-      streams.closeSession(transport.sessionId);
-    };
-    await factory(probe.parallel).connect(transport);
-    return transport.handleRequest(request, { parsedBody: body });
-  }
-
+  // One JSON answer per request in both eras: the route cannot stream (contract §8.3).
+  const endpoint = createAuthorityEndpoint({
+    server,
+    responseMode: "json",
+    clock: systemClock,
+    // `listChanged` for legacy sessions on a host where the probe found parallel paths (`sse.ts`).
+    legacyListChanged: () => probe.parallel,
+    onSessionClosed: (id) => streams.closeSession(id),
+  });
   return {
     epoch,
     coordinator,
     runtime,
     admission,
+    endpoint,
     tasks,
     streams,
-    hasSession: (id) => sessions.touch(id) !== undefined,
-    async handle(request) {
-      if (request.method !== "POST" || request.headers.get("mcp-session-id") !== null) {
-        return legacy(request);
-      }
-      const parsedBody = await parsedJsonBody(request);
-      if (await isLegacyRequest(request, parsedBody)) return legacy(request);
-      return modern.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
-    },
     async close() {
-      clearInterval(sweep);
       clearInterval(sample);
       streams.closeAll();
-      await sessions.closeAll();
-      await modern.close();
+      await endpoint.close();
     },
   };
-}
-
-/** The runtime's read-budget counters as flat `/health` numbers (the Node server's names). */
-function readBudgetCounters(c: {
-  reads: number;
-  exceededCalls: number;
-  exceededBytes: number;
-}): Record<string, number> {
-  return {
-    readBudgetReads: c.reads,
-    readBudgetExceededCalls: c.exceededCalls,
-    readBudgetExceededBytes: c.exceededBytes,
-  };
-}
-
-/**
- * The gateway's admission counts as `/health` numbers (the Node server's names), beside the write
- * lane's own `inFlight`/`queued`/`running`: calls admitted (`callsInFlight`, preparation and
- * confirmation included), reads running and queued, and running reads already cancelled.
- */
-function admissionCounters(c: AdmissionCounts): Record<string, number> {
-  return {
-    callsInFlight: c.inFlight,
-    readsRunning: c.readsRunning,
-    readsQueued: c.readsQueued,
-    readsCancelledRunning: c.readsCancelledRunning,
-    writesAdmitted: c.writesAdmitted,
-  };
-}
-
-/** A JSON-RPC error answer with no request ID. */
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
 const sy = siyuanGlobal();
@@ -391,17 +207,20 @@ sy.server.private.http.handler = async (req) => {
   const path = req.context.path;
   if (path === "/health") {
     if (req.request.method !== "GET") return jsonResponse(405, { error: "method_not_allowed" });
-    return jsonResponse(200, {
-      ok: true,
-      authority: "kernel",
-      ...a.coordinator.health(),
-      ...admissionCounters(a.admission.counts()),
-      ...a.tasks.counts(),
-      ...readBudgetCounters(a.runtime.readBudgetCounts()),
-      ...stagingCounts(),
-      ...a.streams.counts(),
-      ...probe.counts(),
-    });
+    const lane = a.coordinator.health();
+    return jsonResponse(
+      200,
+      authorityHealth({
+        authority: "kernel",
+        strict: lane.strict,
+        draining: lane.draining,
+        admission: a.admission.counts(),
+        lane,
+        legacySessions: a.endpoint.legacySessions(),
+        readBudget: a.runtime.readBudgetCounts(),
+        more: { ...a.tasks.counts(), ...stagingCounts(), ...a.streams.counts(), ...probe.counts() },
+      }),
+    );
   }
   if (path === "/tasks") {
     if (req.request.method !== "POST") return jsonResponse(405, { error: "method_not_allowed" });
@@ -431,7 +250,9 @@ sy.server.private.http.handler = async (req) => {
     // and only where the host does not serialise the path; here 405, as SiYuan's own /mcp answers.
     if (req.request.method === "GET") return jsonResponse(405, { error: "method_not_allowed" });
     const answer = toWebRequest(req)
-      .then((r) => a.handle(r))
+      .then(async (r) =>
+        a.endpoint.fetch(r, r.method === "POST" ? { parsedBody: await parsedJsonBody(r) } : {}),
+      )
       .then(fromWebResponse);
     answering.add(answer);
     try {
@@ -449,7 +270,7 @@ sy.server.private.es.handler = (req) =>
     parallel: probe.parallel,
     streams: authority?.streams,
     context: KERNEL_PRINCIPAL,
-    session: (id) => authority?.hasSession(id) ?? false,
+    session: (id) => authority?.endpoint.hasSession(id) ?? false,
     origin: () => originCheck(req.request.headers, sy.storage),
     logRefusal: (text) => sy.logger.warn(text),
   });

@@ -2,33 +2,25 @@
  * The settings as the kernel authority reads them: `settings.json` in its own storage (the file
  * the Node server reads through `getFile`), once per call, fresh. With the kernel endpoint off, the
  * Node server is the authority, so this plugin must not coordinate writes too: strict calls are
- * refused, reads still run. Every call gets the permissions, turned-off tools and kernel options
- * the file holds; `tools/list` lists what it leaves on; `/tasks` compares access fingerprints;
- * browser origins are checked against `options.allowedOrigins`.
+ * refused, reads still run (`perCallSettings`, shared with the Node server). `/tasks` compares
+ * access fingerprints; browser origins are checked against `options.allowedOrigins`.
  */
 
-import type { ToolDescriptor, ToolRuntime } from "@sisyphus/mcp-tools";
 import {
   accessFingerprint,
   originVerdict,
   parseSettings,
   SETTINGS_FILE,
-  type SisyphusSettings,
 } from "@sisyphus/mcp-tools/settings";
-import {
-  type SettingsSnapshot,
-  shellError,
-  unusableSettingsRefusal,
-} from "@sisyphus/mcp-tools/shell";
+import type { SettingsRead } from "@sisyphus/mcp-tools/shell";
 import type { PluginStorage } from "../stores/index.js";
 
-/** One read of the settings: usable ones, or why not. */
-export type KernelSettingsRead =
-  | { readonly ok: true; readonly settings: SisyphusSettings }
-  | { readonly ok: false; readonly message: string };
-
-/** Reads and parses the settings file (absent: the defaults); never throws. */
-export async function readKernelSettings(storage: PluginStorage): Promise<KernelSettingsRead> {
+/**
+ * Reads and parses the settings file (absent or unreadable: the defaults; a file that does not
+ * parse: `invalid`); never throws. The snapshot and listing of every call read it
+ * (`perCallSettings` in `@sisyphus/mcp-tools/shell`).
+ */
+export async function readKernelSettings(storage: PluginStorage): Promise<SettingsRead> {
   let text: string | undefined;
   try {
     text = await (await storage.get(SETTINGS_FILE)).text();
@@ -38,38 +30,8 @@ export async function readKernelSettings(storage: PluginStorage): Promise<Kernel
   try {
     return { ok: true, settings: parseSettings(text) };
   } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    return { ok: false, reason: "invalid", message: e instanceof Error ? e.message : String(e) };
   }
-}
-
-/** The gateway's per-call settings snapshot at the kernel authority. */
-export function kernelSettingsSnapshot(storage: PluginStorage) {
-  return async (writeClass: boolean): Promise<SettingsSnapshot> => {
-    const read = await readKernelSettings(storage);
-    if (!read.ok) return { refusal: unusableSettingsRefusal(read.message, writeClass) };
-    if (writeClass && !read.settings.kernelEndpointEnabled) {
-      return {
-        refusal: shellError(
-          "write_coordinator_unavailable",
-          "The kernel endpoint is off in the Sisyphus settings, so the Node server is the write authority: send strict calls there (or turn the kernel endpoint on). Nothing was written.",
-          { reason: "kernel_endpoint_disabled" },
-          { writeAttempted: false },
-        ),
-      };
-    }
-    return { settings: read.settings };
-  };
-}
-
-/**
- * `tools/list` at the kernel authority, one settings read per list: the tools they leave on.
- * Unusable settings list every tool (each call then answers why it cannot run).
- */
-export function kernelToolListing(storage: PluginStorage, runtime: ToolRuntime) {
-  return async (): Promise<readonly ToolDescriptor[]> => {
-    const read = await readKernelSettings(storage);
-    return runtime.listTools(read.ok ? read.settings.disabled : []);
-  };
 }
 
 /**

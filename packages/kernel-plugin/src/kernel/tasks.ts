@@ -13,14 +13,15 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { utf8Encode } from "@sisyphus/core-hash";
 import { accessFingerprint } from "@sisyphus/mcp-tools/settings";
-import type { CallControl } from "@sisyphus/mcp-tools/shell";
+import {
+  type CallControl,
+  type CallGateway,
+  type Gateway,
+  shellError,
+  TASK_ID_META_KEY,
+} from "@sisyphus/mcp-tools/shell";
 import { type Clock, WriteCancellation } from "@sisyphus/write-safety";
 
-/** `_meta` key of a call's taskId. */
-export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
-/** The extension's name and version, as `server/discover` and `initialize` advertise them. */
-export const TASK_CONTROL_EXTENSION = "io.siyuan.sisyphus/task-control";
-export const TASK_CONTROL_VERSION = 2;
 /** How long a terminal record is kept, in milliseconds (spec: 10 minutes). */
 export const TASK_RETENTION_MS = 10 * 60 * 1000;
 /** Most records kept (spec: 128). */
@@ -106,6 +107,32 @@ export class TaskBook {
     this.#records.set(taskId, record);
     this.#evict();
     return { ok: true, control };
+  }
+
+  /**
+   * The route of every `tools/call` at the kernel authority: a call carrying a taskId
+   * (`TASK_ID_META_KEY`) runs under that task's record (`task_rejected` when it cannot start one),
+   * any other call straight through `gateway`.
+   */
+  route(gateway: Gateway): CallGateway {
+    return async (tool, args, ctx, conn) => {
+      const taskId = ctx.mcpReq._meta?.[TASK_ID_META_KEY];
+      if (taskId === undefined) return gateway(tool, args, ctx, conn);
+      const begun = this.begin(taskId);
+      if (!begun.ok) {
+        return shellError("task_rejected", `taskId refused: ${begun.reason}`, {
+          reason: begun.reason,
+        });
+      }
+      try {
+        const result = await gateway(tool, args, ctx, conn, begun.control);
+        this.finish(taskId as string, result);
+        return result;
+      } catch (e) {
+        this.abandon(taskId as string);
+        throw e;
+      }
+    };
   }
 
   /** Records how the call ended. An `input_required` round forgets the task (not terminal). */
