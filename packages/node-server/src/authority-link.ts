@@ -9,7 +9,12 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { type DelegateLink, PRECHECK_META_KEY, shellError } from "@sisyphus/mcp-tools/shell";
+import {
+  type DelegateLink,
+  PRECHECK_META_KEY,
+  shellError,
+  TASK_ID_META_KEY,
+} from "@sisyphus/mcp-tools/shell";
 import type { BackgroundAuthorityOptions } from "./background-authority.js";
 import { errorCodes, httpStatusOf, mentionsUnauthorized } from "./cause-chain.js";
 import { DELEGATION_TIMEOUT_MS, SERVER_INFO } from "./constants.js";
@@ -17,10 +22,11 @@ import type { KernelAddress } from "./kernel-request.js";
 import { CONNECT_TIMEOUT_CODE, McpHttpClient } from "./mcp-http-client.js";
 import type { OnTransfer } from "./transfer-progress.js";
 
-export { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "@sisyphus/mcp-tools/shell";
-
-/** `_meta` key of the taskId every delegated kernel call carries (spec: task-control extension). */
-export const TASK_ID_META_KEY = "io.siyuan.sisyphus/taskId";
+export {
+  AUTHORITY_EPOCH_META_KEY,
+  PRECHECK_META_KEY,
+  TASK_ID_META_KEY,
+} from "@sisyphus/mcp-tools/shell";
 
 /** Options both links take. */
 interface LinkOptions {

@@ -33,10 +33,6 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 export const MAX_SHUTDOWN_GRACE_MS = 10 * 60 * 1000;
 /** After the drain, how long answers still being written get before connections close, in milliseconds. */
 export const HTTP_CLOSE_FLUSH_MS = 2_000;
-/** The first legacy protocol revision without JSON-RPC batching (2025-06-18 removed it). */
-export const FIRST_UNBATCHED_PROTOCOL_VERSION = "2025-06-18";
-/** How often idle legacy sessions are swept, in milliseconds. */
-export const LEGACY_SESSION_SWEEP_MS = 60 * 1000;
 /** Limits of the shared shell pieces (admission, confirmation, legacy sessions), re-exported. */
 export {
   ADMISSION_CAP,

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type AuthorityHealthInput, authorityHealth } from "@sisyphus/mcp-tools/shell/gate";
 import { isLoopbackHost } from "./config.js";
 import {
   HEALTH_PATH,
@@ -24,7 +25,7 @@ export interface McpEndpoint {
   /** Number of open legacy sessions. */
   legacySessions(): number;
   /** Read-budget counters of the tool runtime (reads, and those that exceeded a limit). */
-  readBudget?(): Record<string, number>;
+  readBudget?(): AuthorityHealthInput["readBudget"];
   close(): Promise<void>;
 }
 
@@ -44,8 +45,11 @@ export interface HttpServerOptions {
   readonly allowedOrigins: readonly string[];
   /** Loads the `/mcp` endpoint; called at most once, after the socket listens. */
   readonly loadEndpoint: () => Promise<McpEndpoint>;
-  /** Aggregate counters for `/health` (numbers only: no IDs, tokens or content). */
-  readonly health: () => Record<string, number | string | boolean>;
+  /**
+   * What `/health` reports besides the endpoint's own counts (legacy sessions, read budgets), for
+   * `authorityHealth`: the authority, the admission gate and the write lane.
+   */
+  readonly health: () => Omit<AuthorityHealthInput, "legacySessions" | "readBudget">;
   readonly onError?: (error: Error) => void;
 }
 
@@ -104,15 +108,6 @@ function hostHeaderLines(req: IncomingMessage): number {
   return n;
 }
 
-/** The tool runtime's read-budget counters as flat `/health` numbers (zeros before it loaded). */
-function readBudgetCounters(c: Record<string, number> | undefined): Record<string, number> {
-  return {
-    readBudgetReads: c?.["reads"] ?? 0,
-    readBudgetExceededCalls: c?.["exceededCalls"] ?? 0,
-    readBudgetExceededBytes: c?.["exceededBytes"] ?? 0,
-  };
-}
-
 /**
  * Starts the HTTP shell and resolves once it listens.
  * Status codes, checked in this order on every path: 400 (`bad_host`) for an absent, repeated or
@@ -165,12 +160,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         json(res, 405, { error: "method_not_allowed" });
         return;
       }
-      json(res, 200, {
-        ok: true,
-        ...options.health(),
-        legacySessions: loaded?.legacySessions() ?? 0,
-        ...readBudgetCounters(loaded?.readBudget?.()),
-      });
+      const readBudget = loaded?.readBudget?.();
+      json(
+        res,
+        200,
+        authorityHealth({
+          ...options.health(),
+          legacySessions: loaded?.legacySessions() ?? 0,
+          ...(readBudget === undefined ? {} : { readBudget }),
+        }),
+      );
       return;
     }
     if (path !== MCP_PATH) {

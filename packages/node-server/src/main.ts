@@ -253,22 +253,13 @@ async function startHttp(
       // The admission gate's counts, and the write lane's from the coordinator that owns it (the
       // gate admits writes but does not serialise them; docs/decisions.md D-095).
       health: () => {
-        const h = coordinator.health();
-        const a = admission.counts();
+        const lane = coordinator.health();
         return {
-          strict: h.strict,
-          draining: h.draining,
-          inFlight: a.inFlight,
-          admissionCap: a.admissionCap,
-          readsRunning: a.readsRunning,
-          readsQueued: a.readsQueued,
-          readsCancelledRunning: a.readsCancelledRunning,
-          writesAdmitted: a.writesAdmitted,
-          writesRunning: h.running,
-          writesQueued: h.queued,
-          leases: h.leases,
-          ledgerEntries: h.ledgerEntries,
-          reservations: h.reservations,
+          authority: "node-http",
+          strict: lane.strict,
+          draining: lane.draining,
+          admission: admission.counts(),
+          lane,
         };
       },
       onError: (e) => log(`sisyphus-server: ${e.message}`),
@@ -381,7 +372,13 @@ async function startKernelFront(
         authToken: config.authToken as string,
         onError: (e) => log(`sisyphus-server: ${e.message}`),
       }),
-    health: () => ({ authority: "kernel", draining: drain.draining, ...admission.counts() }),
+    // No write lane here: the kernel plugin's is the one.
+    health: () => ({
+      authority: "kernel",
+      strict,
+      draining: drain.draining,
+      admission: admission.counts(),
+    }),
     onError: (e) => log(`sisyphus-server: ${e.message}`),
   });
   cleanups.push(() => http.close());

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { SERVER_INSTRUCTIONS } from "@sisyphus/mcp-tools";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { MAX_REQUEST_BODY_BYTES } from "../src/constants.js";
 import {
@@ -91,6 +92,45 @@ describe("both protocol eras", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
     });
     expect(after.status).toBe(404);
+  });
+
+  it("streams a legacy session's GET as SSE, and frees the stream the moment the client drops it", async () => {
+    const init = await legacyInitialize(shared.authority.url);
+    expect(init.status).toBe(200);
+    const session = init.headers.get("mcp-session-id") as string;
+    await init.text();
+    const headers = {
+      authorization: RAW_HEADERS.authorization,
+      accept: "text/event-stream",
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const open = async () => {
+      const drop = new AbortController();
+      const res = await fetch(shared.authority.url, { headers, signal: drop.signal });
+      return { res, drop };
+    };
+    const first = await open();
+    expect(first.res.status).toBe(200);
+    expect(first.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    // One GET stream per session: a second one while the first is open is refused.
+    const second = await open();
+    expect(second.res.status).toBe(409);
+    await second.res.text();
+    first.drop.abort();
+    // The dropped stream is released at once, not at its next keep-alive (15 s): a new GET is
+    // served well before that.
+    const again = await waitFor(
+      async () => {
+        const next = await open();
+        if (next.res.status === 200) return next;
+        await next.res.text();
+        return undefined;
+      },
+      { timeoutMs: 5_000, what: "a new GET stream after the client dropped the first" },
+    );
+    again.drop.abort();
+    await fetch(shared.authority.url, { method: "DELETE", headers });
   });
 });
 

@@ -22,7 +22,6 @@ import {
 import type { RandomSource } from "@sisyphus/core-hash";
 import type { Clock } from "@sisyphus/write-safety";
 import { type AppOptions, registerApp } from "../app/index.js";
-import { TOOL_ERROR_HINTS } from "../errors.js";
 import {
   registerSkillResources,
   registerToolListing,
@@ -139,7 +138,6 @@ export function perCallSettings(options: PerCallSettingsOptions): PerCallSetting
             refusal: errorResult({
               code: "kernel_unavailable",
               message: `Cannot read the Sisyphus settings: ${r.message}; nothing ran.`,
-              hint: TOOL_ERROR_HINTS.kernel_unavailable,
               writeAttempted: false,
             }) as CallToolResult,
           };
