@@ -5,7 +5,8 @@
  * first request instead of delaying the listening socket. Requests that arrive earlier wait for
  * it in the HTTP shell.
  */
-import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type NodeIncomingMessageLike, toWebRequest } from "@modelcontextprotocol/node";
 import type {
   CallToolResult,
   McpServer,
@@ -21,6 +22,7 @@ import {
 import {
   Admission,
   admissionRefusalResult,
+  type AuthorityEndpoint,
   type AuthorityServerOptions,
   createAuthorityEndpoint,
   createAuthorityServer,
@@ -134,19 +136,59 @@ function nodeSettings(
 }
 
 /**
- * A streamed (SSE) answer whose stream is cancelled the moment its client goes away.
- * `toNodeHandler` stops writing then, but cancels the SDK's stream only at its next chunk (a GET
- * stream's next keep-alive, up to 15 s later); until then the session keeps the dead stream and
- * refuses the client's new GET (409, one GET stream per session).
+ * Answers a Node request with the shared endpoint: the web `Request` built from it (the body the
+ * shell parsed, the signal aborted when the client goes away), the `Response` written back with
+ * backpressure. A streamed answer (SSE: a legacy session's GET stream, a POST's events) has its
+ * headers sent at once and its stream cancelled the moment the client goes away, as the SDK's
+ * Node transport did through hono. (The SDK's `toNodeHandler` sends the headers only with the
+ * first event, for a GET stream its first keep-alive 15 s later, and keeps a dropped stream until
+ * its next one, refusing a reconnecting client with 409 meanwhile.)
  */
-function releasedOnDisconnect(response: Response, signal: AbortSignal): Response {
-  const type = response.headers.get("content-type") ?? "";
-  if (response.body === null || !type.startsWith("text/event-stream")) return response;
-  return new Response(response.body.pipeThrough(new TransformStream(), { signal }), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
+async function answerNode(
+  endpoint: AuthorityEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const gone = new AbortController();
+  res.once("close", () => gone.abort());
+  const request = await toWebRequest(req as NodeIncomingMessageLike, body, {
+    signal: gone.signal,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
   });
+  const response = await endpoint.fetch(request, body === undefined ? {} : { parsedBody: body });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    res.flushHeaders();
+  }
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  gone.signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done || gone.signal.aborted) break;
+      if (!res.write(chunk.value)) {
+        await new Promise<void>((resolve) => {
+          res.once("drain", resolve);
+          gone.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+      }
+    }
+  } catch {
+    // the stream failed or was cancelled: end the answer
+  } finally {
+    gone.signal.removeEventListener("abort", cancel);
+    res.end();
+  }
 }
 
 /**
@@ -177,8 +219,8 @@ export interface HttpEndpointOptions {
 /**
  * The `/mcp` endpoint of the HTTP authority (or kernel front): the shared authority endpoint
  * (`@sisyphus/mcp-tools/shell`; answers stream, so legacy sessions get GET streams and
- * server-to-client requests) behind the SDK's Node adapter. Authentication, guards and body
- * parsing stay in the shell.
+ * server-to-client requests) behind `answerNode`. Authentication, guards and body parsing stay in
+ * the shell.
  */
 export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   const client = createSiyuanClient({
@@ -234,15 +276,8 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
     maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
     onError: options.onError,
   });
-  const node = toNodeHandler(
-    {
-      fetch: async (request, extra) =>
-        releasedOnDisconnect(await endpoint.fetch(request, extra), request.signal),
-    },
-    { maxRequestBodySize: MAX_REQUEST_BODY_BYTES, onerror: options.onError },
-  );
   return {
-    handle: (req, res, body) => node(req as NodeIncomingMessageLike, res, body),
+    handle: (req, res, body) => answerNode(endpoint, req, res, body),
     legacySessions: () => endpoint.legacySessions(),
     readBudget: () => runtime.readBudgetCounts(),
     close: () => endpoint.close(),

@@ -94,7 +94,7 @@ describe("both protocol eras", () => {
     expect(after.status).toBe(404);
   });
 
-  it("streams a legacy session's GET as SSE, and frees the stream the moment the client drops it", async () => {
+  it("streams a legacy session's GET as SSE at once, and frees it the moment the client drops it", async () => {
     const init = await legacyInitialize(shared.authority.url);
     expect(init.status).toBe(200);
     const session = init.headers.get("mcp-session-id") as string;
@@ -105,9 +105,12 @@ describe("both protocol eras", () => {
       "mcp-session-id": session,
       "mcp-protocol-version": "2025-11-25",
     };
+    // The stream's headers come at once, not with its first keep-alive (15 s): past 10 s the
+    // fetch fails.
     const open = async () => {
       const drop = new AbortController();
-      const res = await fetch(shared.authority.url, { headers, signal: drop.signal });
+      const signal = AbortSignal.any([drop.signal, AbortSignal.timeout(10_000)]);
+      const res = await fetch(shared.authority.url, { headers, signal });
       return { res, drop };
     };
     const first = await open();
