@@ -6,7 +6,7 @@
  * resources, the App), and `/mcp` over web `Request`/`Response`:
  * MCP 2026-07-28 stateless through the SDK's `createMcpHandler`, 2025-era traffic through sessions
  * of `WebStandardStreamableHTTPServerTransport` (idle-expired, swept, batches only where the
- * negotiated revision has them). A shell adapts its own HTTP to `fetch` (Node: `toNodeHandler`;
+ * negotiated revision has them). A shell adapts its own HTTP to `fetch` (Node: `answerNode`;
  * the plugin: its route bridge) and keeps only its routes and lifecycle. Runs in goja too.
  */
 import {
@@ -299,8 +299,7 @@ export interface AuthorityEndpointOptions {
 export interface AuthorityEndpoint {
   /**
    * Answers one `/mcp` request. `extra.parsedBody`: the JSON body the shell already parsed
-   * (`undefined`: the SDK reads the request's own). The shape of the SDK's handlers, so Node's
-   * `toNodeHandler` adapts it as it is.
+   * (`undefined`: the SDK reads the request's own). The shape of the SDK's handlers.
    */
   fetch(request: Request, extra?: { readonly parsedBody?: unknown }): Promise<Response>;
   /** Whether `id` names a live legacy session (marking it active). */
