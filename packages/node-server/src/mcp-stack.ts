@@ -21,14 +21,13 @@ import {
 } from "@sisyphus/mcp-tools";
 import {
   Admission,
-  admissionRefusalResult,
   type AuthorityEndpoint,
   type AuthorityServerOptions,
+  admissionRefusalResult,
   createAuthorityEndpoint,
   createAuthorityServer,
   type DrainGate,
   isAdmissionRefusal,
-  shellError,
 } from "@sisyphus/mcp-tools/shell";
 import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";

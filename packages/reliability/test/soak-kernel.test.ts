@@ -13,10 +13,10 @@ import { cpus } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Client } from "@modelcontextprotocol/client";
+import { TASK_ID_META_KEY } from "@sisyphus/mcp-tools/shell";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
 import { LEASES_GLOBAL_MAX } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
-import { TASK_ID_META_KEY } from "../../kernel-plugin/src/kernel/tasks.js";
 import {
   kernelClient,
   PLUGIN_NAME,
