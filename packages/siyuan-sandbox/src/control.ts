@@ -57,6 +57,10 @@ export interface SandboxControl extends AvControl {
   clearFaults(): void;
   /** Armed faults with their counters. */
   faults(): ArmedFault[];
+  /** Calls a `hold` fault holds now (each holds its path's lock). */
+  held(): number;
+  /** Lets every call a `hold` fault holds go on; returns how many there were. */
+  releaseHeld(): number;
   /**
    * Stops (true) or resumes (false) accepting TCP connections on the sandbox port, so new
    * connections fail with ECONNREFUSED; open connections are destroyed. `forMs` resumes
@@ -140,6 +144,8 @@ export function createControl(
     disarmFault: (id) => faults.disarm(id),
     clearFaults: () => faults.clear(),
     faults: () => faults.list(),
+    held: () => faults.heldCount(),
+    releaseHeld: () => faults.releaseHeld(),
     refuseConnections: async (on, forMs) => {
       await listener.refuse(on);
       if (on && forMs !== undefined) {
@@ -168,7 +174,7 @@ export function createControl(
 
 /**
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
- * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `connections/refuse` {forMs},
+ * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `faults/held`, `faults/release-held`, `connections/refuse` {forMs},
  * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
  * `av` {id}, `av-log` {id?},
  * `external/<method>` {args: [...]}.
@@ -194,6 +200,10 @@ export function controlRouteHandler(control: SandboxControl) {
       case "faults/clear":
         control.clearFaults();
         return null;
+      case "faults/held":
+        return { held: control.held() };
+      case "faults/release-held":
+        return { released: control.releaseHeld() };
       case "connections/refuse":
         await control.refuseConnections(
           true,

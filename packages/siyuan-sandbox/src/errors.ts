@@ -9,7 +9,9 @@ export type SandboxErrorCode =
   /** A kernel-level failure; `details.kernelCode`, `details.kernelData` carry the envelope. */
   | "kernel_error"
   /** `waitFor` (the `./testing` entry) ran out of time; `details: { what, timeoutMs, last }`. */
-  | "wait_timeout";
+  | "wait_timeout"
+  /** `observeQuietFor` (the `./testing` entry) saw what must not happen; `details: { what, quietMs, afterMs, value }`. */
+  | "not_quiet";
 
 const BRAND = Symbol.for("@sisyphus/siyuan-sandbox/SandboxError");
 

@@ -8,6 +8,10 @@ import { CORRUPTION_MARKER } from "./constants.js";
  *   request arrives). For a refusal at connect time (ECONNREFUSED, nothing dispatched) use
  *   `control.refuseConnections(true)`;
  * - `delay`: wait `delayMs` before handling (nothing else changes);
+ * - `hold`: like `delay`, but the call waits (holding the path's lock) until
+ *   `control.releaseHeld()`, however long that takes: a test that needs "the write is held" waits
+ *   for `control.held()` to count it and releases it when its race is set up, instead of guessing
+ *   a delay long enough;
  * - `http5xx`: answer `status` (default 500) before applying anything;
  * - `resetAfterApply`: handle the call, flush the queue so the write is applied, then destroy the
  *   socket without answering;
@@ -18,6 +22,7 @@ import { CORRUPTION_MARKER } from "./constants.js";
 export type FaultKind =
   | "refuse"
   | "delay"
+  | "hold"
   | "http5xx"
   | "resetAfterApply"
   | "silentDrop"
@@ -80,10 +85,28 @@ export function defaultCorrupt(body: Record<string, unknown>): Record<string, un
   return out;
 }
 
-/** The set of armed faults. */
+/** The set of armed faults, and the calls a `hold` fault holds. */
 export class FaultBook {
   private readonly armed: ArmedFault[] = [];
+  private readonly waiting: Array<() => void> = [];
   private next = 0;
+
+  /** Resolves when {@link releaseHeld} runs; counted by {@link heldCount} meanwhile. */
+  hold(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Calls a `hold` fault holds now. */
+  heldCount(): number {
+    return this.waiting.length;
+  }
+
+  /** Lets every held call go on; returns how many there were. */
+  releaseHeld(): number {
+    const released = this.waiting.splice(0);
+    for (const go of released) go();
+    return released.length;
+  }
 
   /** Arms a fault; returns its id. */
   arm(spec: FaultSpec): string {

@@ -176,6 +176,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     plugins: pluginHost,
     stop: () => {
       stopped ??= (async () => {
+        faults.releaseHeld(); // a held call would keep a plugin's onunload (and so stop) waiting
         await pluginHost.stopAll(); // onunload may still call the API
         if (!refusing) {
           await new Promise<void>((resolve) => {

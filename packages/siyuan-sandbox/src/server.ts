@@ -334,6 +334,7 @@ export function createRequestListener(
         },
         baseHeaders: CORS_HEADERS,
         flush: () => kernel.flush(),
+        hold: () => faults.hold(),
       });
     }
     const route = ROUTES[path] ?? prefixRoute(path);
@@ -362,6 +363,7 @@ export function createRequestListener(
       // a slow kernel: the delay is spent holding the path's lock
       const delay = has("delay");
       if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
+      if (has("hold")) await faults.hold();
       let body: Record<string, unknown> = {};
       if (route.body === "json" || route.body === "tolerant") {
         const { parsed, detail } = parseJsonObjectBody(raw.toString("utf8"));

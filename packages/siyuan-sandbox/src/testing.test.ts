@@ -1,12 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { isSandboxError } from "./errors.js";
 import * as testing from "./testing.js";
-import { waitFor } from "./testing.js";
+import { observeQuietFor, waitFor } from "./testing.js";
 
 describe("waitFor", () => {
   it("exports exactly the documented runtime names", () => {
     expect(Object.keys(testing).sort()).toEqual(
-      ["WAIT_FOR_INTERVAL_MS", "WAIT_FOR_TIMEOUT_MS", "waitFor"].sort(),
+      [
+        "EXPECT_POLL_TIMEOUT_MS",
+        "WAIT_FOR_INTERVAL_MS",
+        "WAIT_FOR_TIMEOUT_MS",
+        "observeQuietFor",
+        "waitFor",
+      ].sort(),
     );
   });
 
@@ -36,5 +42,37 @@ describe("waitFor", () => {
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
+  });
+});
+
+describe("observeQuietFor", () => {
+  it("resolves once the check stayed falsy for the whole period, checking more than once", async () => {
+    let checks = 0;
+    const started = Date.now();
+    await observeQuietFor(
+      40,
+      () => {
+        checks++;
+        return false;
+      },
+      { intervalMs: 5 },
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    expect(checks).toBeGreaterThan(1);
+  });
+
+  it("fails with not_quiet, naming what happened and when, as soon as a check is truthy", async () => {
+    let checks = 0;
+    const e = await observeQuietFor(10_000, () => (++checks >= 3 ? "answered" : ""), {
+      intervalMs: 1,
+      what: "an answer",
+    }).catch((error: unknown) => error);
+    expect(isSandboxError(e)).toBe(true);
+    expect(e).toMatchObject({
+      code: "not_quiet",
+      details: { what: "an answer", quietMs: 10_000, value: "answered" },
+    });
+    expect((e as { details: { afterMs: number } }).details.afterMs).toBeLessThan(10_000);
+    expect(String((e as Error).message)).toContain("an answer");
   });
 });

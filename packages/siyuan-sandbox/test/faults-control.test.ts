@@ -127,6 +127,37 @@ describe("faults, observed from a plain HTTP client", () => {
     expect(order).toEqual(["fast", "slow"]);
   });
 
+  it("hold: the call waits, holding its path, until releaseHeld; held() counts it", async () => {
+    sb.control.armFault({ endpoint: UPDATE, kind: "hold" });
+    const order: string[] = [];
+    const held = update("held by a hold fault").then((r) => {
+      order.push("held");
+      return r;
+    });
+    await waitFor(() => sb.control.held() === 1, { what: "the update to be held" });
+    // The same path waits behind it; another path answers meanwhile.
+    const behind = update("after the held one").then(() => order.push("behind"));
+    await post(sb, "/api/attr/getBlockAttrs", { id: I.headingJournal });
+    order.push("other path");
+    expect(sb.control.releaseHeld()).toBe(1);
+    expect(sb.control.held()).toBe(0);
+    expect((await held).body.code).toBe(0);
+    await behind;
+    expect(order).toEqual(["other path", "held", "behind"]);
+    await flush(sb);
+    expect(await text()).toBe("after the held one");
+  });
+
+  it("hold over the control route: faults/held counts, faults/release-held releases", async () => {
+    const control = (op: string, body: unknown = {}) =>
+      ok<Record<string, unknown>>(sb, `/__sandbox/${op}`, body);
+    await control("faults/arm", { endpoint: UPDATE, kind: "hold" });
+    const held = update("held over the route");
+    await waitFor(async () => (await control("faults/held"))["held"] === 1);
+    expect(await control("faults/release-held")).toEqual({ released: 1 });
+    expect((await held).body.code).toBe(0);
+  });
+
   it("skip and times pick the call count", async () => {
     sb.control.armFault({ endpoint: UPDATE, kind: "http5xx", skip: 1, times: 2 });
     expect((await update("one")).status).toBe(200);

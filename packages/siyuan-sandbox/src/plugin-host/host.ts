@@ -178,6 +178,8 @@ export interface PluginRouteContext {
   baseHeaders: Record<string, string>;
   /** Applies the queue (for `resetAfterApply`). */
   flush(): Promise<void>;
+  /** Waits until `control.releaseHeld()` (for `hold`). */
+  hold(): Promise<void>;
 }
 
 function backendOf(platform: NodeJS.Platform): string {
@@ -814,6 +816,7 @@ export class PluginHost implements PluginHostControl, PluginServices {
     const handle = async (): Promise<void> => {
       const delay = has("delay");
       if (delay) await new Promise((r) => setTimeout(r, delay.delayMs ?? 0));
+      if (has("hold")) await c.hold();
       const rt = this.runtimes.get(name);
       if (!rt) return text(404, `[plugin:${name}] not found`);
       if (rt.state !== "running") return text(503, `[plugin:${name}] is not running`);
