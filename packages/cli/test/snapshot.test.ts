@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWithPlugin } from "../../kernel-plugin/test/harness.js";
 import { cli, doc, killAuthorities, scene, tempDir } from "./harness.js";
@@ -67,7 +68,17 @@ describe("sisyphus snapshot", () => {
 
     const untouched = ["Top.md", "Top/Child.md", `Clash (${clash}).md`, "notes.txt", "Clash.md"];
     const before = new Map(untouched.map((f) => [f, mtime(join(dir, f))]));
-    await new Promise((r) => setTimeout(r, 20)); // a rewrite would get a later mtime
+    // A rewrite would get a later mtime: a file written now beside the folder already does.
+    const probe = `${dir}.mtime-probe`;
+    const latest = Math.max(...before.values());
+    await waitFor(
+      () => {
+        writeFileSync(probe, "");
+        return mtime(probe) > latest;
+      },
+      { intervalMs: 1, what: "a file written now to get a later mtime" },
+    );
+    rmSync(probe);
     x.appendBlock(edit, "After.");
     const added = x.createDoc(nb, "/Added", "New.");
     x.removeDoc(drop);

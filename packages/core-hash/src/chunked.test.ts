@@ -74,10 +74,17 @@ describe("hashChunked", () => {
   it("lets timers run between batches with yieldToEventLoop", async () => {
     const bytes = pseudoRandomBytes(8 * CHUNK_BATCH_BYTES, 3);
     let ticks = 0;
-    const timer = setInterval(() => ticks++, 0);
+    let tick = () => {};
+    const timer = setInterval(() => {
+      ticks++;
+      tick();
+    }, 0);
+    // Each yield goes on at the timer's next tick, which runs only if the hash left the loop free.
     const slowYield = async () => {
       await yieldToEventLoop();
-      await new Promise((r) => setTimeout(r, 1));
+      await new Promise<void>((resolve) => {
+        tick = resolve;
+      });
     };
     await hashChunked(bytes, { yieldFn: slowYield });
     clearInterval(timer);

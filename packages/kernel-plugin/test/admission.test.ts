@@ -5,6 +5,7 @@
  * calls pile up behind a held commit in the one write lane and the 129th is refused.
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { kernelClient, sc, useSandboxWithPlugin } from "./harness.js";
 
@@ -25,30 +26,37 @@ describe("admission at the kernel authority", () => {
     );
     const field = pre["preconditionField"] as string;
     const before = box.current.control.count(UPDATE);
-    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 10_000 });
+    box.current.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const held = client.callTool({
       name: "block",
       arguments: { ...args, requestId: pre["requestId"], [field]: pre[field] },
     });
-    while (box.current.control.count(UPDATE) === before)
-      await new Promise((r) => setTimeout(r, 10));
-    // 130 preflights wait in the write lane behind the held commit (held 10 s, ample time for all
-    // of them to arrive on a loaded machine): 127 fit beside it.
+    await waitFor(() => box.current.control.held() === 1, { what: "the held commit's write" });
+    // 130 preflights wait in the write lane behind the held commit (held until the refusals have
+    // answered, however slowly this machine accepts them): 127 fit beside it.
+    let answered = 0;
     const waiting = Array.from({ length: 130 }, (_, i) =>
-      client.callTool(
-        {
-          name: "block",
-          arguments: {
-            action: "update",
-            id: DEMO_IDS.paragraphDecision,
-            dataType: "markdown",
-            data: `queued ${i}`,
-            validateOnly: true,
+      client
+        .callTool(
+          {
+            name: "block",
+            arguments: {
+              action: "update",
+              id: DEMO_IDS.paragraphDecision,
+              dataType: "markdown",
+              data: `queued ${i}`,
+              validateOnly: true,
+            },
           },
-        },
-        { timeout: 60_000 },
-      ),
+          { timeout: 60_000 },
+        )
+        .finally(() => answered++),
     );
+    await waitFor(() => answered >= 3, {
+      what: "the calls beyond the cap to be refused",
+      timeoutMs: 60_000,
+    });
+    expect(box.current.control.releaseHeld()).toBe(1);
     const answers = (await Promise.all(waiting)).map(sc);
     const refused = answers.filter((a) => (a["error"] as { code?: string })?.code === "queue_full");
     expect(refused.length).toBe(3);

@@ -6,8 +6,16 @@
  * arrives while the call waits.
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
-import { commitArgs, kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
+import {
+  commitArgs,
+  healthOf,
+  kernelClient,
+  PLUGIN_NAME,
+  sc,
+  useSandboxWithPlugin,
+} from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
 const box = useSandboxWithPlugin({ serialisePaths: false });
@@ -23,15 +31,21 @@ describe("legacy notifications/cancelled at the kernel authority", () => {
       "Journal, cancelled while queued",
     );
     const before = box.current.control.count(UPDATE);
-    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 2_000 });
+    box.current.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const held = holder.callTool({ name: "block", arguments: a });
-    while (box.current.control.count(UPDATE) === before)
-      await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => box.current.control.held() === 1, { what: "the held commit's write" });
     const ctl = new AbortController();
     const queued = client.callTool({ name: "block", arguments: b }, { signal: ctl.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    // The race the test names: the cancellation lands while the call waits in the write lane.
+    await waitFor(async () => (await healthOf(box.current))["queued"] === 1, {
+      what: "the second commit queued in the write lane",
+    });
     ctl.abort("the user stopped it"); // the client sends notifications/cancelled in its session
-    await expect(queued).rejects.toBeDefined();
+    await expect(queued).rejects.toThrow("the user stopped it");
+    await waitFor(async () => (await healthOf(box.current))["queued"] === 0, {
+      what: "the cancelled commit to leave the write lane",
+    });
+    expect(box.current.control.releaseHeld()).toBe(1);
     expect(sc(await held)["status"]).toBe("committed");
     expect(box.current.control.count(UPDATE)).toBe(before + 1);
     expect(box.current.control.kramdown(DEMO_IDS.paragraphJournal)).not.toContain(

@@ -65,6 +65,14 @@ export function routeOf(sb: Sandbox, path: string): string {
   return `${sb.url}/plugin/private/${PLUGIN_NAME}${path}`;
 }
 
+/** The plugin's `/health` on `sb`, as JSON. */
+export async function healthOf(sb: Sandbox): Promise<Record<string, unknown>> {
+  const res = await fetch(routeOf(sb, "/health"), {
+    headers: { authorization: `Token ${sb.token}` },
+  });
+  return (await res.json()) as Record<string, unknown>;
+}
+
 /** An official MCP client on the plugin's `/mcp`, authenticated with the kernel's API token. */
 export async function kernelClient(
   sb: Sandbox,

@@ -5,6 +5,7 @@
  * `siyuan.storage` remain, so a replay answers from the ledger and writes nothing.
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { commitArgs, kernelClient, PLUGIN_NAME, sc, useSandboxWithPlugin } from "./harness.js";
 
@@ -21,11 +22,17 @@ describe("plugin reload", () => {
     const leased = await commitArgs(client, DEMO_IDS.paragraphJournal, "Journal leased before");
     const held = await commitArgs(client, DEMO_IDS.paragraphDecision, "Decision during reload");
     const before = box.current.control.count(UPDATE);
-    box.current.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
+    box.current.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const running = client.callTool({ name: "block", arguments: held });
-    while (box.current.control.count(UPDATE) === before)
-      await new Promise((r) => setTimeout(r, 10));
-    await box.current.plugins.reload(PLUGIN_NAME);
+    await waitFor(() => box.current.control.held() === 1, { what: "the commit's write held" });
+    expect(box.current.control.count(UPDATE)).toBe(before + 1);
+    // The reload starts while the commit is running, and waits for it.
+    const reloading = box.current.plugins.reload(PLUGIN_NAME);
+    await waitFor(() => box.current.plugins.status(PLUGIN_NAME)?.state === "stopping", {
+      what: "the plugin to be stopping",
+    });
+    expect(box.current.control.releaseHeld()).toBe(1);
+    await reloading;
     // The reload waited for the commit (onunload drains the coordinator): it is recorded.
     expect(sc(await running)["status"]).toBe("committed");
     expect(box.current.plugins.status(PLUGIN_NAME)).toMatchObject({ state: "running", starts: 2 });

@@ -4,10 +4,12 @@
  * host's per-path serialisation of `/mcp`, shown on a host that serialises and on one that does not.
  */
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { kernelClient, routeOf, sandboxWithPlugin, sc } from "./harness.js";
+import { kernelClient, PLUGIN_NAME, routeOf, sandboxWithPlugin, sc } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
+const MCP_PATH = `/plugin/private/${PLUGIN_NAME}/mcp`;
 const started: Sandbox[] = [];
 afterAll(async () => {
   await Promise.all(started.map((s) => s.stop()));
@@ -69,7 +71,7 @@ describe("the plugin's routes", () => {
       );
       const field = pre["preconditionField"] as string;
       const before = sb.control.count(UPDATE);
-      sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_000 });
+      sb.control.armFault({ endpoint: UPDATE, kind: "hold" });
       const order: string[] = [];
       const commit = writer
         .callTool({
@@ -80,8 +82,18 @@ describe("the plugin's routes", () => {
           order.push("commit");
           return r;
         });
-      while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
-      await reader.listTools().then(() => order.push("list"));
+      await waitFor(() => sb.control.count(UPDATE) > before && sb.control.held() === 1, {
+        what: "the commit's write held at the kernel",
+      });
+      const mcpPosts = () =>
+        sb.control.log().filter((e) => e.method === "POST" && e.path === MCP_PATH).length;
+      const posts = mcpPosts();
+      const listed = reader.listTools().then(() => order.push("list"));
+      await waitFor(() => mcpPosts() > posts, { what: "the listing to reach the host" });
+      // Where the host does not serialise the path, the listing answers while the commit is held.
+      if (!serialisePaths) await waitFor(() => order.includes("list"), { what: "the listing" });
+      expect(sb.control.releaseHeld()).toBe(1);
+      await listed;
       expect(sc(await commit)["status"]).toBe("committed");
       expect(order).toEqual(serialisePaths ? ["commit", "list"] : ["list", "commit"]);
       await Promise.all([writer.close(), reader.close()]);

@@ -7,6 +7,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIST_CHANGED_EVENT } from "../src/kernel/sse.js";
 import {
@@ -25,11 +26,6 @@ afterAll(async () => {
   await Promise.all(started.map((s) => s.stop()));
 });
 
-/** Polls `fn` until it holds (the test's timeout bounds the wait). */
-async function until(fn: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await fn())) await new Promise((r) => setTimeout(r, 25));
-}
-
 async function health(sb: Sandbox): Promise<Record<string, number | boolean>> {
   const res = await fetch(routeOf(sb, "/health"), {
     headers: { authorization: `Token ${sb.token}` },
@@ -41,7 +37,7 @@ async function health(sb: Sandbox): Promise<Record<string, number | boolean>> {
 async function sandbox(serialisePaths: boolean): Promise<Sandbox> {
   const sb = await sandboxWithPlugin({ serialisePaths });
   started.push(sb);
-  await until(async () => (await health(sb))["hostProbed"] === true);
+  await waitFor(async () => (await health(sb))["hostProbed"] === true);
   return sb;
 }
 
@@ -110,7 +106,7 @@ async function refusalText(res: Response): Promise<string> {
 /** Waits until two checks completed after now: the second surely read what was written before. */
 async function twoChecksLater(sb: Sandbox): Promise<void> {
   const checks = (await health(sb))["sseChecks"] as number;
-  await until(async () => ((await health(sb))["sseChecks"] as number) >= checks + 2);
+  await waitFor(async () => ((await health(sb))["sseChecks"] as number) >= checks + 2);
 }
 
 /** Writes the settings file with any text (a file that does not parse). */
@@ -137,7 +133,7 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
 
     const legacy = await legacyClient(sb);
     expect(legacy.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
-    await until(() => legacy.seen.notifications === 1);
+    await waitFor(() => legacy.seen.notifications === 1);
     expect(await health(sb)).toMatchObject({ sseStreams: 1, sseNotifications: 1 });
 
     // the stream stays open while a call is answered on the same path
@@ -150,7 +146,7 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     // a changed snapshot: one more; then the same file again, and a change outside the access
     // fingerprint: none, over two whole checks after the last write
     await writeSettings(sb, { kernelEndpointEnabled: true, disabled: ["fs"] });
-    await until(() => legacy.seen.notifications === 2);
+    await waitFor(() => legacy.seen.notifications === 2);
     await writeSettings(sb, { kernelEndpointEnabled: true, disabled: ["fs"] });
     await writeSettings(sb, {
       kernelEndpointEnabled: true,
@@ -167,12 +163,12 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     const sb = await sandbox(false);
     const four: Array<Awaited<ReturnType<typeof legacyClient>>> = [];
     for (let i = 0; i < 4; i++) four.push(await legacyClient(sb));
-    await until(() => four.every((c) => c.seen.notifications === 1));
+    await waitFor(() => four.every((c) => c.seen.notifications === 1));
     expect((await health(sb))["sseStreams"]).toBe(4);
 
     // the 5th client's own stream is refused; the client works all the same
     const fifth = await legacyClient(sb);
-    await until(() => fifth.seen.errors.length > 0);
+    await waitFor(() => fifth.seen.errors.length > 0);
     expect(fifth.seen.notifications).toBe(0);
     // refused once the settings were read: SiYuan's text has no message, the kernel log says why
     expect(await refusalText(await getStream(sb, fifth.sessionId))).toContain(
@@ -187,9 +183,9 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
 
     // closing a stream (its client leaves) frees its place
     await four[0]?.client.close();
-    await until(async () => (await health(sb))["sseStreams"] === 3);
+    await waitFor(async () => (await health(sb))["sseStreams"] === 3);
     const again = await rawStream(sb, fifth.sessionId);
-    await until(() => again.events() === 1);
+    await waitFor(() => again.events() === 1);
     expect((await health(sb))["sseStreams"]).toBe(4);
     again.abort();
   }, 60_000);
@@ -197,12 +193,12 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
   it("closes streams when the kernel endpoint is turned off or the settings become unusable, and refuses new ones", async () => {
     const sb = await sandbox(false);
     const legacy = await legacyClient(sb);
-    await until(() => legacy.seen.notifications === 1);
+    await waitFor(() => legacy.seen.notifications === 1);
 
     const raw = await rawStream(sb, legacy.sessionId);
-    await until(() => raw.events() === 1);
+    await waitFor(() => raw.events() === 1);
     await writeSettings(sb, { kernelEndpointEnabled: false });
-    await until(() => raw.state.ended);
+    await waitFor(() => raw.state.ended);
     expect(raw.events()).toBe(1);
     // decided after the settings read: SiYuan 3.7.3's text for a rejection has no message, the
     // kernel log has the reason
@@ -217,16 +213,16 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
 
     await writeSettings(sb, { kernelEndpointEnabled: true });
     const second = await rawStream(sb, legacy.sessionId);
-    await until(() => second.events() === 1);
+    await waitFor(() => second.events() === 1);
     await writeSettingsText(sb, "{not json");
-    await until(() => second.state.ended);
+    await waitFor(() => second.state.ended);
     expect(await refusalText(await getStream(sb, legacy.sessionId))).toContain(
       "promise rejected: <nil>",
     );
     expect(sb.plugins.logs(PLUGIN_NAME).map((l) => l.text)).toContainEqual(
       expect.stringMatching(/SSE stream refused: 503 settings_invalid: /),
     );
-    await until(async () => (await health(sb))["sseStreams"] === 0);
+    await waitFor(async () => (await health(sb))["sseStreams"] === 0);
   }, 60_000);
 
   it("closes a session's streams when the session is deleted, without touching a call in flight", async () => {
@@ -235,13 +231,13 @@ describe("tools/list_changed on a host that does not serialise plugin paths", ()
     const other = await legacyClient(sb);
     const raw = await rawStream(sb, legacy.sessionId);
     const bystander = await rawStream(sb, other.sessionId);
-    await until(() => raw.events() === 1 && bystander.events() === 1);
+    await waitFor(() => raw.events() === 1 && bystander.events() === 1);
 
     // a call of the other session, held in the kernel while streams close around it
     sb.control.armFault({ endpoint: "/api/notebook/lsNotebooks", kind: "delay", delayMs: 500 });
     const call = other.client.callTool({ name: "notebook", arguments: { action: "list" } });
     await legacy.transport.terminateSession(); // DELETE /mcp
-    await until(() => raw.state.ended);
+    await waitFor(() => raw.state.ended);
     bystander.abort();
     expect(sc(await call)["error"]).toBeUndefined();
     expect(await refusalText(await getStream(sb, legacy.sessionId))).toContain(
@@ -271,7 +267,7 @@ describe("tools/list_changed on a host that serialises plugin paths (SiYuan 3.7.
     const legacy = await legacyClient(sb);
     expect(legacy.client.getServerCapabilities()?.tools?.listChanged).toBe(false);
     // the client's own GET reached the `es` slot, which cannot set a status: the kernel's 500
-    await until(() => legacy.seen.errors.length > 0);
+    await waitFor(() => legacy.seen.errors.length > 0);
     expect(await refusalText(await getStream(sb, legacy.sessionId))).toContain(
       "405 method_not_allowed: ",
     );

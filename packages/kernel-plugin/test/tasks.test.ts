@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { commitArgs, kernelClient, routeOf, sandboxWithPlugin, sc } from "./harness.js";
 
@@ -73,10 +74,13 @@ describe("/tasks", () => {
     const taskId = randomUUID();
     const args = await commitArgs(client, DEMO_IDS.paragraphDecision, "Decision while committing");
     const before = sb.control.count(UPDATE);
-    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 800 });
+    sb.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const running = client.callTool({ name: "block", arguments: args, _meta: { [TASK]: taskId } });
-    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => sb.control.count(UPDATE) > before && sb.control.held() === 1, {
+      what: "the commit's write held at the kernel",
+    });
     const cancel = await tasks(sb, taskId, "cancel");
+    expect(sb.control.releaseHeld()).toBe(1);
     expect(cancel.body).toMatchObject({
       found: true,
       state: "running",
@@ -95,17 +99,20 @@ describe("/tasks", () => {
     const a = await commitArgs(first, DEMO_IDS.paragraphJournal, "Journal, held");
     const b = await commitArgs(second, DEMO_IDS.paragraphStatus, "Status, cancelled in the lane");
     const before = sb.control.count(UPDATE);
-    sb.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 1_000 });
+    sb.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const held = first.callTool({ name: "block", arguments: a });
-    while (sb.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => sb.control.count(UPDATE) > before && sb.control.held() === 1, {
+      what: "the first commit's write held at the kernel",
+    });
     const taskId = randomUUID();
     const queued = second.callTool({ name: "block", arguments: b, _meta: { [TASK]: taskId } });
     // Wait until the queued call holds its task record.
-    while ((await tasks(sb, taskId, "status")).body["found"] !== true) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitFor(async () => (await tasks(sb, taskId, "status")).body["found"] === true, {
+      what: "the queued call's task record",
+    });
     const cancel = await tasks(sb, taskId, "cancel");
     expect(cancel.body).toMatchObject({ found: true, accepted: true, committing: false });
+    expect(sb.control.releaseHeld()).toBe(1);
     const answer = sc(await queued);
     expect(answer, JSON.stringify(answer)).toMatchObject({
       status: "cancelled",

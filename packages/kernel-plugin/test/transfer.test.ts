@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { PLUGIN_NAME, routeOf, sandboxWithPlugin, useSandboxWithPlugin } from "./harness.js";
 
@@ -364,12 +365,14 @@ describe("staging admission on a host that does not serialise paths", () => {
       for (let round = 0; round < 5 && busy === undefined; round++) {
         const pair = [0, 1].map(() => randomBytes(10 * MIB));
         const running = pair.map((b, i) => uploadRaw(sb, `r${round}-${i}.bin`, b));
-        let both = false;
-        while (!both) {
-          const h = await health(sb);
-          both = h["stagingInFlight"] === 2;
-          if (!both && (h["stagingEntries"] as number) >= 2) break;
-        }
+        await waitFor(
+          async () => {
+            const h = await health(sb);
+            return h["stagingInFlight"] === 2 || (h["stagingEntries"] as number) >= 2;
+          },
+          // checked back to back, as the window with both hashing can be short
+          { what: "both stagings hashing, or both done", intervalMs: 1, timeoutMs: 120_000 },
+        );
         const third = await uploadRaw(sb, `third-${round}.bin`, randomBytes(1000));
         const results = await Promise.all(running);
         expect(results.map((r) => r.body["sha256"])).toEqual(pair.map(sha));

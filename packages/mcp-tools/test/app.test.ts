@@ -5,6 +5,7 @@
  * against the sandbox kernel — in the write lane, outside read budgets, under read permissions.
  */
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diffWords, MAX_DIFF_CELLS, movedItems } from "../src/app/diff.js";
 import {
@@ -241,7 +242,7 @@ describe("the entry point", () => {
       async () => ({ go: null }),
       async () => null,
     );
-    await new Promise((r) => setTimeout(r, 0));
+    await waitFor(() => admission.counts().readsQueued === 1, { what: "the second read queued" });
     expect(admission.counts().readsQueued).toBe(1);
     const budgetReads = h.runtime.readBudgetCounts().reads;
     const id = await doc("lane");

@@ -5,6 +5,7 @@
  * the snapshot reads `settings.json` through `/api/file/getFile` as the Node server's does.
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { parseSettings, SETTINGS_WORKSPACE_PATH } from "../src/settings.js";
 import { Admission } from "../src/shell/index.js";
@@ -24,18 +25,16 @@ function gatewayWith(admission: Admission) {
   });
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 5));
-}
-
 describe("admission before the settings snapshot", () => {
   it("refuses calls beyond the cap with queue_full and zero kernel requests", async () => {
     const call = gatewayWith(new Admission({ cap: 3 }));
     const read = () => call("block", { action: "get_kramdown", id: DEMO_IDS.paragraphGoals });
-    h.sandbox.control.armFault({ endpoint: KRAMDOWN, kind: "delay", delayMs: 1500, times: 3 });
+    h.sandbox.control.armFault({ endpoint: KRAMDOWN, kind: "hold", times: 3 });
     const start = h.sandbox.control.count(KRAMDOWN);
     const held = [read(), read(), read()];
-    await until(() => h.sandbox.control.count(KRAMDOWN) === start + 3);
+    await waitFor(() => h.sandbox.control.count(KRAMDOWN) === start + 3, {
+      what: "the three admitted reads at the kernel",
+    });
     const before = kernelRequests(h);
     const refusedRead = await read();
     const refusedWrite = await call("block", {
@@ -51,6 +50,7 @@ describe("admission before the settings snapshot", () => {
     }
     // Not the settings, not the tool: the sandbox's request log saw nothing of either call.
     expect(kernelRequests(h)).toBe(before);
+    h.sandbox.control.releaseHeld();
     const answers = await Promise.all(held);
     for (const a of answers) expect(a.isError).not.toBe(true);
   });

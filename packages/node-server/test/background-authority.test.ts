@@ -10,7 +10,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
+import { observeQuietFor, waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   alive,
@@ -223,7 +223,9 @@ describe("a stdio-only configuration", () => {
     const { pid, idleStopMs } = recordOf(dir);
     expect(idleStopMs).toBe(1500);
     // Three idle periods with an idle client: its heartbeats keep the authority serving.
-    await new Promise((r) => setTimeout(r, 4_500));
+    await observeQuietFor(4_500, () => !alive(pid), {
+      what: "the authority to stop while a stdio client lives",
+    });
     expect(alive(pid)).toBe(true);
     expect(
       errorCode(await client.callTool({ name: "notebook", arguments: { action: "list" } })),

@@ -10,6 +10,7 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { letTimePass } from "@sisyphus/siyuan-sandbox/testing";
 import { LEASE_TTL_MS } from "@sisyphus/write-safety";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -41,7 +42,7 @@ describe("kernel plugin: lease expiry on a monotonic clock", () => {
       const args = await commitArgs(client, id, data);
       for (const ms of steps) {
         sb.plugins.stepClock(ms);
-        await new Promise((resolve) => setTimeout(resolve, SAMPLED_MS));
+        await letTimePass(SAMPLED_MS, "the plugin's clock sampler sees this step on its own");
       }
       const before = sb.control.count(UPDATE);
       const answer = sc(await client.callTool({ name: "block", arguments: args }));

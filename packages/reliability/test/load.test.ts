@@ -12,6 +12,7 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { letTimePass, waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lineChart, writeChart } from "../../../bench/svg-chart.js";
 import {
@@ -123,8 +124,9 @@ async function admitted<T>(
       refusals++;
     } else return { result, ms: performance.now() - start, refused, unavailable: timedOut };
     // Back off (jittered, doubling to 2 s) so retries do not crowd out the admitted calls.
-    await new Promise((r) =>
-      setTimeout(r, Math.min(2_000, 25 * 2 ** (refused + timedOut)) * (0.5 + Math.random())),
+    await letTimePass(
+      Math.min(2_000, 25 * 2 ** (refused + timedOut)) * (0.5 + Math.random()),
+      "the load client's backoff before it retries",
     );
   }
 }
@@ -202,7 +204,10 @@ describe("load", () => {
     });
     const start = performance.now();
     const pending = settled(Array.from({ length: READS }, (_, i) => admitted(() => read(i))));
-    while (refusals === 0 && !stop.signal.aborted) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => refusals > 0 || stop.signal.aborted, {
+      what: "a call refused with queue_full (or a failed call stopping the run)",
+      timeoutMs: 110_000,
+    });
     sandbox.control.disarmFault(hold);
     const answers = await pending;
     const wall = performance.now() - start;
@@ -327,25 +332,34 @@ describe("load", () => {
     });
     const before = sandbox.control.count(UPDATE);
     const kernelBefore = total();
-    sandbox.control.armFault({ endpoint: UPDATE, kind: "delay", delayMs: 8_000 });
+    sandbox.control.armFault({ endpoint: UPDATE, kind: "hold" });
     const commit = client.callTool({ name: "block", arguments: pre.commitArgs });
-    while (sandbox.control.count(UPDATE) === before) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => sandbox.control.held() === 1, { what: "the held commit's write" });
     const settingsBefore = sandbox.control.count(SETTINGS);
+    let answered = 0;
     const waiting = Array.from({ length: 130 }, (_, i) =>
-      client.callTool(
-        {
-          name: "block",
-          arguments: {
-            action: "update",
-            id: queuedId,
-            dataType: "markdown",
-            data: `queued ${i}`,
-            validateOnly: true,
+      client
+        .callTool(
+          {
+            name: "block",
+            arguments: {
+              action: "update",
+              id: queuedId,
+              dataType: "markdown",
+              data: `queued ${i}`,
+              validateOnly: true,
+            },
           },
-        },
-        { timeout: 60_000 },
-      ),
+          { timeout: 60_000 },
+        )
+        .finally(() => answered++),
     );
+    // The commit stays held until the calls beyond the cap have been refused.
+    await waitFor(() => answered >= 3, {
+      what: "the calls beyond the cap to be refused",
+      timeoutMs: 60_000,
+    });
+    expect(sandbox.control.releaseHeld()).toBe(1);
     const answers = await Promise.all(waiting);
     const refused = answers.filter((a) => code(a) === "queue_full");
     expect(refused.length).toBe(3);
@@ -567,12 +581,12 @@ if (SOAK) {
         // request ID issued so far passes its 10-minute first-execution deadline, so the ledger
         // prunes them and its log compacts, while the reservations must keep every one.
         const shift = (async () => {
-          await new Promise((r) => setTimeout(r, SOAK_MS / 2));
+          await letTimePass(SOAK_MS / 2, "the soak's half-way point");
           for (const k of [1, 2]) {
             node.child.kill("SIGUSR2");
-            while (node.stderr().split("secload: clock shifted").length - 1 < k) {
-              await new Promise((r) => setTimeout(r, 20));
-            }
+            await waitFor(() => node.stderr().split("secload: clock shifted").length - 1 >= k, {
+              what: `the server's clock shifted ${k} time(s)`,
+            });
           }
           return samples.length;
         })();

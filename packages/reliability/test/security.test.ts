@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   kernelClient,
@@ -530,9 +531,9 @@ describe("expiry", () => {
     expect(first["resultType"]).toBe("input_required");
     const before = t.kernel.control.count(DELETE);
     node.child.kill("SIGUSR2");
-    while (!node.stderr().includes("secload: clock shifted")) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => node.stderr().includes("secload: clock shifted"), {
+      what: "the server's clock shifted",
+    });
     const late = await modernCall(t, args, {
       inputResponses: ACCEPT,
       requestState: first["requestState"],

@@ -15,6 +15,7 @@ import { runInNewContext } from "node:vm";
 import type { Client } from "@modelcontextprotocol/client";
 import { TASK_ID_META_KEY } from "@sisyphus/mcp-tools/shell";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { letTimePass } from "@sisyphus/siyuan-sandbox/testing";
 import { LEASES_GLOBAL_MAX } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import {
@@ -139,7 +140,7 @@ if (SOAK) {
             }
           };
           const shift = (async () => {
-            await new Promise((r) => setTimeout(r, SOAK_MS / 2));
+            await letTimePass(SOAK_MS / 2, "the soak's half-way point");
             sb.plugins.stepClock(12 * 60_000);
             return samples.length;
           })();

@@ -2,6 +2,7 @@
  * Wire-level failure classification of the undici transport and the client's retry policy, against
  * a scripted loopback server (resets, 5xx, silence, garbage). Endpoint behaviour is in sandbox tests.
  */
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { Agent, RetryAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -311,7 +312,9 @@ describe("undici transport: failure classes", () => {
     const c = makeClient();
     server.handle(() => ok(null));
     await c.attr.setBlockAttrs({ id: "20260101120000-abcdefg", attrs: {} });
-    await new Promise((r) => setTimeout(r, 400)); // let the server close the idle socket
+    await waitFor(() => server.openConnections() === 0, {
+      what: "the server to close the idle keep-alive socket",
+    });
     await c.attr.setBlockAttrs({ id: "20260101120000-abcdefg", attrs: {} });
     expect(server.requests).toHaveLength(2);
     expect(server.connections()).toBe(2);

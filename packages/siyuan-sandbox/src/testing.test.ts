@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isSandboxError } from "./errors.js";
 import * as testing from "./testing.js";
-import { observeQuietFor, waitFor } from "./testing.js";
+import { letTimePass, observeQuietFor, waitFor } from "./testing.js";
 
 describe("waitFor", () => {
   it("exports exactly the documented runtime names", () => {
@@ -10,6 +10,7 @@ describe("waitFor", () => {
         "EXPECT_POLL_TIMEOUT_MS",
         "WAIT_FOR_INTERVAL_MS",
         "WAIT_FOR_TIMEOUT_MS",
+        "letTimePass",
         "observeQuietFor",
         "waitFor",
       ].sort(),
@@ -74,5 +75,14 @@ describe("observeQuietFor", () => {
     });
     expect((e as { details: { afterMs: number } }).details.afterMs).toBeLessThan(10_000);
     expect(String((e as Error).message)).toContain("an answer");
+  });
+});
+
+describe("letTimePass", () => {
+  it("lets the time pass, and only with a reason", async () => {
+    const started = Date.now();
+    await letTimePass(20, "a client's backoff");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(19);
+    await expect(letTimePass(1, " ")).rejects.toMatchObject({ code: "invalid_argument" });
   });
 });

@@ -3,7 +3,8 @@
  * another process or socket (a sandbox kernel's request log, an authority's `/health`) wait with
  * `waitFor` instead of writing their own `while`/`setTimeout` loops, so every such wait has a
  * deadline and fails with a message that says what it waited for. A test that checks that
- * something does NOT happen for a while says so with `observeQuietFor`. No test file sleeps
+ * something does NOT happen for a while says so with `observeQuietFor`; a test that models time
+ * itself (a client's backoff, a soak's half-way point) says so with `letTimePass`. No test file sleeps
  * (`test/no-bare-sleeps.test.ts` lists any that does): a race is set up by an event (a request
  * counted at an endpoint, a call held by a `hold` fault, a count on `/health`), never by time.
  */
@@ -98,4 +99,15 @@ export async function observeQuietFor(
     if (left <= 0) return;
     await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, left)));
   }
+}
+
+/**
+ * Lets `ms` of wall time pass on purpose, for what a test models AS time, never to set up a race
+ * (that is `waitFor` on an event): a load client's backoff before it retries, a soak run's half-way
+ * point, the period of a sampler inside a plugin that emits nothing to wait on. `why` says which,
+ * so each use reads as a decision rather than a guess.
+ */
+export async function letTimePass(ms: number, why: string): Promise<void> {
+  if (why.trim() === "") throw new SandboxError("invalid_argument", "letTimePass needs a reason");
+  await new Promise((resolve) => setTimeout(resolve, ms));
 }

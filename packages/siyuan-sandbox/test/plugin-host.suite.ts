@@ -19,7 +19,7 @@ import {
   writeZip,
 } from "../src/index.js";
 import { pluginFiles } from "../src/plugin-host/host.js";
-import { waitFor } from "../src/testing.js";
+import { observeQuietFor, waitFor } from "../src/testing.js";
 import { post, start, TOKEN, usePluginEngine } from "./helpers.js";
 
 /** Defines this file's tests with plugins running in `engine`. */
@@ -682,11 +682,16 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
       const first = new TextDecoder().decode((await reader.read()).value);
       expect(first).toBe("data:opened\n\n");
       let answered = false;
+      const path = "/plugin/private/good/sse-hold";
+      const arrived = sb.control.count(path);
       const other = good("/sse-hold", { method: "POST", body: "{}" }).then(async (r) => {
         answered = true;
         return r.status;
       });
-      await new Promise((r) => setTimeout(r, 200));
+      await waitFor(() => sb.control.count(path) > arrived, { what: "the POST at the host" });
+      await observeQuietFor(200, () => answered, {
+        what: "an answer to the POST while the stream on its path is open",
+      });
       expect(answered).toBe(false);
       const closedBefore = (await json<{ sseClosed: number }>(good("/sse-state"))).sseClosed;
       ac.abort();
@@ -935,7 +940,7 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
       await waitFor(() => ticks() >= 3);
       await s.plugins.reload("good");
       const after = ticks();
-      await new Promise((r) => setTimeout(r, 80));
+      await observeQuietFor(80, () => ticks() !== after, { what: "a tick after the reload" });
       expect(ticks()).toBe(after);
     });
 
@@ -963,7 +968,9 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
     });
 
     it("503 while loading: a request during a slow onload", async () => {
-      const slow = `siyuan.plugin.lifecycle.onload = () => new Promise((r) => setTimeout(r, 400));
+      // onload waits on a kernel call the test holds, so the plugin stays loading until released.
+      s.control.armFault({ endpoint: "/api/system/version", kind: "hold" });
+      const slow = `siyuan.plugin.lifecycle.onload = () => siyuan.client.fetch("/api/system/version", { method: "POST", body: "{}" });
       siyuan.server.private.http.handler = () => ({ statusCode: 200, body: { string: { format: "up", values: [] } } });`;
       const installing = s.plugins.install({
         files: {
@@ -975,6 +982,8 @@ export function definePluginHostSuite(engine: PluginEngineKind): void {
       await waitFor(() => s.plugins.status("slowload")?.state === "loading");
       const r = await pluginFetch(s, "slowload", "/x");
       expect([r.status, await r.text()]).toEqual([503, "[plugin:slowload] is not running"]);
+      await waitFor(() => s.control.held() === 1, { what: "onload's kernel call held" });
+      expect(s.control.releaseHeld()).toBe(1);
       await installing;
       expect(await (await pluginFetch(s, "slowload", "/x")).text()).toBe("up");
     });

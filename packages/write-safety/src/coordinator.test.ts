@@ -738,7 +738,9 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
       { ...setCall("x", "y", {}, EXTERNAL_POLICY), cancellation: queued },
       { execute: async () => ({ receipt: { ran: true } }) },
     );
-    await new Promise((r) => setTimeout(r, 0));
+    await settle();
+    // The race the test names: the second commit waits in the lane behind the first.
+    expect(coordinator.health().queued).toBe(1);
     expect(first.state).toBe("committing");
     expect(first.cancel()).toBe(false);
     expect(queued.cancel()).toBe(true);

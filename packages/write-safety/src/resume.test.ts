@@ -106,8 +106,23 @@ async function preflight(c: WriteCoordinator): Promise<string> {
   return pre.requestId;
 }
 
-/** Lets the crashed process's commit run until it hangs. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * The crashed process's hang: `hang()` never settles and marks the commit as hung, `hung` resolves
+ * once it did, so a test goes on when the commit reached its crash point (not after a guessed time).
+ */
+function crashPoint(): { hang: () => Promise<never>; hung: Promise<void> } {
+  let reached = () => {};
+  const hung = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  return {
+    hung,
+    hang: () => {
+      reached();
+      return new Promise<never>(() => {});
+    },
+  };
+}
 
 describe("resumable creations", () => {
   for (const crashAt of STAGES) {
@@ -116,11 +131,10 @@ describe("resumable creations", () => {
       const kernel = new StageKernel();
       const c1 = await open();
       const requestId = await preflight(c1);
-      const hang = creationHooks(kernel, (s) =>
-        s === crashAt ? new Promise(() => {}) : Promise.resolve(),
-      );
+      const crash = crashPoint();
+      const hang = creationHooks(kernel, (s) => (s === crashAt ? crash.hang() : Promise.resolve()));
       void c1.commit(createCall({ requestId }), hang);
-      await settle();
+      await crash.hung;
       const [stored] = await ledgerStore.loadAll();
       expect(stored?.state).toBe("executing");
       expect(stored?.creation?.confirmedStages).toEqual(
@@ -147,14 +161,15 @@ describe("resumable creations", () => {
     const requestId = await preflight(c1);
     const hooks1 = creationHooks(kernel);
     const execute = hooks1.execute;
+    const crash = crashPoint();
     void c1.commit(createCall({ requestId }), {
       ...hooks1,
       execute: async (ctx) => {
         await execute(ctx);
-        return new Promise(() => {});
+        return crash.hang();
       },
     });
-    await settle();
+    await crash.hung;
     const c2 = await open();
     const hooks = creationHooks(kernel);
     const answer = await c2.commit(createCall({ requestId }), hooks);
@@ -197,11 +212,12 @@ describe("resumable creations", () => {
     const kernel = new StageKernel();
     const c1 = await open();
     const requestId = await preflight(c1);
+    const crash = crashPoint();
     void c1.commit(createCall({ requestId }), {
       ...creationHooks(kernel),
-      execute: () => new Promise(() => {}),
+      execute: () => crash.hang(),
     });
-    await settle();
+    await crash.hung;
     const c2 = await open();
     const hooks = creationHooks(kernel);
     await c2.commit(createCall({ requestId }), hooks);

@@ -8,6 +8,8 @@
  * The commit's kernel calls come from the sandbox's request log of a clean run; a cell is one
  * (call, fault kind) pair of that list.
  */
+import { subscribe } from "node:diagnostics_channel";
+import type { Socket } from "node:net";
 import { seededRandomSource } from "@sisyphus/core-hash";
 import {
   createSiyuanClient,
@@ -20,6 +22,7 @@ import {
   undiciTransport,
 } from "@sisyphus/siyuan-api";
 import { type RequestLogEntry, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import {
   createWriteCoordinator,
   isWireErrorCode,
@@ -71,6 +74,25 @@ interface Refusal {
   fired: boolean;
   /** The client error code the refused request got (`not_dispatched` when the injection is pure). */
   outcome?: string;
+}
+
+/**
+ * The client-side sockets undici opened, by the port they connected to, each until it closes
+ * (undici publishes every connection on `undici:client:connected`; its own `close` listener, which
+ * takes the socket out of the pool, runs before the one added here).
+ */
+const openClientSockets = new Map<Socket, number>();
+subscribe("undici:client:connected", (message) => {
+  const socket = (message as { socket?: Socket }).socket;
+  if (socket === undefined || socket.remotePort === undefined) return;
+  openClientSockets.set(socket, socket.remotePort);
+  socket.once("close", () => openClientSockets.delete(socket));
+});
+
+/** Whether a client socket to `port` is still open (its pool has not seen it close yet). */
+function clientSocketOpenTo(port: number): boolean {
+  for (const p of openClientSockets.values()) if (p === port) return true;
+  return false;
 }
 
 /**
@@ -128,8 +150,11 @@ export class MatrixTransport implements Transport {
       r.fired = true;
       rec.refused = true;
       await this.sandbox.control.refuseConnections(true);
-      // Let the client's pool see its keep-alive sockets closed, so the request needs a new connection.
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      // The client's pool sees its keep-alive sockets closed, so the request needs a new connection.
+      await waitFor(() => !clientSocketOpenTo(this.sandbox.port), {
+        what: "the client's keep-alive sockets to the refusing kernel to close",
+        intervalMs: 1,
+      });
     }
     try {
       const res = await this.inner.send(req);

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { isNodeServerError } from "../errors.js";
 import { AppendLog, type SyncFn } from "./append-log.js";
@@ -41,8 +42,7 @@ function track(p: Promise<void>) {
 
 /** Lets the log's writes (real file I/O) and promise callbacks run until `done()` holds (10 s at most). */
 async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+  await waitFor(done, { intervalMs: 1 });
   expect(done()).toBe(true);
 }
 

@@ -4,6 +4,8 @@
  * waits, and the answer lost between authority and front. Each cell: the sandbox log proves 0 or 1
  * applications, and every answer is one the state allows.
  */
+import { isSandboxError } from "@sisyphus/siyuan-sandbox";
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import type { ToolResult } from "../../../mcp-tools/src/index.js";
 import { describeAnswer, judge } from "../../../mcp-tools/test/support/fault-matrix.js";
 import type { StdioFront } from "./delegation-front.js";
@@ -48,15 +50,22 @@ function holdFirstWrite(p: Prepared) {
   return { reached, release: () => release() };
 }
 
-/** Replays `args` until the answer is settled (not the in-flight outcome_unknown); every answer. */
+/**
+ * Replays `args` until the answer is settled (not the in-flight outcome_unknown), every 150 ms for
+ * 6 s at most; every answer (the caller judges them, an unsettled last one included).
+ */
 async function replayUntilSettled(p: Prepared, args: Record<string, unknown>) {
   const answers: ToolResult[] = [];
-  for (let i = 0; i < 40; i++) {
-    const r = await p.env.call(p.tool, args, p.confirmed);
-    answers.push(r);
-    if (codeOf(r) !== "outcome_unknown") break;
-    await new Promise((w) => setTimeout(w, 150));
-  }
+  await waitFor(
+    async () => {
+      const r = await p.env.call(p.tool, args, p.confirmed);
+      answers.push(r);
+      return codeOf(r) !== "outcome_unknown";
+    },
+    { intervalMs: 150, timeoutMs: 6_000, what: "a settled answer to the replay" },
+  ).catch((e: unknown) => {
+    if (!isSandboxError(e) || e.code !== "wait_timeout") throw e;
+  });
   return answers;
 }
 

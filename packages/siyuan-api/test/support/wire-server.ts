@@ -27,6 +27,8 @@ export interface WireServer {
   requests: WireRequest[];
   /** Sockets accepted so far (keep-alive reuse shows as fewer connections than requests). */
   connections(): number;
+  /** Sockets open now (an idle keep-alive socket the server closed is no longer counted). */
+  openConnections(): number;
   /** The handler for every request; may return a different action per call. */
   handle(fn: (req: WireRequest, index: number) => WireAction): void;
   stop(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startWireServer(
     port,
     requests,
     connections: () => connectionCount,
+    openConnections: () => sockets.size,
     handle(fn) {
       handler = fn;
     },
