@@ -13,13 +13,11 @@ import { join, resolve } from "node:path";
 import { ACTIONS, TOOL_NAMES } from "@sisyphus/mcp-tools";
 import { DEFAULT_SETTINGS, parseSettings } from "@sisyphus/mcp-tools/settings";
 import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
+import { EXPECT_POLL_TIMEOUT_MS } from "@sisyphus/siyuan-sandbox/testing";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc, writeSettings } from "./harness.js";
 import { type PanelServer, servePanel } from "./panel/server.js";
-
-/** expect.poll gives up after 1 s by default, which a loaded 2-core machine trips; 30 s still catches a hang. */
-const POLL_TIMEOUT_MS = 30_000;
 
 const CHROMIUM = "/usr/bin/chromium";
 const DIST_PLUGIN = resolve(import.meta.dirname, "..", "dist", "plugin");
@@ -308,7 +306,7 @@ describe("the settings panel", () => {
 
     // The copy buttons, checked on the real clipboard (granted to the kernel's origin).
     await page.click(".sisyphus-copy-url");
-    await expect.poll(() => clipboard(page), { timeout: POLL_TIMEOUT_MS }).toBe(url);
+    await expect.poll(() => clipboard(page), { timeout: EXPECT_POLL_TIMEOUT_MS }).toBe(url);
     await page.click(".sisyphus-copy-config");
     await expect
       .poll(async () => JSON.parse(await clipboard(page)).mcpServers.sisyphus)

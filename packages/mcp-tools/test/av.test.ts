@@ -18,6 +18,7 @@ import {
   undiciTransport,
 } from "@sisyphus/siyuan-api";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import { EXPECT_POLL_TIMEOUT_MS } from "@sisyphus/siyuan-sandbox/testing";
 import {
   createWriteCoordinator,
   type LedgerEntry,
@@ -28,9 +29,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolRuntime, type ToolResult, type ToolRuntime } from "../src/index.js";
 import { errorCode, useHarness } from "./harness.js";
-
-/** expect.poll gives up after 1 s by default, which a loaded 2-core machine trips; 30 s still catches a hang. */
-const POLL_TIMEOUT_MS = 30_000;
 
 const RENDER = "/api/av/renderAttributeView";
 const INSERT = "/api/block/insertBlock";
@@ -406,7 +404,7 @@ describe("av.create after a crash between stages", () => {
     p1.ledger.dieAfter = (e) => (e.creation?.reservedIds.length ?? 0) > 0;
     void p1.runtime.callTool("av", { ...args, requestId: pre["requestId"] });
     await expect
-      .poll(() => p1.transport.dead, { interval: 5, timeout: POLL_TIMEOUT_MS })
+      .poll(() => p1.transport.dead, { interval: 5, timeout: EXPECT_POLL_TIMEOUT_MS })
       .toBe(true);
     const [entry] = (await world.ledgerStore.loadAll()).filter(
       (e) => e.requestId === pre["requestId"],
@@ -440,7 +438,7 @@ describe("av.create after a crash between stages", () => {
       p1.transport.dieAfter = crash.kernel;
       void p1.runtime.callTool("av", { ...args, requestId: pre["requestId"] });
       await expect
-        .poll(() => p1.transport.dead, { interval: 5, timeout: POLL_TIMEOUT_MS })
+        .poll(() => p1.transport.dead, { interval: 5, timeout: EXPECT_POLL_TIMEOUT_MS })
         .toBe(true);
       await sandbox.control.flush();
 

@@ -11,12 +11,10 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
+import { EXPECT_POLL_TIMEOUT_MS } from "@sisyphus/siyuan-sandbox/testing";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { AUTH_TOKEN, sc, sharedDemoAuthority } from "./harness.js";
-
-/** expect.poll gives up after 1 s by default, which a loaded 2-core machine trips; 30 s still catches a hang. */
-const POLL_TIMEOUT_MS = 30_000;
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dirname, "..", "test-artifacts");
@@ -151,7 +149,7 @@ describe("the MCP App in Chromium", () => {
 
     const diff = frame.locator("[data-role=diff]");
     await expect
-      .poll(() => diff.locator("del").allTextContents(), { timeout: POLL_TIMEOUT_MS })
+      .poll(() => diff.locator("del").allTextContents(), { timeout: EXPECT_POLL_TIMEOUT_MS })
       .toEqual(["draft,"]);
     expect(await diff.locator("ins").allTextContents()).toEqual(["final,"]);
     expect(await diff.textContent()).toBe("Status: draft,final, owned by Ana. #planning#");
@@ -180,7 +178,7 @@ describe("the MCP App in Chromium", () => {
     const receiptFrame = await showApp(receiptPage, "block", commitArgs, commit);
     const receipt = receiptFrame.locator("#receipt-list");
     await expect
-      .poll(() => receipt.textContent(), { timeout: POLL_TIMEOUT_MS })
+      .poll(() => receipt.textContent(), { timeout: EXPECT_POLL_TIMEOUT_MS })
       .toContain("committed");
     expect(await receipt.textContent()).toContain(sc(commit)["resultHash"] as string);
     expect(await receiptFrame.locator("#target-list").textContent()).toContain(
@@ -213,7 +211,7 @@ describe("the MCP App in Chromium", () => {
 
     const after = frame.locator("[data-role=order-after] li");
     await expect
-      .poll(() => after.allTextContents(), { timeout: POLL_TIMEOUT_MS })
+      .poll(() => after.allTextContents(), { timeout: EXPECT_POLL_TIMEOUT_MS })
       .toEqual(["Three", "One", "Two"]);
     expect(await frame.locator("[data-role=order-before] li").allTextContents()).toEqual([
       "One",
