@@ -14,6 +14,7 @@ import type { ActionPolicy, PreconditionKind } from "@sisyphus/write-safety";
 import { preconditionField } from "@sisyphus/write-safety";
 import { z } from "zod";
 import { attrMap, dataType, fsPath, nodeId, notebookId, sortMode } from "./args.js";
+import { OPTION_LIMITS } from "./settings.js";
 
 /** The aggregated MCP tools. */
 export const TOOL_NAMES = [
@@ -93,11 +94,18 @@ const additive = mutation("none");
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
 const id = z.strictObject({ id: nodeId });
 const notebookOnly = z.strictObject({ notebook: notebookId });
-/** Paging of a long list (as `search.fulltext`): settings' `pageSize` is the default when omitted. */
-const paged = {
-  page: z.number().int().min(1).default(1),
-  pageSize: z.number().int().min(1).max(64).default(16),
-};
+/**
+ * The page size of a paged read: settings' `pageSize` is the default when omitted, so its limits
+ * are the settings' own (a call's settings' page size is then one every paged schema accepts).
+ */
+const pageSize = z
+  .number()
+  .int()
+  .min(OPTION_LIMITS.pageSize.min)
+  .max(OPTION_LIMITS.pageSize.max)
+  .default(OPTION_LIMITS.pageSize.default);
+/** Paging of a long list (as `search.fulltext`). */
+const paged = { page: z.number().int().min(1).default(1), pageSize };
 const pagedId = z.strictObject({ id: nodeId, ...paged });
 
 /** A segment of an assets folder: not empty, `.` or `..`; no separator, quote or control character. */
@@ -529,8 +537,7 @@ export const CATALOG = {
       policy: read,
       args: z.strictObject({
         query: z.string().min(1),
-        page: z.number().int().min(1).default(1),
-        pageSize: z.number().int().min(1).max(64).default(16),
+        ...paged,
         full: z.boolean().default(false),
       }),
       signature: "fulltext(query,page?,pageSize?<=64,full?) compact rows unless full",

@@ -86,9 +86,17 @@ export interface BoundCall {
   readonly handler: BoundRead | BoundExternal | BoundMutation;
 }
 
-/** The outcome of {@link bindCall}: a bound call, or the schema's issues (an expected failure). */
+/**
+ * The outcome of {@link bindCall}: a bound call, or the schema's issues (an expected failure).
+ * `pagedBy` is present for a paged read whose call gave no `pageSize`: the same call bound to a
+ * settings' page size, without parsing it again (see {@link bindCall}).
+ */
 export type BindResult =
-  | { readonly ok: true; readonly call: BoundCall }
+  | {
+      readonly ok: true;
+      readonly call: BoundCall;
+      readonly pagedBy?: (pageSize: number) => BoundCall;
+    }
   | { readonly ok: false; readonly error: z.ZodError };
 
 type Binder = (business: Readonly<Record<string, unknown>>) => BindResult;
@@ -128,10 +136,20 @@ function applyHandler<A>(handler: ActionHandler<A>, args: A): BoundCall["handler
 /** Joins one action's schema with its handler. */
 function bind<S extends ActionSpec>(spec: S, entry: HandlerFor<S>): Binder {
   const handler: ActionHandler<SpecArgs<S>> = entry;
+  const paged = "pageSize" in spec.args.shape;
   return (business) => {
     const parsed = z.safeParse<S["args"]>(spec.args, business);
     if (!parsed.success) return { ok: false, error: parsed.error };
-    return { ok: true, call: { args: parsed.data, handler: applyHandler(handler, parsed.data) } };
+    const boundTo = (args: SpecArgs<S>): BoundCall => ({
+      args,
+      handler: applyHandler(handler, args),
+    });
+    const call = boundTo(parsed.data);
+    if (!paged || business["pageSize"] !== undefined) return { ok: true, call };
+    // The schema's `pageSize` limits are the settings' (`OPTION_LIMITS.pageSize`, which the
+    // settings parse enforces): the settings' page size is one this schema accepts, so it replaces
+    // the schema's default in the parsed arguments as if the call had given it.
+    return { ok: true, call, pagedBy: (pageSize) => boundTo({ ...parsed.data, pageSize }) };
   };
 }
 
@@ -162,7 +180,8 @@ const BINDERS: { readonly [T in ToolName]: ReadonlyMap<string, Binder> } = {
 /**
  * Parses a call's business arguments with the schema of `surface`'s action and applies the
  * action's handler to them. Unknown keys, missing or malformed arguments fail here, before any
- * kernel call.
+ * kernel call. A paged read that gave no `pageSize` is parsed with the schema's default and can be
+ * bound again to the page size of the call's settings (`pagedBy`), which are read after the parse.
  */
 export function bindCall(
   surface: ActionSurface,

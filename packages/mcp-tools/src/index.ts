@@ -52,6 +52,13 @@ export {
   type SavedFile,
   type SavedOutput,
 } from "./output.js";
+export {
+  type CallClass,
+  type InvalidCall,
+  type ParsedCall,
+  parseCall,
+  type ValidCall,
+} from "./parsed-call.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";
 export {
   READ_BUDGET_LIMITS,
@@ -71,7 +78,6 @@ export {
 } from "./register.js";
 export {
   type AuthorityInfo,
-  type CallClass,
   type CallContext,
   createToolRuntime,
   errorResult,

@@ -1,7 +1,7 @@
 /**
- * The tool runtime: validates a call, classifies it by the policy table, and runs it — reads
- * straight against the kernel, mutations and external effects through the write coordinator.
- * It opens no sockets and picks no authority: the shells pass in a client and (when they are the
+ * The tool runtime: runs a call parsed once by `parseCall` (and classified there by the policy
+ * table) — reads straight against the kernel, mutations and external effects through the write
+ * coordinator. It opens no sockets and picks no authority: the shells pass in a client and (when they are the
  * authority) a coordinator.
  */
 import { stateHash } from "@sisyphus/core-hash";
@@ -20,22 +20,14 @@ import {
   type WriteCoordinator,
   WriteSafetyError,
 } from "@sisyphus/write-safety";
-import type { z } from "zod";
-import { safetyFields, splitArguments } from "./args.js";
-import { ACTIONS, type ActionSurface, findAction, policyOf, TOOL_NAMES } from "./catalog.js";
-import {
-  type AppliedMutation,
-  type BoundCall,
-  type BoundExternal,
-  type BoundRead,
-  bindCall,
-} from "./dispatch.js";
+import type { AppliedMutation, BoundExternal, BoundRead } from "./dispatch.js";
 import { isToolError, ToolError } from "./errors.js";
 import type { CreationLog, Probed, SystemInfo, ToolContext } from "./handler.js";
 import type { KernelWrites } from "./kernel.js";
 import { kernelFromClient } from "./kernel-client.js";
 import type { OutputSink } from "./output.js";
 import { type CallSettings, changesReads, readsBeside } from "./own-settings.js";
+import { type ParsedCall, parseCall, type ValidCall } from "./parsed-call.js";
 import {
   FULL_ACCESS,
   grantsEverywhere,
@@ -175,20 +167,6 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** How a call is classified before it runs. */
-export interface CallClass {
-  readonly kind: "read" | "mutation" | "external" | "invalid";
-  /**
-   * Always needs the user's confirmation. An action whose danger depends on the state (block.move
-   * across documents) is `false` here: its commit answers `confirmation_required` from the probe,
-   * before any write, and the shell then asks and calls again with `confirmed`.
-   */
-  readonly dangerous: boolean;
-  readonly validateOnly: boolean;
-  /** The canonical action, when the call names a known one (its arguments may still be invalid). */
-  readonly action?: string;
-}
-
 /** The runtime's surface. */
 export interface ToolRuntime {
   /**
@@ -197,16 +175,21 @@ export interface ToolRuntime {
    * call then answers the settings refusal).
    */
   listTools(disabled?: readonly string[]): ToolDescriptor[];
-  classify(tool: string, args: Record<string, unknown>): CallClass;
+  /**
+   * Runs one call parsed by `parseCall` (a shell parses each call once and hands the same
+   * {@link ParsedCall} to every step): an invalid call answers its parse error, nothing ran.
+   */
+  run(call: ParsedCall, context?: CallContext): Promise<ToolResult>;
+  /** Parses the call and runs it: `run(parseCall(tool, args), context)`. */
   callTool(tool: string, args: Record<string, unknown>, context?: CallContext): Promise<ToolResult>;
   /**
    * The checks a commit makes before it reads anything (request ID, ledger record, arguments,
    * credential, lease; see `WriteCoordinator.precheck`), without consuming or executing:
    * `undefined` when they pass or there is nothing to check here (reads, preflights, a process
-   * without a coordinator), else the error result the commit would answer. Shells run it before
-   * asking the user to confirm a dangerous action.
+   * without a coordinator), else the error result the commit would answer (an invalid call: its
+   * parse error). Shells run it before asking the user to confirm a dangerous action.
    */
-  precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined;
+  precheck(call: ParsedCall): ToolResult | undefined;
   /** Aggregate read-budget counters for a shell's `/health` (no IDs, no content). */
   readBudgetCounts(): ReadBudgetCounts;
 }
@@ -296,63 +279,6 @@ function fromError(e: unknown): ToolResult {
   });
 }
 
-function issuesText(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(arguments)"}: ${i.message}`)
-    .join("; ");
-}
-
-interface Parsed {
-  /** The action, by its canonical name whatever spelling the call used. */
-  readonly surface: ActionSurface;
-  /** The parsed business arguments, with the action's handler applied to them. */
-  readonly call: BoundCall;
-  readonly safety: z.output<typeof safetyFields>;
-  /** The call gave no `pageSize` to a paged read, which took the settings' (`options.pageSize`). */
-  readonly pageSizeDefaulted: boolean;
-}
-
-function isToolName(tool: string): boolean {
-  return (TOOL_NAMES as readonly string[]).includes(tool);
-}
-
-/**
- * Validates a call before anything else happens: the tool, the action (an alias resolves to its
- * canonical action here, so everything after, the lease scope included, sees one name), the
- * business arguments against the action's schema, and the safety fields.
- */
-function parseCall(tool: string, args: Record<string, unknown>, pageSize?: number): Parsed {
-  if (!isToolName(tool)) {
-    throw new ToolError(
-      "unknown_tool",
-      `no tool named ${tool}; the tools are ${TOOL_NAMES.join(", ")}`,
-    );
-  }
-  const { action, business, safety } = splitArguments(args);
-  const surface = findAction(tool, action);
-  if (!surface) {
-    throw new ToolError("unknown_action", `${tool} has no action ${JSON.stringify(action)}`, {
-      actions: ACTIONS.filter((a) => a.tool === tool).map((a) => a.action),
-    });
-  }
-  // A paged read the call gives no page size takes the configured one (settings' options).
-  const pageSizeDefaulted = business["pageSize"] === undefined && "pageSize" in surface.args.shape;
-  if (pageSize !== undefined && pageSizeDefaulted) business["pageSize"] = pageSize;
-  const bound = bindCall(surface, business);
-  if (!bound.ok)
-    throw new ToolError(
-      "invalid_arguments",
-      `${tool}.${surface.action}: ${issuesText(bound.error)} (signature: ${surface.signature})`,
-    );
-  const s = safetyFields.safeParse(safety);
-  if (!s.success)
-    throw new ToolError(
-      "invalid_arguments",
-      `${tool}.${surface.action}: ${issuesText(s.error)}; copy requestId and the credential exactly as preflight returned them`,
-    );
-  return { surface, call: bound.call, safety: s.data, pageSizeDefaulted };
-}
-
 /**
  * Creates the runtime. Every call loads permissions fresh, validates before any kernel call, and
  * sends mutations through the coordinator (preflight with `validateOnly`, otherwise commit).
@@ -411,27 +337,6 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       ...(config.health?.() ?? {}),
     }),
   };
-
-  function classify(tool: string, args: Record<string, unknown>): CallClass {
-    try {
-      const p = parseCall(tool, args);
-      const policy = policyOf(p.surface, p.call.args);
-      return {
-        kind: policy.kind,
-        dangerous: p.surface.dangerous === true,
-        validateOnly: p.safety.validateOnly === true,
-        action: p.surface.action,
-      };
-    } catch {
-      const action = findAction(tool, args["action"])?.action;
-      return {
-        kind: "invalid",
-        dangerous: false,
-        validateOnly: false,
-        ...(action === undefined ? {} : { action }),
-      };
-    }
-  }
 
   /**
    * A read action under its own read budget: its kernel port is a view of the client charged to
@@ -522,7 +427,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    */
   async function runMutation<S, E>(
     startedUnder: ToolContext,
-    p: Parsed,
+    p: ValidCall,
     m: AppliedMutation<S, E>,
     call: WriteCall,
     confirmed: boolean,
@@ -637,13 +542,9 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
    * before anything it does depends on them, or never consulted them (refused earlier by the
    * coordinator's own checks, which no setting changes).
    */
-  async function callTool(
-    tool: string,
-    args: Record<string, unknown>,
-    context: CallContext = {},
-  ): Promise<ToolResult> {
+  async function run(call: ParsedCall, context: CallContext = {}): Promise<ToolResult> {
     const pending = context.settingsGate;
-    if (pending === undefined) return runCall(tool, args, context, undefined);
+    if (pending === undefined) return runCall(call, context, undefined);
     const startedUnder: CallSettings = {
       permissions: context.permissions ?? (await loadPermissions()),
       options: context.options ?? DEFAULT_SETTINGS.options,
@@ -675,7 +576,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         };
       },
     };
-    const first = await runCall(tool, args, { ...context, ...startedUnder }, beside);
+    const first = await runCall(call, { ...context, ...startedUnder }, beside);
     const own = await pending;
     if (own.verdict === "refused") return own.result;
     if (own.verdict === "same" || writeClass || !changesReads(startedUnder, own, paged)) {
@@ -683,25 +584,23 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
     const { settingsGate: _met, ...rest } = context;
     return runCall(
-      tool,
-      args,
+      call,
       { ...rest, permissions: own.permissions, options: own.options },
       undefined,
     );
   }
 
   async function runCall(
-    tool: string,
-    args: Record<string, unknown>,
+    p: ParsedCall,
     context: CallContext,
     beside: Beside | undefined,
   ): Promise<ToolResult> {
+    if (p.kind === "invalid") return fromError(p.error);
     try {
-      const p = parseCall(tool, args, context.options?.pageSize);
+      const { tool, policy, validateOnly } = p;
       if (p.pageSizeDefaulted) beside?.pageSizeDefaulted();
-      const policy = policyOf(p.surface, p.call.args);
-      const { handler } = p.call;
-      const validateOnly = p.safety.validateOnly === true;
+      const bound = p.boundUnder(context.options?.pageSize);
+      const { handler } = bound;
       const needs: Permission =
         policy.kind === "read" ? "read" : p.surface.dangerous ? "delete" : "write";
       const ports = portsFor(context.options?.readRetries);
@@ -753,7 +652,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         tool,
         action: p.surface.action,
         policy,
-        args: { ...p.call.args, ...p.safety },
+        args: { ...bound.args, ...p.safety },
         targetIds: [],
         cancellation,
       };
@@ -780,18 +679,17 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
-  function precheck(tool: string, args: Record<string, unknown>): ToolResult | undefined {
+  function precheck(p: ParsedCall): ToolResult | undefined {
+    if (p.kind === "invalid") return fromError(p.error);
     try {
-      const p = parseCall(tool, args);
-      const policy = policyOf(p.surface, p.call.args);
-      if (policy.kind === "read" || p.safety.validateOnly === true || !coordinator)
-        return undefined;
-      const { handler } = p.call;
+      const { policy } = p;
+      if (policy.kind === "read" || p.validateOnly || !coordinator) return undefined;
+      const { handler, args } = p.boundUnder(undefined);
       coordinator.precheck({
-        tool,
-        action: p.surface.action,
+        tool: p.tool,
+        action: p.action,
         policy,
-        args: { ...p.call.args, ...p.safety },
+        args: { ...args, ...p.safety },
         targetIds: handler.kind === "mutation" ? handler.open(targetsOf) : [],
       });
       return undefined;
@@ -802,8 +700,8 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
 
   return {
     listTools,
-    classify,
-    callTool,
+    run,
+    callTool: (tool, args, context) => run(parseCall(tool, args), context),
     precheck,
     readBudgetCounts: () => ({ ...readBudget }),
   };

@@ -15,12 +15,14 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type ElicitRequestFormParams,
   inputRequired,
   inputResponse,
   PROTOCOL_VERSION_META_KEY,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
+import { type CallClass, type ParsedCall, parseCall } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
 import type { SettingsVerdict, ToolResult } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
@@ -35,25 +37,17 @@ import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
 import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "./results.js";
 
-/** The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. */
+/**
+ * The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. The gateway parses each call
+ * once (`parseCall`) and hands that {@link ParsedCall} to the precheck and the run.
+ */
 export interface ShellRuntime {
-  classify(
-    tool: string,
-    args: Record<string, unknown>,
-  ): {
-    kind: "read" | "mutation" | "external" | "invalid";
-    dangerous: boolean;
-    validateOnly: boolean;
-    /** The canonical action, when the call names a known one. */
-    action?: string;
-  };
   /**
    * `context.cancellation`, when given, is the call's handle at the coordinator's cancellation
    * barrier (the runtime makes its own otherwise); `signal` aborting cancels it too.
    */
-  callTool(
-    tool: string,
-    args: Record<string, unknown>,
+  run(
+    call: ParsedCall,
     context?: {
       signal?: AbortSignal;
       confirmed?: boolean;
@@ -68,7 +62,7 @@ export interface ShellRuntime {
    * The commit's checks that need no kernel read (request ID, ledger, credential, lease), run
    * before confirmation: `undefined` when they pass, else the error result the commit would give.
    */
-  precheck?(tool: string, args: Record<string, unknown>): CallToolResult | undefined;
+  precheck?(call: ParsedCall): CallToolResult | undefined;
 }
 
 /**
@@ -158,19 +152,20 @@ export interface GatewayConnection {
 }
 
 const CONFIRM_KEY = "confirm";
-const CONFIRM_SCHEMA: { type: "object"; properties: Record<string, never>; required: string[] } = {
+/** The form a dangerous call's confirmation asks for: one boolean, `confirm`. */
+const CONFIRM_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
   type: "object",
   properties: {
-    confirm: {
+    [CONFIRM_KEY]: {
       type: "boolean",
       title: "Confirm",
       description: "true to run the destructive action",
     },
-  } as unknown as Record<string, never>,
-  required: ["confirm"],
+  },
+  required: [CONFIRM_KEY],
 };
 
-function describeOperation(tool: string, args: Record<string, unknown>): string {
+function describeOperation({ tool, args }: ParsedCall): string {
   const action = typeof args["action"] === "string" ? `.${args["action"]}` : "";
   const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
   const where = target === undefined ? "" : ` on ${JSON.stringify(target).slice(0, 120)}`;
@@ -193,6 +188,14 @@ interface Applied {
   readonly options: CallOptions;
 }
 
+/**
+ * What a call's settings snapshot gave: its refusal, or what it runs under (`undefined`: the
+ * runtime's own `loadPermissions`) with the snapshot's key.
+ */
+type SettingsOutcome =
+  | { readonly refusal: CallToolResult }
+  | { readonly applied: Applied | undefined; readonly key?: string };
+
 /** The permissions and kernel options a call runs under, from its settings. */
 function appliedOf(settings: SisyphusSettings): Applied {
   return { permissions: settings.permissions, options: settings.options };
@@ -204,9 +207,7 @@ function appliedOf(settings: SisyphusSettings): Applied {
  */
 function refusedBySettings(
   settings: SisyphusSettings,
-  tool: string,
-  action: string | undefined,
-  writeClass: boolean,
+  { parsed: { tool, action }, writeClass }: GatewayCall,
 ): CallToolResult | undefined {
   if (settings.disabled.length === 0) return undefined;
   const off = turnedOff(settings.disabled);
@@ -237,6 +238,50 @@ function clientDeclaration(
     ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
     : conn.legacyCapabilities()?.elicitation;
   return { modern, declaration };
+}
+
+/**
+ * One call on its way through the gateway, from its admission to its answer: what every step
+ * (its settings, confirmation, the commit's checks, the run) takes.
+ */
+interface GatewayCall {
+  /** The call, parsed once: its class, and what the commit's checks and the run take. */
+  readonly parsed: ParsedCall;
+  /** The `confirm` argument as passed: the shell's convention, not one of the call's arguments. */
+  readonly confirmArg: unknown;
+  /** A mutation or an external effect: admitted as a write, drained, forwarded when delegating. */
+  readonly writeClass: boolean;
+  readonly ctx: ServerContext;
+  readonly conn: GatewayConnection;
+  /** The request's signal, joined with the task control's and, under the drain, its ticket's. */
+  readonly signal: AbortSignal;
+  readonly control: CallControl | undefined;
+  /** The call's handle at the coordinator's barrier (the drain's, else the task control's). */
+  readonly barrier: { cancellation: WriteCancellation } | undefined;
+}
+
+/** Whether a call needs the user's confirmation before it runs: a dangerous commit. */
+function confirmsFirst(call: CallClass): boolean {
+  return call.dangerous && !call.validateOnly && call.kind !== "invalid";
+}
+
+/** The refusal of a new write-class call while the process drains for shutdown. */
+function drainingRefusal(): CallToolResult {
+  return shellError(
+    "write_coordinator_unavailable",
+    "The server is shutting down and admits no new writes; nothing was executed.",
+    { reason: "draining" },
+    { writeAttempted: false },
+  );
+}
+
+/** The refusal of a call a delegating process sent for another authority (another epoch). */
+function otherEpochRefusal(): CallToolResult {
+  return shellError(
+    "write_coordinator_changed",
+    "This authority is not the one the delegating process first used.",
+    { reason: "other_epoch" },
+  );
 }
 
 function errorCodeOf(result: CallToolResult): unknown {
@@ -325,20 +370,29 @@ export function createGateway(options: GatewayOptions) {
   /** The last usable snapshot a call read: what the next call starts under, beside its own read. */
   let lastSeen: { readonly settings: SisyphusSettings; readonly key: string } | undefined;
 
+  /**
+   * Whether the call was sent by a delegating process for an authority other than this one: its
+   * `AUTHORITY_EPOCH_META_KEY` names another epoch (only an authority checks).
+   */
+  function forOtherEpoch(ctx: ServerContext): boolean {
+    if (role.kind !== "local") return false;
+    const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
+    return expected !== undefined && expected !== role.epoch;
+  }
+
   /** The commit's checks, where the ledger and leases live: here, or at the authority. */
   function precheck(
-    tool: string,
-    args: Record<string, unknown>,
+    parsed: ParsedCall,
     signal: AbortSignal,
   ): Promise<CallToolResult | undefined> | CallToolResult | undefined {
     return role.kind === "local"
-      ? runtime.precheck?.(tool, args)
-      : role.link.precheck(tool, args, signal);
+      ? runtime.precheck?.(parsed)
+      : role.link.precheck(parsed.tool, parsed.args, signal);
   }
 
   /** A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. */
-  function precheckOnly(tool: string, args: Record<string, unknown>): CallToolResult {
-    const refused = role.kind === "local" ? runtime.precheck?.(tool, args) : undefined;
+  function precheckOnly(parsed: ParsedCall): CallToolResult {
+    const refused = role.kind === "local" ? runtime.precheck?.(parsed) : undefined;
     if (refused !== undefined) return refused;
     const structuredContent = { precheck: "passed", writeAttempted: false };
     return {
@@ -371,15 +425,14 @@ export function createGateway(options: GatewayOptions) {
    * 6. a legacy session declaring form elicitation is asked over the session;
    * 7. otherwise `confirm: true` confirms and its absence is `confirmation_required`.
    */
-  async function confirm(
-    tool: string,
-    args: Record<string, unknown>,
-    confirmArg: unknown,
-    ctx: ServerContext,
-    conn: GatewayConnection,
-  ): Promise<Verdict> {
+  async function confirm({ parsed, confirmArg, ctx, conn }: GatewayCall): Promise<Verdict> {
     const { modern, declaration } = clientDeclaration(ctx, conn);
-    const binding: ConfirmationBinding = { principal: conn.principal, declaration, tool, args };
+    const binding: ConfirmationBinding = {
+      principal: conn.principal,
+      declaration,
+      tool: parsed.tool,
+      args: parsed.args,
+    };
     const state = ctx.mcpReq.requestState<unknown>();
     if (state !== undefined) {
       const redeemed = confirmations.redeem(state, binding);
@@ -389,7 +442,7 @@ export function createGateway(options: GatewayOptions) {
           redeemed.reason,
         );
       }
-      const refused = await precheck(tool, args, ctx.mcpReq.signal);
+      const refused = await precheck(parsed, ctx.mcpReq.signal);
       if (refused !== undefined) return { ok: false, result: refused };
       if (confirmArg === false) return declined("confirm=false was passed.");
       const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
@@ -399,7 +452,7 @@ export function createGateway(options: GatewayOptions) {
       return fromElicitation(view.action, view.content);
     }
     if (confirmArg === false) return declined("confirm=false was passed.");
-    const refused = await precheck(tool, args, ctx.mcpReq.signal);
+    const refused = await precheck(parsed, ctx.mcpReq.signal);
     if (refused !== undefined) return { ok: false, result: refused };
     const form = declaresForm(declaration);
     if (modern && form) {
@@ -407,7 +460,7 @@ export function createGateway(options: GatewayOptions) {
       const asked = inputRequired({
         inputRequests: {
           [CONFIRM_KEY]: inputRequired.elicit({
-            message: describeOperation(tool, args),
+            message: describeOperation(parsed),
             requestedSchema: CONFIRM_SCHEMA,
           }),
         },
@@ -420,8 +473,8 @@ export function createGateway(options: GatewayOptions) {
       try {
         const answer = await ctx.mcpReq.elicitInput({
           mode: "form",
-          message: describeOperation(tool, args),
-          requestedSchema: CONFIRM_SCHEMA as never,
+          message: describeOperation(parsed),
+          requestedSchema: CONFIRM_SCHEMA,
         });
         return fromElicitation(answer.action, answer.content);
       } catch {
@@ -447,18 +500,15 @@ export function createGateway(options: GatewayOptions) {
    * its cancellation was accepted (it never passed the commit barrier, so nothing was written),
    * `running` when it had passed it (it may have written).
    */
-  function cutOffAnswer(
-    phase: "waiting" | "running",
-    validateOnly: boolean,
-    args: Record<string, unknown>,
-  ): CallToolResult {
-    if (phase === "running" && !validateOnly) {
+  function cutOffAnswer(phase: "waiting" | "running", parsed: ParsedCall): CallToolResult {
+    if (phase === "running" && !parsed.validateOnly) {
+      const requestId = parsed.args["requestId"];
       return shellError(
         "outcome_unknown",
         "The server shut down while this call was committing; it may or may not have written.",
         {
           reason: "shutdown_grace_expired",
-          ...(typeof args["requestId"] === "string" ? { requestId: args["requestId"] } : {}),
+          ...(typeof requestId === "string" ? { requestId } : {}),
         },
         { writeAttempted: true },
       );
@@ -481,61 +531,37 @@ export function createGateway(options: GatewayOptions) {
     control?: CallControl,
   ): Promise<CallToolResult> {
     const { confirm: confirmArg, ...args } = rawArgs;
-    const signal =
-      control === undefined
-        ? ctx.mcpReq.signal
-        : AbortSignal.any([ctx.mcpReq.signal, control.signal]);
-    const cls = runtime.classify(tool, args);
-    const writeClass = cls.kind === "mutation" || cls.kind === "external";
+    // The call's one parse: every step below takes this `ParsedCall`.
+    const parsed = parseCall(tool, args);
+    const writeClass = parsed.kind === "mutation" || parsed.kind === "external";
+    const call: GatewayCall = {
+      parsed,
+      confirmArg,
+      writeClass,
+      ctx,
+      conn,
+      signal:
+        control === undefined
+          ? ctx.mcpReq.signal
+          : AbortSignal.any([ctx.mcpReq.signal, control.signal]),
+      control,
+      barrier: control?.barrier,
+    };
     if (role.kind === "local" && ctx.mcpReq._meta?.[PRECHECK_META_KEY] === true) {
-      const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
-      if (expected !== undefined && expected !== role.epoch) {
-        return shellError(
-          "write_coordinator_changed",
-          "This authority is not the one the delegating process first used.",
-          { reason: "other_epoch" },
-        );
-      }
-      if (writeClass && drain?.draining) {
-        return shellError(
-          "write_coordinator_unavailable",
-          "The server is shutting down and admits no new writes; nothing was executed.",
-          { reason: "draining" },
-          { writeAttempted: false },
-        );
-      }
-      return precheckOnly(tool, args);
+      if (forOtherEpoch(ctx)) return otherEpochRefusal();
+      if (writeClass && drain?.draining) return drainingRefusal();
+      return precheckOnly(parsed);
     }
-    if (!writeClass || drain === undefined) {
-      return admitted(tool, args, confirmArg, cls, ctx, conn, signal, control);
-    }
-    if (drain.draining) {
-      return shellError(
-        "write_coordinator_unavailable",
-        "The server is shutting down and admits no new writes; nothing was executed.",
-        { reason: "draining" },
-        { writeAttempted: false },
-      );
-    }
+    if (!writeClass || drain === undefined) return admitted(call);
+    if (drain.draining) return drainingRefusal();
     // The call's handle at the coordinator's barrier: when the grace ends, cancelling it tells
     // whether the call could still be stopped before its write (accepted) or not (committing).
     // A commit run again after a late confirmation gets a fresh handle here.
-    const barrier = control?.barrier ?? { cancellation: new WriteCancellation() };
+    const barrier = call.barrier ?? { cancellation: new WriteCancellation() };
     return drain.track(
       (ticket) =>
-        admitted(
-          tool,
-          args,
-          confirmArg,
-          cls,
-          ctx,
-          conn,
-          AbortSignal.any([signal, ticket.signal]),
-          control,
-          barrier,
-        ),
-      () =>
-        cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", cls.validateOnly, args),
+        admitted({ ...call, signal: AbortSignal.any([call.signal, ticket.signal]), barrier }),
+      () => cutOffAnswer(barrier.cancellation.cancel() ? "waiting" : "running", parsed),
     );
   };
 
@@ -544,19 +570,14 @@ export function createGateway(options: GatewayOptions) {
    * another authority, a turned-off tool or action), or the permissions and options it runs under.
    * Absent a snapshot: the runtime's own `loadPermissions`, every tool on.
    */
-  async function settingsOf(
-    tool: string,
-    cls: ReturnType<ShellRuntime["classify"]>,
-    writeClass: boolean,
-    control: CallControl | undefined,
-  ): Promise<{ refusal: CallToolResult } | { applied: Applied | undefined; key?: string }> {
+  async function settingsOf(call: GatewayCall): Promise<SettingsOutcome> {
     if (snapshot === undefined) return { applied: undefined };
-    const snap = await snapshot(writeClass);
+    const snap = await snapshot(call.writeClass);
     if ("refusal" in snap) return snap;
     const key = stableJson(snap.settings);
     lastSeen = { settings: snap.settings, key };
-    control?.settingsSeen?.(snap.settings);
-    const refused = refusedBySettings(snap.settings, tool, cls.action, writeClass);
+    call.control?.settingsSeen?.(snap.settings);
+    const refused = refusedBySettings(snap.settings, call);
     if (refused !== undefined) return { refusal: refused };
     return { applied: appliedOf(snap.settings), key };
   }
@@ -567,25 +588,16 @@ export function createGateway(options: GatewayOptions) {
    * runtime awaits at its gate. `undefined` when the call must read its snapshot first.
    */
   function besideReads(
-    tool: string,
-    cls: ReturnType<ShellRuntime["classify"]>,
-    writeClass: boolean,
-    ctx: ServerContext,
-    control: CallControl | undefined,
+    call: GatewayCall,
   ): { applied: Applied; gate: Promise<SettingsVerdict>; own: Promise<Applied> } | undefined {
+    const { parsed, writeClass } = call;
     const previous = lastSeen;
     if (options.snapshotBesideReads !== true || previous === undefined) return undefined;
     if (role.kind === "delegate" && writeClass) return undefined;
-    if (cls.dangerous && !cls.validateOnly && cls.kind !== "invalid") return undefined;
-    if (role.kind === "local") {
-      const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
-      if (expected !== undefined && expected !== role.epoch) return undefined;
-    }
-    if (refusedBySettings(previous.settings, tool, cls.action, writeClass) !== undefined) {
-      return undefined;
-    }
+    if (confirmsFirst(parsed) || forOtherEpoch(call.ctx)) return undefined;
+    if (refusedBySettings(previous.settings, call) !== undefined) return undefined;
     const applied = appliedOf(previous.settings);
-    const settled = settingsOf(tool, cls, writeClass, control);
+    const settled = settingsOf(call);
     const gate = settled.then((s): SettingsVerdict => {
       // The runtime hands the refusal back untouched; it is a tool result of the shell's making.
       if ("refusal" in s) return { verdict: "refused", result: s.refusal as ToolResult };
@@ -602,18 +614,9 @@ export function createGateway(options: GatewayOptions) {
     return { applied, gate, own };
   }
 
-  async function admitted(
-    tool: string,
-    args: Record<string, unknown>,
-    confirmArg: unknown,
-    cls: ReturnType<ShellRuntime["classify"]>,
-    ctx: ServerContext,
-    conn: GatewayConnection,
-    signal: AbortSignal,
-    control?: CallControl,
-    barrier: { cancellation: WriteCancellation } | undefined = control?.barrier,
-  ): Promise<CallToolResult> {
-    const writeClass = cls.kind === "mutation" || cls.kind === "external";
+  /** An admitted call (or its refusal by the admission gate): settings, confirmation, the run. */
+  async function admitted(call: GatewayCall): Promise<CallToolResult> {
+    const { parsed, writeClass, ctx, conn, signal, barrier } = call;
     const outcome = await admission.admit<
       {
         confirmed: boolean;
@@ -626,30 +629,17 @@ export function createGateway(options: GatewayOptions) {
       signal,
       async () => {
         // Admitted first, then the settings: a call refused with `queue_full` costs no kernel read.
-        const beside = besideReads(tool, cls, writeClass, ctx, control);
+        const beside = besideReads(call);
         if (beside !== undefined) {
           const { applied, ...pending } = beside;
           return { go: { confirmed: false, applied, beside: pending } };
         }
-        const settled = await settingsOf(tool, cls, writeClass, control);
+        const settled = await settingsOf(call);
         if ("refusal" in settled) return { stop: settled.refusal };
         const { applied } = settled;
-        if (role.kind === "local") {
-          const expected = ctx.mcpReq._meta?.[AUTHORITY_EPOCH_META_KEY];
-          if (expected !== undefined && expected !== role.epoch) {
-            return {
-              stop: shellError(
-                "write_coordinator_changed",
-                "This authority is not the one the delegating process first used.",
-                {
-                  reason: "other_epoch",
-                },
-              ),
-            };
-          }
-        }
-        if (cls.dangerous && !cls.validateOnly && cls.kind !== "invalid") {
-          const verdict = await confirm(tool, args, confirmArg, ctx, conn);
+        if (forOtherEpoch(ctx)) return { stop: otherEpochRefusal() };
+        if (confirmsFirst(parsed)) {
+          const verdict = await confirm(call);
           if (!verdict.ok) return { stop: verdict.result };
           return { go: { confirmed: true, applied } };
         }
@@ -662,10 +652,10 @@ export function createGateway(options: GatewayOptions) {
           settingsGate?: Promise<SettingsVerdict>,
         ) => {
           if (role.kind === "delegate" && writeClass) {
-            const forwarded = withConfirmation ? { ...args, confirm: true } : args;
-            return role.link.call(tool, forwarded, signal, !cls.validateOnly);
+            const forwarded = withConfirmation ? { ...parsed.args, confirm: true } : parsed.args;
+            return role.link.call(parsed.tool, forwarded, signal, !parsed.validateOnly);
           }
-          return runtime.callTool(tool, args, {
+          return runtime.run(parsed, {
             signal,
             confirmed: withConfirmation,
             ...(barrier === undefined ? {} : { cancellation: barrier.cancellation }),
@@ -674,7 +664,7 @@ export function createGateway(options: GatewayOptions) {
           });
         };
         const result = await run(confirmed, applied, beside?.gate);
-        if (cls.validateOnly) {
+        if (parsed.validateOnly) {
           const { declaration } = clientDeclaration(ctx, conn);
           return withConfirmationMode(result, declaresForm(declaration));
         }
@@ -688,7 +678,7 @@ export function createGateway(options: GatewayOptions) {
         if (barrier !== undefined) barrier.cancellation = new WriteCancellation();
         // Its first run answered under the call's own settings: so does the confirmed one.
         const own = beside === undefined ? applied : await beside.own;
-        const verdict = await confirm(tool, args, confirmArg, ctx, conn);
+        const verdict = await confirm(call);
         return verdict.ok ? run(true, own) : verdict.result;
       },
     );
