@@ -1,26 +1,17 @@
 /**
- * The shell's route for every `tools/call`: the shutdown drain (new writes refused while draining),
- * the admission gate (cap 128 → `queue_full`; reads 4 at a time; mutations and external effects
- * are not serialised here but go on to the write coordinator's FIFO lane, in this process or at the
- * authority), the call's settings snapshot (read only once admitted, so a refused call costs no
- * kernel request; with `snapshotBesideReads`, read beside the call's first kernel reads and met by
- * the runtime before any write and any answer), for dangerous actions the commit's own checks first (request ID, ledger, lease,
- * here or at the authority: nobody is asked to approve a commit that would be refused) and then
- * confirmation (MCP 2026-07-28 multi-round form elicitation, legacy session elicitation, or the
- * `confirm: true` convention), then either the local tool runtime or, in a delegating process, the
- * authority. Shared by the Node server and the kernel plugin. A precheck-only call (`PRECHECK_META_KEY`) from a delegating process is answered
- * by the checks alone.
+ * The shell's route for every `tools/call`, shared by the Node server and the kernel plugin: the
+ * call's one parse (`parseCall`; every step below takes that `ParsedCall`), the shutdown drain (new
+ * writes refused while draining), the admission gate (cap 128 → `queue_full`; reads 4 at a time;
+ * mutations and external effects are not serialised here but go on to the write coordinator's FIFO
+ * lane, in this process or at the authority), the call's settings snapshot (read only once
+ * admitted, so a refused call costs no kernel request; with `snapshotBesideReads`, read beside the
+ * call's first kernel reads and met by the runtime before any write and any answer), a dangerous
+ * action's confirmation (`confirmation.ts`; the commit's own checks first, here or at the
+ * authority: nobody is asked to approve a commit that would be refused), then either the local
+ * tool runtime or, in a delegating process, the authority. A precheck-only call
+ * (`PRECHECK_META_KEY`) from a delegating process is answered by the checks alone.
  */
-import {
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
-  type ElicitRequestFormParams,
-  inputRequired,
-  inputResponse,
-  PROTOCOL_VERSION_META_KEY,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
+import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
 import { type CallClass, type ParsedCall, parseCall } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
@@ -29,10 +20,12 @@ import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
 import { type Admission, isAdmissionRefusal } from "./admission.js";
 import {
-  type ConfirmationBinding,
-  type ConfirmationBook,
-  stableJson,
-} from "./confirmation-book.js";
+  type ConfirmationRequest,
+  createConfirmation,
+  type GatewayConnection,
+  withConfirmationMode,
+} from "./confirmation.js";
+import { type ConfirmationBook, stableJson } from "./confirmation-book.js";
 import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
 import type { DrainGate } from "./drain.js";
 import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "./results.js";
@@ -143,45 +136,6 @@ export type SettingsSnapshot =
   | { readonly refusal: CallToolResult }
   | { readonly settings: SisyphusSettings };
 
-/** Per-connection facts the gateway needs besides the request context. */
-export interface GatewayConnection {
-  /** The authenticated principal (`bearer:<digest>` or `stdio:<pid>`). */
-  principal: string;
-  /** The legacy (2025) client capabilities of this connection, if it initialised. */
-  legacyCapabilities: () => ClientCapabilities | undefined;
-}
-
-const CONFIRM_KEY = "confirm";
-/** The form a dangerous call's confirmation asks for: one boolean, `confirm`. */
-const CONFIRM_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
-  type: "object",
-  properties: {
-    [CONFIRM_KEY]: {
-      type: "boolean",
-      title: "Confirm",
-      description: "true to run the destructive action",
-    },
-  },
-  required: [CONFIRM_KEY],
-};
-
-function describeOperation({ tool, args }: ParsedCall): string {
-  const action = typeof args["action"] === "string" ? `.${args["action"]}` : "";
-  const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
-  const where = target === undefined ? "" : ` on ${JSON.stringify(target).slice(0, 120)}`;
-  return `Sisyphus asks to run the destructive action ${tool}${action}${where}. Confirm?`;
-}
-
-/** Whether a declared elicitation capability includes form mode (`{}` counts as form). */
-export function declaresForm(elicitation: unknown): boolean {
-  if (elicitation === undefined || elicitation === null || typeof elicitation !== "object")
-    return false;
-  const keys = Object.keys(elicitation as object);
-  return keys.length === 0 || keys.includes("form");
-}
-
-type Verdict = { ok: true } | { ok: false; result: CallToolResult };
-
 /** What a call's settings give its run: the permissions and the kernel options. */
 interface Applied {
   readonly permissions: PermissionMap;
@@ -227,32 +181,13 @@ function refusedBySettings(
   );
 }
 
-/** How this request's client will be asked to confirm: modern or legacy form elicitation, or not. */
-function clientDeclaration(
-  ctx: ServerContext,
-  conn: GatewayConnection,
-): { modern: boolean; declaration: unknown } {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-  const declaration = modern
-    ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
-    : conn.legacyCapabilities()?.elicitation;
-  return { modern, declaration };
-}
-
 /**
  * One call on its way through the gateway, from its admission to its answer: what every step
  * (its settings, confirmation, the commit's checks, the run) takes.
  */
-interface GatewayCall {
-  /** The call, parsed once: its class, and what the commit's checks and the run take. */
-  readonly parsed: ParsedCall;
-  /** The `confirm` argument as passed: the shell's convention, not one of the call's arguments. */
-  readonly confirmArg: unknown;
+interface GatewayCall extends ConfirmationRequest {
   /** A mutation or an external effect: admitted as a write, drained, forwarded when delegating. */
   readonly writeClass: boolean;
-  readonly ctx: ServerContext;
-  readonly conn: GatewayConnection;
   /** The request's signal, joined with the task control's and, under the drain, its ticket's. */
   readonly signal: AbortSignal;
   readonly control: CallControl | undefined;
@@ -284,80 +219,37 @@ function otherEpochRefusal(): CallToolResult {
   );
 }
 
+/**
+ * The answer of a write-class call still pending when the shutdown grace ended: `waiting` when
+ * its cancellation was accepted (it never passed the commit barrier, so nothing was written),
+ * `running` when it had passed it (it may have written).
+ */
+function cutOffAnswer(phase: "waiting" | "running", parsed: ParsedCall): CallToolResult {
+  if (phase === "running" && !parsed.validateOnly) {
+    const requestId = parsed.args["requestId"];
+    return shellError(
+      "outcome_unknown",
+      "The server shut down while this call was committing; it may or may not have written.",
+      {
+        reason: "shutdown_grace_expired",
+        ...(typeof requestId === "string" ? { requestId } : {}),
+      },
+      { writeAttempted: true },
+    );
+  }
+  return shellError(
+    "write_coordinator_unavailable",
+    phase === "running"
+      ? "The server shut down during this preflight; nothing was written to the notes."
+      : "The server shut down before this call could write; it was stopped and nothing was executed.",
+    { reason: "shutdown" },
+    { writeAttempted: false },
+  );
+}
+
 function errorCodeOf(result: CallToolResult): unknown {
   const error = (result.structuredContent as Record<string, unknown> | undefined)?.["error"];
   return (error as Record<string, unknown> | undefined)?.["code"];
-}
-
-/**
- * A preflight answer that says `confirmationRequired: true` (from the runtime, here or at the
- * authority) gets `confirmation`: how this client's commit will be confirmed, `"elicitation"` when
- * it declares form elicitation (the server asks the user during the commit), else
- * `"confirm_true"` (the agent asks the user and commits with `confirm: true`). This process decides,
- * overriding what an authority said for its own connection.
- */
-function withConfirmationMode(result: CallToolResult, form: boolean): CallToolResult {
-  const sc = result.structuredContent as Record<string, unknown> | undefined;
-  if (result.isError === true || sc?.["confirmationRequired"] !== true) return result;
-  const structuredContent = { ...sc, confirmation: form ? "elicitation" : "confirm_true" };
-  return {
-    ...result,
-    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
-    structuredContent,
-  };
-}
-
-function fromElicitation(action: unknown, content: unknown): Verdict {
-  if (action === "decline") {
-    return {
-      ok: false,
-      result: shellError("confirmation_declined", "The user declined.", {}, { cancelled: false }),
-    };
-  }
-  if (action === "cancel") {
-    return {
-      ok: false,
-      result: shellError(
-        "confirmation_cancelled",
-        "The user cancelled the confirmation.",
-        {},
-        { cancelled: true },
-      ),
-    };
-  }
-  if (action === "accept") {
-    const value = (content as Record<string, unknown> | undefined)?.[CONFIRM_KEY];
-    if (value === true) return { ok: true };
-    if (value === false) {
-      return {
-        ok: false,
-        result: shellError(
-          "confirmation_declined",
-          "The user answered confirm=false.",
-          {},
-          { cancelled: false },
-        ),
-      };
-    }
-    return {
-      ok: false,
-      result: shellError(
-        "confirmation_invalid",
-        "The confirmation content is missing or not a boolean `confirm`.",
-        { reason: "content" },
-        { cancelled: false },
-      ),
-    };
-  }
-  return {
-    ok: false,
-    result: shellError(
-      "confirmation_invalid",
-      "The confirmation answer is malformed.",
-      { reason: "action" },
-      { cancelled: false },
-    ),
-  };
 }
 
 /**
@@ -380,15 +272,12 @@ export function createGateway(options: GatewayOptions) {
     return expected !== undefined && expected !== role.epoch;
   }
 
-  /** The commit's checks, where the ledger and leases live: here, or at the authority. */
-  function precheck(
-    parsed: ParsedCall,
-    signal: AbortSignal,
-  ): Promise<CallToolResult | undefined> | CallToolResult | undefined {
-    return role.kind === "local"
+  /** A dangerous call's confirmation, after the commit's checks where the ledger and leases live. */
+  const confirm = createConfirmation(confirmations, (parsed, signal) =>
+    role.kind === "local"
       ? runtime.precheck?.(parsed)
-      : role.link.precheck(parsed.tool, parsed.args, signal);
-  }
+      : role.link.precheck(parsed.tool, parsed.args, signal),
+  );
 
   /** A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. */
   function precheckOnly(parsed: ParsedCall): CallToolResult {
@@ -399,128 +288,6 @@ export function createGateway(options: GatewayOptions) {
       content: [{ type: "text", text: JSON.stringify(structuredContent) }],
       structuredContent,
     };
-  }
-
-  const declined = (message: string): Verdict => ({
-    ok: false,
-    result: shellError("confirmation_declined", message, {}, { cancelled: false }),
-  });
-  const invalidConfirmation = (message: string, reason: string): Verdict => ({
-    ok: false,
-    result: shellError("confirmation_invalid", message, { reason }, { cancelled: false }),
-  });
-
-  /**
-   * The confirmation of one dangerous call, in this order:
-   * 1. a `requestState` that is present is always redeemed against this request's binding, whatever
-   *    capabilities it declares now (spec: removing capabilities cannot bypass an issued
-   *    confirmation): forged, expired, reused or re-bound → `confirmation_invalid`; a valid one
-   *    passes the commit's checks (below), then needs the form answer in `inputResponses`;
-   * 2. `confirm: false` declines;
-   * 3. the commit's own checks that need no kernel read (request ID, ledger, credential, lease):
-   *    a commit that would be refused answers that refusal, and nobody is asked to approve it;
-   * 4. a modern client declaring form elicitation is asked (`input_required`), even when it passed
-   *    `confirm: true` (spec: confirm=true alone cannot bypass the form);
-   * 5. a legacy session that passed `confirm: true` keeps that convention and is not asked again;
-   * 6. a legacy session declaring form elicitation is asked over the session;
-   * 7. otherwise `confirm: true` confirms and its absence is `confirmation_required`.
-   */
-  async function confirm({ parsed, confirmArg, ctx, conn }: GatewayCall): Promise<Verdict> {
-    const { modern, declaration } = clientDeclaration(ctx, conn);
-    const binding: ConfirmationBinding = {
-      principal: conn.principal,
-      declaration,
-      tool: parsed.tool,
-      args: parsed.args,
-    };
-    const state = ctx.mcpReq.requestState<unknown>();
-    if (state !== undefined) {
-      const redeemed = confirmations.redeem(state, binding);
-      if (!redeemed.ok) {
-        return invalidConfirmation(
-          `The confirmation state is ${redeemed.reason}.`,
-          redeemed.reason,
-        );
-      }
-      const refused = await precheck(parsed, ctx.mcpReq.signal);
-      if (refused !== undefined) return { ok: false, result: refused };
-      if (confirmArg === false) return declined("confirm=false was passed.");
-      const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
-      if (view.kind !== "elicit") {
-        return invalidConfirmation("The retried call carries no confirmation answer.", "missing");
-      }
-      return fromElicitation(view.action, view.content);
-    }
-    if (confirmArg === false) return declined("confirm=false was passed.");
-    const refused = await precheck(parsed, ctx.mcpReq.signal);
-    if (refused !== undefined) return { ok: false, result: refused };
-    const form = declaresForm(declaration);
-    if (modern && form) {
-      const requestState = confirmations.issue(binding);
-      const asked = inputRequired({
-        inputRequests: {
-          [CONFIRM_KEY]: inputRequired.elicit({
-            message: describeOperation(parsed),
-            requestedSchema: CONFIRM_SCHEMA,
-          }),
-        },
-        requestState,
-      });
-      return { ok: false, result: asked as unknown as CallToolResult };
-    }
-    if (confirmArg === true) return { ok: true };
-    if (!modern && form) {
-      try {
-        const answer = await ctx.mcpReq.elicitInput({
-          mode: "form",
-          message: describeOperation(parsed),
-          requestedSchema: CONFIRM_SCHEMA,
-        });
-        return fromElicitation(answer.action, answer.content);
-      } catch {
-        return invalidConfirmation(
-          "The client did not answer the confirmation request.",
-          "elicitation_failed",
-        );
-      }
-    }
-    return {
-      ok: false,
-      result: shellError(
-        "confirmation_required",
-        "This destructive action needs confirmation.",
-        {},
-        { cancelled: false },
-      ),
-    };
-  }
-
-  /**
-   * The answer of a write-class call still pending when the shutdown grace ended: `waiting` when
-   * its cancellation was accepted (it never passed the commit barrier, so nothing was written),
-   * `running` when it had passed it (it may have written).
-   */
-  function cutOffAnswer(phase: "waiting" | "running", parsed: ParsedCall): CallToolResult {
-    if (phase === "running" && !parsed.validateOnly) {
-      const requestId = parsed.args["requestId"];
-      return shellError(
-        "outcome_unknown",
-        "The server shut down while this call was committing; it may or may not have written.",
-        {
-          reason: "shutdown_grace_expired",
-          ...(typeof requestId === "string" ? { requestId } : {}),
-        },
-        { writeAttempted: true },
-      );
-    }
-    return shellError(
-      "write_coordinator_unavailable",
-      phase === "running"
-        ? "The server shut down during this preflight; nothing was written to the notes."
-        : "The server shut down before this call could write; it was stopped and nothing was executed.",
-      { reason: "shutdown" },
-      { writeAttempted: false },
-    );
   }
 
   return async function callTool(
@@ -664,10 +431,7 @@ export function createGateway(options: GatewayOptions) {
           });
         };
         const result = await run(confirmed, applied, beside?.gate);
-        if (parsed.validateOnly) {
-          const { declaration } = clientDeclaration(ctx, conn);
-          return withConfirmationMode(result, declaresForm(declaration));
-        }
+        if (parsed.validateOnly) return withConfirmationMode(result, ctx, conn);
         // An action whose danger depends on the state (block.move to another document): its
         // commit answered `confirmation_required` from the probe, before any write and with its
         // lease kept. Confirm as for any dangerous action, then run it again, confirmed.

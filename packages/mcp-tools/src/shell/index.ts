@@ -14,6 +14,7 @@ export {
   type AdmissionRefusal,
   isAdmissionRefusal,
 } from "./admission.js";
+export { declaresForm, type GatewayConnection } from "./confirmation.js";
 export {
   type ConfirmationBinding,
   ConfirmationBook,
@@ -61,8 +62,6 @@ export {
   type CallControl,
   createGateway,
   type DelegateLink,
-  declaresForm,
-  type GatewayConnection,
   type GatewayOptions,
   type SettingsSnapshot,
   type ShellRuntime,

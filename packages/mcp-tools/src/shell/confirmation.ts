@@ -1,0 +1,274 @@
+/**
+ * The confirmation of a dangerous call: how the client is asked (MCP 2026-07-28 multi-round form
+ * elicitation, legacy session elicitation, or the `confirm: true` convention), the commit's own
+ * checks before anyone is asked, and the verdict of the answer. Part of the gateway
+ * (`gateway.ts`), which decides when a call needs it.
+ */
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  inputRequired,
+  inputResponse,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { ParsedCall } from "../parsed-call.js";
+import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
+import { shellError } from "./results.js";
+
+/** Per-connection facts the gateway needs besides the request context. */
+export interface GatewayConnection {
+  /** The authenticated principal (`bearer:<digest>` or `stdio:<pid>`). */
+  principal: string;
+  /** The legacy (2025) client capabilities of this connection, if it initialised. */
+  legacyCapabilities: () => ClientCapabilities | undefined;
+}
+
+/** A dangerous call's confirmation is given the call, parsed once, and the request it came in. */
+export interface ConfirmationRequest {
+  readonly parsed: ParsedCall;
+  /** The `confirm` argument as passed: the shell's convention, not one of the call's arguments. */
+  readonly confirmArg: unknown;
+  readonly ctx: ServerContext;
+  readonly conn: GatewayConnection;
+}
+
+/** Confirmed, or the result that answers the call instead (declined, invalid, asked, refused). */
+export type ConfirmationVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly result: CallToolResult };
+
+/**
+ * The commit's checks that need no kernel read, where the ledger and leases live (this process
+ * or its authority): `undefined` when they pass, else the refusal the commit would answer.
+ */
+export type CommitPrecheck = (
+  parsed: ParsedCall,
+  signal: AbortSignal,
+) => Promise<CallToolResult | undefined> | CallToolResult | undefined;
+
+const CONFIRM_KEY = "confirm";
+/** The form a dangerous call's confirmation asks for: one boolean, `confirm`. */
+const CONFIRM_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    [CONFIRM_KEY]: {
+      type: "boolean",
+      title: "Confirm",
+      description: "true to run the destructive action",
+    },
+  },
+  required: [CONFIRM_KEY],
+};
+
+/** The question a dangerous call's confirmation asks the user. */
+function describeOperation({ tool, args }: ParsedCall): string {
+  const action = typeof args["action"] === "string" ? `.${args["action"]}` : "";
+  const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
+  const where = target === undefined ? "" : ` on ${JSON.stringify(target).slice(0, 120)}`;
+  return `Sisyphus asks to run the destructive action ${tool}${action}${where}. Confirm?`;
+}
+
+/** Whether a declared elicitation capability includes form mode (`{}` counts as form). */
+export function declaresForm(elicitation: unknown): boolean {
+  if (elicitation === undefined || elicitation === null || typeof elicitation !== "object")
+    return false;
+  const keys = Object.keys(elicitation as object);
+  return keys.length === 0 || keys.includes("form");
+}
+
+/** How this request's client will be asked to confirm: modern or legacy form elicitation, or not. */
+function clientDeclaration(
+  ctx: ServerContext,
+  conn: GatewayConnection,
+): { modern: boolean; declaration: unknown } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+  const declaration = modern
+    ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation
+    : conn.legacyCapabilities()?.elicitation;
+  return { modern, declaration };
+}
+
+/**
+ * A preflight answer that says `confirmationRequired: true` (from the runtime, here or at the
+ * authority) gets `confirmation`: how this client's commit will be confirmed, `"elicitation"` when
+ * it declares form elicitation (the server asks the user during the commit), else
+ * `"confirm_true"` (the agent asks the user and commits with `confirm: true`). This process decides,
+ * overriding what an authority said for its own connection.
+ */
+export function withConfirmationMode(
+  result: CallToolResult,
+  ctx: ServerContext,
+  conn: GatewayConnection,
+): CallToolResult {
+  const sc = result.structuredContent as Record<string, unknown> | undefined;
+  if (result.isError === true || sc?.["confirmationRequired"] !== true) return result;
+  const form = declaresForm(clientDeclaration(ctx, conn).declaration);
+  const structuredContent = { ...sc, confirmation: form ? "elicitation" : "confirm_true" };
+  return {
+    ...result,
+    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
+    structuredContent,
+  };
+}
+
+/** The verdict of a form elicitation's answer (`accept` with `confirm: true` confirms). */
+function fromElicitation(action: unknown, content: unknown): ConfirmationVerdict {
+  if (action === "decline") {
+    return {
+      ok: false,
+      result: shellError("confirmation_declined", "The user declined.", {}, { cancelled: false }),
+    };
+  }
+  if (action === "cancel") {
+    return {
+      ok: false,
+      result: shellError(
+        "confirmation_cancelled",
+        "The user cancelled the confirmation.",
+        {},
+        { cancelled: true },
+      ),
+    };
+  }
+  if (action === "accept") {
+    const value = (content as Record<string, unknown> | undefined)?.[CONFIRM_KEY];
+    if (value === true) return { ok: true };
+    if (value === false) {
+      return {
+        ok: false,
+        result: shellError(
+          "confirmation_declined",
+          "The user answered confirm=false.",
+          {},
+          { cancelled: false },
+        ),
+      };
+    }
+    return {
+      ok: false,
+      result: shellError(
+        "confirmation_invalid",
+        "The confirmation content is missing or not a boolean `confirm`.",
+        { reason: "content" },
+        { cancelled: false },
+      ),
+    };
+  }
+  return {
+    ok: false,
+    result: shellError(
+      "confirmation_invalid",
+      "The confirmation answer is malformed.",
+      { reason: "action" },
+      { cancelled: false },
+    ),
+  };
+}
+
+/**
+ * The confirmation of one dangerous call, in this order:
+ * 1. a `requestState` that is present is always redeemed against this request's binding, whatever
+ *    capabilities it declares now (spec: removing capabilities cannot bypass an issued
+ *    confirmation): forged, expired, reused or re-bound → `confirmation_invalid`; a valid one
+ *    passes the commit's checks (below), then needs the form answer in `inputResponses`;
+ * 2. `confirm: false` declines;
+ * 3. the commit's own checks that need no kernel read (request ID, ledger, credential, lease):
+ *    a commit that would be refused answers that refusal, and nobody is asked to approve it;
+ * 4. a modern client declaring form elicitation is asked (`input_required`), even when it passed
+ *    `confirm: true` (spec: confirm=true alone cannot bypass the form);
+ * 5. a legacy session that passed `confirm: true` keeps that convention and is not asked again;
+ * 6. a legacy session declaring form elicitation is asked over the session;
+ * 7. otherwise `confirm: true` confirms and its absence is `confirmation_required`.
+ */
+export function createConfirmation(
+  confirmations: ConfirmationBook,
+  precheck: CommitPrecheck,
+): (request: ConfirmationRequest) => Promise<ConfirmationVerdict> {
+  const declined = (message: string): ConfirmationVerdict => ({
+    ok: false,
+    result: shellError("confirmation_declined", message, {}, { cancelled: false }),
+  });
+  const invalidConfirmation = (message: string, reason: string): ConfirmationVerdict => ({
+    ok: false,
+    result: shellError("confirmation_invalid", message, { reason }, { cancelled: false }),
+  });
+
+  return async function confirm({
+    parsed,
+    confirmArg,
+    ctx,
+    conn,
+  }: ConfirmationRequest): Promise<ConfirmationVerdict> {
+    const { modern, declaration } = clientDeclaration(ctx, conn);
+    const binding: ConfirmationBinding = {
+      principal: conn.principal,
+      declaration,
+      tool: parsed.tool,
+      args: parsed.args,
+    };
+    const state = ctx.mcpReq.requestState<unknown>();
+    if (state !== undefined) {
+      const redeemed = confirmations.redeem(state, binding);
+      if (!redeemed.ok) {
+        return invalidConfirmation(
+          `The confirmation state is ${redeemed.reason}.`,
+          redeemed.reason,
+        );
+      }
+      const refused = await precheck(parsed, ctx.mcpReq.signal);
+      if (refused !== undefined) return { ok: false, result: refused };
+      if (confirmArg === false) return declined("confirm=false was passed.");
+      const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
+      if (view.kind !== "elicit") {
+        return invalidConfirmation("The retried call carries no confirmation answer.", "missing");
+      }
+      return fromElicitation(view.action, view.content);
+    }
+    if (confirmArg === false) return declined("confirm=false was passed.");
+    const refused = await precheck(parsed, ctx.mcpReq.signal);
+    if (refused !== undefined) return { ok: false, result: refused };
+    const form = declaresForm(declaration);
+    if (modern && form) {
+      const requestState = confirmations.issue(binding);
+      const asked = inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: inputRequired.elicit({
+            message: describeOperation(parsed),
+            requestedSchema: CONFIRM_SCHEMA,
+          }),
+        },
+        requestState,
+      });
+      return { ok: false, result: asked as unknown as CallToolResult };
+    }
+    if (confirmArg === true) return { ok: true };
+    if (!modern && form) {
+      try {
+        const answer = await ctx.mcpReq.elicitInput({
+          mode: "form",
+          message: describeOperation(parsed),
+          requestedSchema: CONFIRM_SCHEMA,
+        });
+        return fromElicitation(answer.action, answer.content);
+      } catch {
+        return invalidConfirmation(
+          "The client did not answer the confirmation request.",
+          "elicitation_failed",
+        );
+      }
+    }
+    return {
+      ok: false,
+      result: shellError(
+        "confirmation_required",
+        "This destructive action needs confirmation.",
+        {},
+        { cancelled: false },
+      ),
+    };
+  };
+}
