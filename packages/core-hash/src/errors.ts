@@ -44,7 +44,7 @@ export interface CoreHashErrorDetails {
   [key: string]: unknown;
 }
 
-const BRAND: unique symbol = Symbol.for("@sisyphus/core-hash/CoreHashError") as never;
+const BRAND: unique symbol = Symbol.for("@sisyphus/core-hash/CoreHashError");
 
 /** The only error core-hash throws; match on `code`, never on `message`. */
 export class CoreHashError extends Error {

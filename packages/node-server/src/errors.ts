@@ -29,7 +29,7 @@ export interface NodeServerErrorDetails {
   [key: string]: unknown;
 }
 
-const BRAND: unique symbol = Symbol.for("@sisyphus/node-server/NodeServerError") as never;
+const BRAND: unique symbol = Symbol.for("@sisyphus/node-server/NodeServerError");
 
 /** The only error node-server throws; match on `code`, never on `message`. */
 export class NodeServerError extends Error {
