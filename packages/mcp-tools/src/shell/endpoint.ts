@@ -34,15 +34,11 @@ import type { ToolDescriptor } from "../surface.js";
 import { SERVER_INSTRUCTIONS } from "../tools/system.js";
 import { SISYPHUS_VERSION } from "../version.js";
 import type { Admission } from "./admission.js";
+import type { GatewayConnection } from "./confirmation.js";
 import { ConfirmationBook } from "./confirmation-book.js";
 import { FIRST_UNBATCHED_PROTOCOL_VERSION, LEGACY_SESSION_SWEEP_MS } from "./constants.js";
 import type { DrainGate } from "./drain.js";
-import {
-  type AuthorityRole,
-  createGateway,
-  type GatewayConnection,
-  type SettingsSnapshot,
-} from "./gateway.js";
+import { type AuthorityRole, createGateway, type SettingsSnapshot } from "./gateway.js";
 import { LegacySessionTable } from "./legacy-sessions.js";
 import { shellError, unusableSettingsRefusal } from "./results.js";
 
