@@ -7,9 +7,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
-import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
+import { WAIT_FOR_TIMEOUT_MS, waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { LIST_CHANGED_EVENT } from "../src/kernel/sse.js";
+import { LIST_CHANGED_EVENT, SSE_CHECK_INTERVAL_MS } from "../src/kernel/sse.js";
 import {
   kernelClient,
   PLUGIN_NAME,
@@ -106,7 +106,10 @@ async function refusalText(res: Response): Promise<string> {
 /** Waits until two checks completed after now: the second surely read what was written before. */
 async function twoChecksLater(sb: Sandbox): Promise<void> {
   const checks = (await health(sb))["sseChecks"] as number;
-  await waitFor(async () => ((await health(sb))["sseChecks"] as number) >= checks + 2);
+  await waitFor(async () => ((await health(sb))["sseChecks"] as number) >= checks + 2, {
+    timeoutMs: 2 * SSE_CHECK_INTERVAL_MS + WAIT_FOR_TIMEOUT_MS,
+    what: "two more settings checks",
+  });
 }
 
 /** Writes the settings file with any text (a file that does not parse). */

@@ -10,8 +10,12 @@
  */
 import { SandboxError } from "./errors.js";
 
-/** Default longest wait of {@link waitFor}, in milliseconds. */
-export const WAIT_FOR_TIMEOUT_MS = 10_000;
+/**
+ * Default longest wait of {@link waitFor}, in milliseconds: the same as
+ * {@link EXPECT_POLL_TIMEOUT_MS}. Waits for an event a few seconds away (a plugin's 5 s settings
+ * check, a server's start) must not trip on a loaded 2-core machine; 30 s still catches a hang.
+ */
+export const WAIT_FOR_TIMEOUT_MS = 30_000;
 /** Default pause between two checks of {@link waitFor}, in milliseconds. */
 export const WAIT_FOR_INTERVAL_MS = 20;
 /**
