@@ -117,7 +117,8 @@ describe("kernel-fetch transport", () => {
 
   it("no answer within timeoutMs is outcome_unknown (timeout)", async () => {
     const c = createSiyuanClient({
-      transport: kernelFetchTransport(fake, { timeoutMs: 150 }),
+      // Long enough for the request to reach a loaded machine's server before the client gives up.
+      transport: kernelFetchTransport(fake, { timeoutMs: 1_000 }),
       sleep: instantSleep,
     });
     server.handle(() => ({ kind: "silence" }));

@@ -261,16 +261,14 @@ describe("external writer and control route", () => {
 
 describe("per-path serialisation", () => {
   it("two concurrent writes to the same path run one after the other; exempt reads do not wait", async () => {
-    sb.control.armFault({ endpoint: "/api/attr/setBlockAttrs", kind: "delay", delayMs: 200 });
+    sb.control.armFault({ endpoint: "/api/attr/setBlockAttrs", kind: "hold" });
     const order: string[] = [];
-    const before = sb.control.count("/api/attr/setBlockAttrs");
     const first = post(sb, "/api/attr/setBlockAttrs", {
       id: I.headingJournal,
       attrs: { "custom-o": "1" },
     }).then(() => order.push("first"));
-    // The first write holds the path (its delay is spent holding the lock) before the second is sent.
-    await waitFor(() => sb.control.count("/api/attr/setBlockAttrs") > before);
-    sb.control.armFault({ endpoint: "/api/attr/setBlockAttrs", kind: "delay", delayMs: 0 });
+    // The first write holds the path (held inside its lock) before the second is sent.
+    await waitFor(() => sb.control.held() === 1);
     const second = post(sb, "/api/attr/setBlockAttrs", {
       id: I.headingJournal,
       attrs: { "custom-o": "2" },
@@ -278,6 +276,10 @@ describe("per-path serialisation", () => {
     const read = post(sb, "/api/attr/getBlockAttrs", { id: I.headingJournal }).then(() =>
       order.push("read"),
     );
+    // The exempt read answers while the path is held; the second write waits for the first.
+    await read;
+    expect(order).toEqual(["read"]);
+    expect(sb.control.releaseHeld()).toBe(1);
     await Promise.all([first, second, read]);
     expect(order[0]).toBe("read");
     expect(order.slice(1)).toEqual(["first", "second"]);
