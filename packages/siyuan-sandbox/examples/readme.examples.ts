@@ -10,7 +10,7 @@ const sb = await startSandbox({ token: "t", seed: "demo", flushIntervalMs: 60_00
 sb.control.armFault({ endpoint: "/api/block/updateBlock", kind: "resetAfterApply" }); // next call only
 sb.control.external.setBlockAttrs(DEMO_IDS.paragraphGoals, { "custom-by": "ui" }); // "another writer"
 console.log(sb.url, sb.control.counts(), sb.control.transactionFailures());
-await waitFor(() => sb.control.count("/api/block/updateBlock") > 0); // polls; fails after 10 s
+await waitFor(() => sb.control.count("/api/block/updateBlock") > 0); // polls; fails after 30 s
 await sb.stop();
 
 //#endregion
