@@ -163,15 +163,18 @@ function answerOf(res: IncomingMessage, text: string): KernelAnswer {
       return Array.isArray(value) ? value.join(", ") : value;
     },
     text,
-    json: () => {
-      try {
-        const value: unknown = JSON.parse(text);
-        return typeof value === "object" && value !== null && !Array.isArray(value)
-          ? (value as Record<string, unknown>)
-          : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    json: () => parseJsonObject(text),
   };
+}
+
+/** `text` as a JSON object, or undefined (not JSON, or JSON of another kind). */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

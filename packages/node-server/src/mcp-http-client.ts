@@ -19,6 +19,7 @@ import {
   type RequestOptions,
 } from "node:http";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { parseJsonObject } from "./kernel-request.js";
 
 /** The one protocol revision the link speaks (the authorities are dual-era, modern first). */
 export const MCP_MODERN_PROTOCOL_VERSION = "2026-07-28";
@@ -227,10 +228,10 @@ async function answerOf(res: IncomingMessage, id: number): Promise<Record<string
     if (type !== "application/json") {
       throw new McpHttpError("MCP_UNEXPECTED_CONTENT", `Unexpected content type: ${type}`);
     }
-    return resultOf(parseJson(text), id);
+    return resultOf(parseJsonObject(text), id);
   }
   // A modern request's 400 may carry its JSON-RPC error (a refused version, a bad envelope).
-  const message = status === 400 ? parseJson(text) : undefined;
+  const message = status === 400 ? parseJsonObject(text) : undefined;
   if (message !== undefined && message["id"] === id && message["error"] !== undefined) {
     return resultOf(message, id);
   }
@@ -271,17 +272,6 @@ function resultOf(
   return result as Record<string, unknown>;
 }
 
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function textOf(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
@@ -307,7 +297,7 @@ async function responseFromEvents(
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + (buffered.startsWith("\r\n", end) ? 2 : 1));
       if (line === "") {
-        const message = data.length === 0 ? undefined : parseJson(data.join("\n"));
+        const message = data.length === 0 ? undefined : parseJsonObject(data.join("\n"));
         data = [];
         if (message !== undefined && message["id"] === id && !("method" in message)) {
           res.destroy();
