@@ -89,6 +89,9 @@ export const KERNEL_JS = `"use strict";
         probeHeader: h["X-Probe"] || null,
         hasAuthorization: "Authorization" in h,
         hasCookie: "Cookie" in h,
+        cookies: req.request.cookies,
+        user: req.url.user,
+        clientIp: req.context.clientIp,
         body: text
       });
     }
