@@ -43,7 +43,8 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
           "preflight_lease_invalid: details.reason says why and the hint names the next call (usually the same validateOnly call again). idempotency_conflict: this requestId belongs to other arguments.",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true).',
-          "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true).",
+          "write_coordinator_unavailable: nothing was written (writeAttempted:false). If details.reason is staging_busy or staging_full, wait details.retryAfterMs and send the same call again; if it is staging_timeout or unreachable, check that SiYuan runs (system.health), then send it again; for any other reason the write authority is not serving: tell the user.",
+          "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true). extension.list is an ordinary read.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:
