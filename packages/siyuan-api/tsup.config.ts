@@ -1,10 +1,10 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/kernel.ts"],
+  entry: ["src/index.ts", "src/kernel.ts", "src/constants.ts"],
   format: ["esm"],
   target: "es2022",
-  dts: { entry: ["src/index.ts", "src/kernel.ts"] },
+  dts: { entry: ["src/index.ts", "src/kernel.ts", "src/constants.ts"] },
   clean: true,
   sourcemap: true,
 });

@@ -3,7 +3,7 @@
  * without parsing output. Documented in the README; `classify` maps every error code the tools,
  * the write-safety layer and the shell answer to one class, the one its `WIRE_ERRORS` row names.
  */
-import { isWireErrorCode, WIRE_ERRORS, type WireExitClass } from "@sisyphus/mcp-tools";
+import { isWireErrorCode, WIRE_ERRORS, type WireExitClass } from "@sisyphus/write-safety";
 
 /**
  * Exit status per outcome class: `ok`, `usage` (the CLI's own) and every {@link WireExitClass} of

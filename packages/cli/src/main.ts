@@ -2,16 +2,13 @@
  * `sisyphus`: parses the global flags, resolves the configuration (flags > profile > environment >
  * defaults) and runs one command. Every outcome ends in one exit code (`exit-codes.ts`); with
  * `--json` stdout carries exactly one JSON document and diagnostics go to stderr.
+ *
+ * A tool call is the command a start must make fast: only its modules load with the program.
+ * Every other command is imported when it runs (the catalog's views, the skill and the
+ * completions load zod and the whole catalog).
  */
-import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools";
+import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools/shell/gate";
 import { actionOf, runCall } from "./commands/call.js";
-import { runHelp, runList, USAGE } from "./commands/catalog-views.js";
-import { runComplete, runCompletion } from "./commands/completion.js";
-import { runConfig } from "./commands/config-cmd.js";
-import { runDoctor } from "./commands/doctor.js";
-import { runSkill } from "./commands/skill.js";
-import { runSnapshot } from "./commands/snapshot.js";
-import { runTask } from "./commands/task.js";
 import { resolveConfig } from "./config.js";
 import { CliError } from "./errors.js";
 import { EXIT } from "./exit-codes.js";
@@ -91,6 +88,9 @@ export function parseGlobal(argv: readonly string[]): Parsed {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The commands other than a tool call, loaded when one runs. */
+const lazy = () => import("./commands/lazy.js");
+
 /** Runs one invocation; returns its exit code. */
 export async function run(
   argv: readonly string[],
@@ -106,7 +106,10 @@ export async function run(
     color: false,
   };
   try {
-    if (argv[0] === "__complete") return runComplete(io, argv.slice(1));
+    if (argv[0] === "__complete") {
+      const { runComplete } = await lazy();
+      return runComplete(io, argv.slice(1));
+    }
     const p = parseGlobal(argv);
     const config =
       p.rest[0] === "config" ||
@@ -136,6 +139,7 @@ export async function run(
       return EXIT.ok;
     }
     if (p.switches.has("help") || command === undefined) {
+      const { runHelp, USAGE } = await lazy();
       if (command !== undefined && command !== "help") return runHelp(io, command, second);
       if (command === undefined && !p.switches.has("help")) {
         io.stderr.write(`${USAGE}\n`);
@@ -145,21 +149,21 @@ export async function run(
     }
     switch (command) {
       case "list":
-        return runList(io);
+        return (await lazy()).runList(io);
       case "help":
-        return runHelp(io, second, third);
+        return (await lazy()).runHelp(io, second, third);
       case "completion":
-        return runCompletion(io, second);
+        return (await lazy()).runCompletion(io, second);
       case "skill":
-        return runSkill(io, p.rest.slice(1));
+        return (await lazy()).runSkill(io, p.rest.slice(1));
       case "config":
-        return runConfig(io, env, p.values, p.rest.slice(1));
+        return (await lazy()).runConfig(io, env, p.values, p.rest.slice(1));
       case "doctor":
-        return await runDoctor(io, resolveConfig(p.values, env));
+        return await (await lazy()).runDoctor(io, resolveConfig(p.values, env));
       case "task":
-        return await runTask(io, resolveConfig(p.values, env), second, third);
+        return await (await lazy()).runTask(io, resolveConfig(p.values, env), second, third);
       case "snapshot":
-        return await runSnapshot(
+        return await (await lazy()).runSnapshot(
           io,
           resolveConfig(p.values, env),
           p.rest.slice(1),

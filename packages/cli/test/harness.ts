@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
-import { shellQuote } from "../src/flags.js";
+import { shellQuote } from "../src/flag-parse.js";
 
 /** What users run: the installed command's launcher, which loads the built `dist/cli.js`. */
 export const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");

@@ -80,10 +80,8 @@ export {
   type AuthorityInfo,
   type CallContext,
   createToolRuntime,
-  errorResult,
   type ReadBudgetCounts,
   type SettingsVerdict,
-  type ToolResult,
   type ToolRuntime,
   type ToolRuntimeConfig,
   type ToolRuntimeOptions,
@@ -119,6 +117,7 @@ export {
 } from "./source.js";
 export { describeTools, type ToolDescriptor } from "./surface.js";
 export { type TurnedOff, turnedOff } from "./tool-access.js";
+export { errorResult, type ToolResult } from "./tool-result.js";
 export {
   FEEDBACK_TIMEOUT_MS,
   type FeedbackDelivery,

@@ -13,9 +13,10 @@ import type {
   StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { declaresApps, withApp } from "./app/index.js";
-import type { ToolResult, ToolRuntime } from "./runtime.js";
+import type { ToolRuntime } from "./runtime.js";
 import { SKILL_DESCRIPTION, SKILL_NAME, skillFiles, skillManifest } from "./skill.js";
 import type { ToolDescriptor } from "./surface.js";
+import type { ToolResult } from "./tool-result.js";
 
 /** A shell's own call path: delegation, confirmation, admission. */
 export type CallRoute = (

@@ -13,8 +13,6 @@ import {
   isWriteSafetyError,
   type PreflightAnswer,
   type ProbeResult,
-  WIRE_ERRORS,
-  type WireErrorCode,
   type WriteCall,
   WriteCancellation,
   type WriteCoordinator,
@@ -40,6 +38,7 @@ import { type CallOptions, DEFAULT_SETTINGS, OPTION_LIMITS } from "./settings.js
 import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
+import { errorResult, type ToolResult } from "./tool-result.js";
 import type { FeedbackSender } from "./tools/feedback.js";
 import { CREDENTIAL_NOTE } from "./tools/system.js";
 
@@ -159,14 +158,6 @@ interface Beside {
   readonly pageSizeDefaulted: () => void;
 }
 
-/** The MCP tool result shape. */
-export interface ToolResult {
-  [key: string]: unknown;
-  content: Array<{ type: "text"; text: string }>;
-  structuredContent: Record<string, unknown>;
-  isError?: boolean;
-}
-
 /** The runtime's surface. */
 export interface ToolRuntime {
   /**
@@ -213,32 +204,6 @@ function ok(data: unknown): ToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(structuredContent) }],
     structuredContent,
-  };
-}
-
-/**
- * An error result: `structuredContent.error` carries `code`, `message` and `hint` (the caller's next
- * step): the code's `WIRE_ERRORS` hint unless a refinement of it is given (a write-safety error's
- * per-reason hint), then the other fields.
- */
-export function errorResult({
-  code,
-  message,
-  hint,
-  ...fields
-}: {
-  code: WireErrorCode;
-  message: string;
-  hint?: string;
-  [k: string]: unknown;
-}): ToolResult {
-  const structuredContent = {
-    error: { code, message, hint: hint ?? WIRE_ERRORS[code].hint, ...fields },
-  };
-  return {
-    content: [{ type: "text", text: JSON.stringify(structuredContent) }],
-    structuredContent,
-    isError: true,
   };
 }
 

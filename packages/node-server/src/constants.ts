@@ -2,7 +2,7 @@
 
 import { OPTION_LIMITS } from "@sisyphus/mcp-tools/settings";
 import { SISYPHUS_VERSION } from "@sisyphus/mcp-tools/shell/gate";
-import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/kernel";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "@sisyphus/siyuan-api/constants";
 
 /** Default HTTP port of the MCP endpoint (`--port`, `SISYPHUS_HTTP_PORT`). */
 export const DEFAULT_HTTP_PORT = 36806;

@@ -13,7 +13,7 @@ import {
   type OutputFailure,
   type OutputLayout,
   parseDownloadManifest,
-} from "@sisyphus/mcp-tools";
+} from "@sisyphus/mcp-tools/answers";
 import type { KernelAddress } from "./kernel-request.js";
 import { localOutputSink } from "./local-output.js";
 import type { OnTransfer } from "./transfer-progress.js";

@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { parseCredential, STATE_DIGEST_PREFIX } from "@sisyphus/core-hash";
-import { errorResult, type ToolErrorCode } from "@sisyphus/mcp-tools";
+import { errorResult, type ToolErrorCode } from "@sisyphus/mcp-tools/answers";
 import {
   KERNEL_STAGING_FILE_MAX_BYTES,
   KERNEL_TRANSFER_LOOKUP_PATH,

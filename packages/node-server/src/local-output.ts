@@ -22,7 +22,7 @@ import {
   type OutputSink,
   type SavedFile,
   type SavedOutput,
-} from "@sisyphus/mcp-tools";
+} from "@sisyphus/mcp-tools/answers";
 import { kernelAuthorization } from "./kernel-request.js";
 import type { OnTransfer } from "./transfer-progress.js";
 

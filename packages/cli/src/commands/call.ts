@@ -12,18 +12,25 @@
  * stops at once (a download's partial output is removed). At the Node authority MCP's
  * cancellation is sent; a write that was sent then answers `outcome_unknown` with its requestId.
  * A second Ctrl-C stops waiting at once.
+ *
+ * Arguments are checked before anything is sent (exit 2, nothing sent). A write's against the
+ * catalog's schema (zod); a read's against its JSON Schema from the action index, so a read's start
+ * loads neither zod nor the catalog (most of a start's cost), and zod only when that check fails,
+ * for its message. A rule only zod states (a refinement) is the authority's to find: its
+ * `invalid_arguments` answer is then checked here and given as the same usage error.
  */
 import { randomUUID } from "node:crypto";
-import { type ActionSurface, findAction, policyOf, TOOL_NAMES } from "@sisyphus/mcp-tools";
 import { TASK_ID_META_KEY } from "@sisyphus/node-server/delegation";
+import { type ActionEntry, findEntry, TOOLS } from "../action-index.js";
 import { openAuthority } from "../authority.js";
 import type { Resolved } from "../config.js";
 import { CliError } from "../errors.js";
 import { classify, EXIT } from "../exit-codes.js";
-import { commandLine, parseActionArgs } from "../flags.js";
+import { commandLine, parseFlags } from "../flag-parse.js";
 import { err, type Io, paint } from "../io.js";
 import { progressBars } from "../progress.js";
 import { renderResult } from "../render.js";
+import { schemaAccepts } from "../schema-gate.js";
 
 export interface CallOptions {
   readonly yes: boolean;
@@ -32,8 +39,8 @@ export interface CallOptions {
 }
 
 /** The action named on the command line, or a usage error that lists what exists. */
-export function actionOf(tool: string, action: string | undefined): ActionSurface {
-  if (!(TOOL_NAMES as readonly string[]).includes(tool)) {
+export function actionOf(tool: string, action: string | undefined): ActionEntry {
+  if (!TOOLS.includes(tool)) {
     throw new CliError(
       EXIT.usage,
       "unknown_command",
@@ -43,7 +50,7 @@ export function actionOf(tool: string, action: string | undefined): ActionSurfac
   if (action === undefined) {
     throw new CliError(EXIT.usage, "usage", `${tool}: name an action (sisyphus help ${tool})`);
   }
-  const surface = findAction(tool, action.replace(/-/g, "_"));
+  const surface = findEntry(tool, action.replace(/-/g, "_"));
   if (surface === undefined) {
     throw new CliError(
       EXIT.usage,
@@ -63,7 +70,7 @@ function errorCode(structured: Structured): string | undefined {
 
 async function askConfirmation(
   io: Io,
-  surface: ActionSurface,
+  surface: ActionEntry,
   args: Record<string, unknown>,
 ): Promise<boolean> {
   const { confirm, isCancel } = await import("@clack/prompts");
@@ -77,17 +84,28 @@ async function askConfirmation(
   return !isCancel(answer) && answer === true;
 }
 
+/** The schema check of `flags.ts` (zod and the catalog, loaded on first use: `lazy.ts`). */
+async function checkCall(
+  surface: ActionEntry,
+  args: Record<string, unknown>,
+): Promise<ActionEntry["kind"]> {
+  const { checkCall } = await import("./lazy.js");
+  return checkCall(surface.tool, surface.action, args);
+}
+
 export async function runCall(
   io: Io,
   config: Resolved,
-  surface: ActionSurface,
+  surface: ActionEntry,
   argv: readonly string[],
   options: CallOptions,
 ): Promise<number> {
-  const args = parseActionArgs(surface, argv, options.json);
+  const args = parseFlags(surface, argv, options.json);
+  const plainRead = surface.schema !== undefined;
+  const kind =
+    plainRead && schemaAccepts(surface.schema, args) ? "read" : await checkCall(surface, args);
   const authority = await openAuthority(config, options.autostart, await progressBars(io));
   const validateOnly = args["validateOnly"] === true;
-  const kind = policyOf(surface, args).kind;
   const mayExecute = kind !== "read" && !validateOnly;
   try {
     let sent = {
@@ -110,6 +128,11 @@ export async function runCall(
       sent = { ...sent, confirm: true };
       result = await callOnce(io, authority, surface.tool, sent, mayExecute);
       structured = (result.structuredContent ?? {}) as Structured;
+    }
+    // A read whose arguments the authority refused: zod's usage error (exit 2) for a refinement the
+    // JSON Schema could not state, or the authority's answer when zod passes too.
+    if (plainRead && result.isError === true && errorCode(structured) === "invalid_arguments") {
+      await checkCall(surface, args);
     }
     // A call cancelled before it ran is an answer, not an error: nothing was written (exit 130);
     // so is a download stopped by Ctrl-C (nothing saved, its partial output removed).
@@ -158,7 +181,7 @@ function cancelAnswerText(answer: Record<string, unknown> | undefined): string {
 
 /** After a passing preflight: the commit's command line, with the issued requestId and credential. */
 function nextCommand(
-  surface: ActionSurface,
+  surface: ActionEntry,
   args: Record<string, unknown>,
   structured: Structured,
   isError: boolean,

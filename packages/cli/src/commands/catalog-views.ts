@@ -2,11 +2,18 @@
  * `sisyphus list` and `sisyphus help [tool] [action]`: generated from the catalog the MCP surface
  * is made from (the tool descriptions agents read, the action schemas the server enforces).
  */
-import { ACTIONS, type ActionSurface, describeTools, TOOL_NAMES } from "@sisyphus/mcp-tools";
+import {
+  ACTIONS,
+  type ActionSurface,
+  describeTools,
+  findAction,
+  TOOL_NAMES,
+} from "@sisyphus/mcp-tools";
 import { PROFILE_KEYS } from "../config.js";
 import { CliError } from "../errors.js";
 import { EXIT } from "../exit-codes.js";
-import { type FlagSpec, flagsOf } from "../flags.js";
+import type { FlagSpec } from "../flag-parse.js";
+import { flagsOf } from "../flags.js";
 import { type Io, out, paint, table } from "../io.js";
 import { actionOf } from "./call.js";
 import { SNAPSHOT_HELP } from "./snapshot.js";
@@ -110,7 +117,9 @@ export function runHelp(io: Io, tool: string | undefined, action: string | undef
   if (!(TOOL_NAMES as readonly string[]).includes(tool)) {
     throw new CliError(EXIT.usage, "unknown_command", `no tool named "${tool}" (sisyphus list)`);
   }
-  const surface = action === undefined ? undefined : actionOf(tool, action);
+  // `actionOf` answers the command line's usage errors; the catalog has the signature.
+  const surface =
+    action === undefined ? undefined : findAction(tool, actionOf(tool, action).action);
   if (surface === undefined) {
     const descriptor = describeTools(true).find((d) => d.name === tool);
     out(io, `${paint(io, "bold", tool)}: ${descriptor?.description ?? ""}`);

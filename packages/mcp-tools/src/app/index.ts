@@ -17,11 +17,10 @@ import { ACTIONS } from "../catalog.js";
 import { isToolError } from "../errors.js";
 import type { KernelReads } from "../kernel.js";
 import { FULL_ACCESS, type PermissionMap } from "../permissions.js";
-import type { ToolResult } from "../runtime.js";
-import { errorResult } from "../runtime.js";
 import { type Admission, isAdmissionRefusal } from "../shell/admission.js";
 import type { SettingsSnapshot } from "../shell/gateway.js";
 import { admissionRefusalResult } from "../shell/results.js";
+import { errorResult, type ToolResult } from "../tool-result.js";
 import { APP_HTML } from "./html.js";
 import { previewText, previewWrite } from "./preview.js";
 

@@ -28,9 +28,10 @@ import {
   registerTools,
   type ToolListing,
 } from "../register.js";
-import { errorResult, type ToolRuntime } from "../runtime.js";
+import type { ToolRuntime } from "../runtime.js";
 import type { SisyphusSettings } from "../settings.js";
 import type { ToolDescriptor } from "../surface.js";
+import { errorResult } from "../tool-result.js";
 import { SERVER_INSTRUCTIONS } from "../tools/system.js";
 import { SISYPHUS_VERSION } from "../version.js";
 import type { Admission } from "./admission.js";

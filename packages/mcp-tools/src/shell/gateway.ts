@@ -15,9 +15,10 @@ import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server
 import { WriteCancellation } from "@sisyphus/write-safety";
 import { type CallClass, type ParsedCall, parseCall } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
-import type { SettingsVerdict, ToolResult } from "../runtime.js";
+import type { SettingsVerdict } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
+import type { ToolResult } from "../tool-result.js";
 import { type Admission, isAdmissionRefusal } from "./admission.js";
 import {
   type ConfirmationRequest,

@@ -4,7 +4,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { WIRE_ERRORS, type WireErrorCode } from "@sisyphus/write-safety";
-import { errorResult } from "../runtime.js";
+import { errorResult } from "../tool-result.js";
 import type { AdmissionRefusal } from "./admission.js";
 
 /** Error codes the shell answers on its own: a subset of the wire's `WIRE_ERRORS`. */

@@ -1,0 +1,49 @@
+/**
+ * What a tool call's start loads: the modules `dist/cli.js` imports statically, chunk by chunk
+ * (a command other than a call, and the schema check, are dynamic imports). Neither zod nor the
+ * catalog may be among them (docs/decisions.md D-255): a barrel of theirs imported on this path
+ * would put them back into every start.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const DIST = resolve(import.meta.dirname, "..", "dist");
+
+/** The chunk files `file` imports with a static import statement, transitively. */
+function staticGraph(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(join(DIST, file), "utf8");
+  for (const m of text.matchAll(
+    /^(?:import|export)\s[^;]*?from\s*"\.\/([^"]+)"|^import\s*"\.\/([^"]+)"/gm,
+  )) {
+    staticGraph((m[1] ?? m[2]) as string, seen);
+  }
+  return seen;
+}
+
+describe("the start of a tool call", () => {
+  const files = [...staticGraph("cli.js")];
+  const text = files.map((f) => readFileSync(join(DIST, f), "utf8")).join("\n");
+
+  it("loads neither zod nor the catalog", () => {
+    expect(files.length).toBeGreaterThan(1);
+    expect(text).not.toMatch(/zod@|ZodError/);
+    // The catalog's module (its source path is in esbuild's module comments).
+    expect(text).not.toContain("mcp-tools/src/catalog.ts");
+    // The action index it parses the command line with is there instead.
+    expect(text).toContain("src/action-index.generated.ts");
+  });
+
+  it("leaves the schema check and the other commands to one dynamic import", () => {
+    const dynamic = [...text.matchAll(/import\("\.\/(lazy-[A-Z0-9]+\.js)"\)/g)].map((m) => m[1]);
+    expect(dynamic.length).toBeGreaterThan(0);
+    const lazyGraph = [...staticGraph(dynamic[0] as string)]
+      .map((f) => readFileSync(join(DIST, f), "utf8"))
+      .join("\n");
+    expect(lazyGraph).toContain("src/flags.ts");
+    expect(lazyGraph).toContain("src/commands/catalog-views.ts");
+    expect(lazyGraph).toMatch(/ZodError/);
+  });
+});
