@@ -120,6 +120,8 @@ export abstract class AuthorityLink implements DelegateLink {
   readonly #timeoutMs: number;
   #client: McpHttpClient | undefined;
   #clientKey: string | undefined;
+  /** Whether the client's `server/discover` has been answered. */
+  #discovered = false;
 
   protected constructor(options: LinkOptions) {
     this.#timeoutMs = options.timeoutMs ?? DELEGATION_TIMEOUT_MS;
@@ -197,7 +199,12 @@ export abstract class AuthorityLink implements DelegateLink {
     if ("refusal" in target) return target.refusal;
     let client: McpHttpClient;
     try {
-      client = await this.#connect(target.url, target.headers);
+      // A write's preflight or commit goes only to an authority that answered server/discover.
+      client = await this.#connect(
+        target.url,
+        target.headers,
+        mayExecute || args["validateOnly"] === true,
+      );
     } catch (e) {
       this.#reset();
       return shellError(
@@ -267,23 +274,31 @@ export abstract class AuthorityLink implements DelegateLink {
     }
   }
 
-  /** The client of `url` with `headers`, connected (its `server/discover` answered) once. */
-  async #connect(url: string, headers: Record<string, string>): Promise<McpHttpClient> {
+  /**
+   * The client of `url` with `headers`. Before the first preflight or call that may execute, its
+   * `server/discover` is answered (once per client), so a write goes only to an authority that
+   * answered in this era; a read is sent without that round trip (the spec lets a client send any
+   * request first), and its failures answer the same reasons, nothing executed.
+   */
+  async #connect(
+    url: string,
+    headers: Record<string, string>,
+    discover: boolean,
+  ): Promise<McpHttpClient> {
     const key = `${url}\n${JSON.stringify(headers)}`;
-    if (this.#client !== undefined && this.#clientKey === key) return this.#client;
-    this.#reset();
-    const client = new McpHttpClient(new URL(url), headers, {
-      name: `${SERVER_INFO.name}-delegate`,
-      version: SERVER_INFO.version,
-    });
-    try {
-      await client.discover({ timeoutMs: this.#timeoutMs });
-    } catch (e) {
-      client.close();
-      throw e;
+    if (this.#client === undefined || this.#clientKey !== key) {
+      this.#reset();
+      this.#client = new McpHttpClient(new URL(url), headers, {
+        name: `${SERVER_INFO.name}-delegate`,
+        version: SERVER_INFO.version,
+      });
+      this.#clientKey = key;
     }
-    this.#client = client;
-    this.#clientKey = key;
+    const client = this.#client;
+    if (discover && !this.#discovered) {
+      await client.discover({ timeoutMs: this.#timeoutMs });
+      this.#discovered = true;
+    }
     return client;
   }
 
@@ -291,6 +306,7 @@ export abstract class AuthorityLink implements DelegateLink {
     const c = this.#client;
     this.#client = undefined;
     this.#clientKey = undefined;
+    this.#discovered = false;
     c?.close();
   }
 }

@@ -24,11 +24,5 @@ export {
   kernelAuthorization,
   kernelRequest,
 } from "./kernel-request.js";
-export {
-  LOOKUP_REUSE_MARGIN_MS,
-  STAGING_BUSY_ATTEMPTS,
-  STAGING_BUSY_PAUSE_MAX_MS,
-  STAGING_TIMEOUT_MS,
-} from "./kernel-staging.js";
 export { type AuthorityKind, readSettings, type SettingsRead } from "./settings-reader.js";
 export type { OnTransfer, TransferProgress } from "./transfer-progress.js";
