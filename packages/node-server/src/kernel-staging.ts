@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { parseCredential, STATE_DIGEST_PREFIX } from "@sisyphus/core-hash";
+import { parseCredential } from "@sisyphus/core-hash";
 import { errorResult, type ToolErrorCode } from "@sisyphus/mcp-tools/answers";
 import {
   KERNEL_STAGING_FILE_MAX_BYTES,
@@ -50,6 +50,12 @@ interface Staged {
 
 type Outcome<T> = { ok: T } | { refusal: CallToolResult };
 
+/** The kernel's lookup answer `source` when the credential names other bytes (both its aliases). */
+interface SourceDiffers {
+  readonly expectedHash: string;
+  readonly currentHash: string;
+}
+
 /** Whether a call is `file.upload_asset` of a local file (and not also of a handle). */
 export function isLocalUpload(tool: string, args: Record<string, unknown>): boolean {
   return (
@@ -83,41 +89,43 @@ export async function stagedUploadCall(
       : toolError(read.error, read.message, { source: "localFilePath" });
   }
   const sha256 = createHash("sha256").update(read.bytes).digest("hex");
-  const changed = changedSincePreflight(args, sha256);
-  if (changed !== undefined) return changed;
   const size = read.bytes.length;
   const report = (bytes: number, done: boolean) =>
     onTransfer?.({ direction: "upload", path: read.fileName, bytes, total: size, done });
   report(0, false);
-  const staged = await stage(kernel, read.fileName, read.bytes, sha256, signal);
+  const credential = commitCredential(args);
+  const staged = await stage(kernel, read.fileName, read.bytes, sha256, signal, credential);
   report("ok" in staged ? size : 0, true);
+  if ("changed" in staged) return sourceChanged(args, staged.changed);
   if ("refusal" in staged) return staged.refusal;
   const { localFilePath: _, ...rest } = args;
   const result = await forward({ ...rest, uploadSource: staged.ok.uploadSource });
   return args["validateOnly"] === true ? withHandle(result, staged.ok) : result;
 }
 
-/**
- * A commit whose credential does not name the file's current content: `state_changed`, before
- * anything is staged. The kernel cannot tell this itself — other content gets another handle,
- * which is another call to it (`idempotency_conflict`) — but the credential is an alias of the
- * leased file's SHA-256, so comparing it with the file's digest here is the same comparison.
- */
-function changedSincePreflight(
-  args: Record<string, unknown>,
-  sha256: string,
-): CallToolResult | undefined {
+/** A commit's `expectedSourceHash`, sent with the lookup so the kernel compares it; else undefined. */
+function commitCredential(args: Record<string, unknown>): string | undefined {
   if (args["validateOnly"] === true || typeof args["requestId"] !== "string") return undefined;
-  const credential = parseCredential(args["expectedSourceHash"]);
-  if (!credential.ok || sha256.startsWith(credential.hex)) return undefined;
+  const credential = args["expectedSourceHash"];
+  return typeof credential === "string" && parseCredential(credential).ok ? credential : undefined;
+}
+
+/**
+ * A commit whose credential names other bytes than the file holds now: `state_changed`, before
+ * anything is staged. The kernel decides it in the lookup, through its alias pool (the credential
+ * resolves exactly to the leased digest, which it compares with the file's full SHA-256): other
+ * content would get another handle, which is another call to the kernel (`idempotency_conflict`).
+ * Both hashes are the kernel's aliases, so `currentHash` resolves there.
+ */
+function sourceChanged(args: Record<string, unknown>, changed: SourceDiffers): CallToolResult {
   const error = new WriteSafetyError("state_changed", {
     message: `${String(args["localFilePath"])} changed after preflight; nothing was staged or written.`,
     details: {
-      requestId: args["requestId"],
+      requestId: String(args["requestId"]),
       preconditionField: "expectedSourceHash",
       reason: "source_changed",
-      expectedHash: String(args["expectedSourceHash"]),
-      currentHash: `${STATE_DIGEST_PREFIX}${sha256.slice(0, credential.hex.length)}`,
+      expectedHash: changed.expectedHash,
+      currentHash: changed.currentHash,
     },
   });
   return errorResult({ ...error.toJSON() }) as CallToolResult;
@@ -139,24 +147,35 @@ function withHandle(result: CallToolResult, staged: Staged): CallToolResult {
   };
 }
 
-/** The handle of these bytes at the kernel: a live lookup hit, else a fresh upload. */
+/**
+ * The handle of these bytes at the kernel: a live lookup hit, else a fresh upload. With a commit's
+ * `credential`, the lookup also asks whether it names these bytes: `changed` when it does not.
+ */
 async function stage(
   kernel: KernelAddress,
   fileName: string,
   bytes: Uint8Array,
   sha256: string,
   signal: AbortSignal | undefined,
-): Promise<Outcome<Staged>> {
+  credential: string | undefined,
+): Promise<Outcome<Staged> | { changed: SourceDiffers }> {
   const deadline = AbortSignal.timeout(STAGING_TIMEOUT_MS);
   const stop = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   try {
     const lookup = await kernelRequest(kernel, KERNEL_TRANSFER_LOOKUP_PATH, {
-      json: { fileName, sha256, size: bytes.length },
+      json: {
+        fileName,
+        sha256,
+        size: bytes.length,
+        ...(credential === undefined ? {} : { expectedSourceHash: credential }),
+      },
       timeoutMs: STAGING_TIMEOUT_MS,
       signal: stop,
     });
     const found = lookup.json();
     if (!ok(lookup)) return { refusal: kernelRefusal(lookup, found) };
+    const differs = sourceDiffers(found);
+    if (differs !== undefined) return { changed: differs };
     const hit = stagedOf(found);
     if (found?.["found"] === true && hit !== undefined && lives(hit)) return { ok: hit };
     for (let attempt = 1; ; attempt++) {
@@ -196,6 +215,18 @@ async function stage(
           "The kernel cannot be reached to stage the file; nothing was sent.",
         );
   }
+}
+
+/** The lookup's `source` when the kernel found the credential naming other bytes. */
+function sourceDiffers(answer: Record<string, unknown> | undefined): SourceDiffers | undefined {
+  const source = answer?.["source"] as Record<string, unknown> | undefined;
+  const expectedHash = source?.["expectedHash"];
+  const currentHash = source?.["currentHash"];
+  return source?.["credential"] === "differs" &&
+    typeof expectedHash === "string" &&
+    typeof currentHash === "string"
+    ? { expectedHash, currentHash }
+    : undefined;
 }
 
 /** Whether a lookup hit lives long enough to be used without uploading again. */

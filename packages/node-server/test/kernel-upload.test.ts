@@ -174,7 +174,8 @@ describe("upload_asset(localFilePath) through a Node front of the kernel authori
       writeAttempted: false,
       details: { reason: "source_changed", expectedHash: p["expectedSourceHash"] },
     });
-    expect(counts()).toEqual(before);
+    // The kernel decided it in the lookup (its alias pool): nothing was uploaded or written.
+    expect(counts()).toEqual({ ...before, lookup: before.lookup + 1 });
     // A new preflight stages the new content under a new handle and commits it.
     const again = sc(await upload({ localFilePath: path, validateOnly: true }));
     expect(again["uploadSource"]).not.toBe(p["uploadSource"]);
@@ -186,6 +187,45 @@ describe("upload_asset(localFilePath) through a Node front of the kernel authori
       }),
     );
     expect(c["status"], JSON.stringify(c)).toBe("committed");
+  });
+
+  it("a changed file whose digest starts with the credential's digits is state_changed, and currentHash is the kernel's alias of the new bytes", async () => {
+    const first = randomBytes(64);
+    const path = localFile("prefix.bin", first);
+    const p = sc(await upload({ localFilePath: path, validateOnly: true }));
+    const expected = String(p["expectedSourceHash"]);
+    const hex = expected.replace(/^sha256:v1:/, "");
+    expect(hex.length, JSON.stringify(p)).toBeLessThanOrEqual(5);
+    // Other bytes whose SHA-256 begins with the credential's hex digits: a prefix comparison
+    // would take them for the leased file.
+    let second = randomBytes(64);
+    while (!sha256(second).startsWith(hex) || second.equals(first)) second = randomBytes(64);
+    writeFileSync(path, second);
+    const before = counts();
+    const changed = await upload({
+      localFilePath: path,
+      requestId: p["requestId"],
+      expectedSourceHash: expected,
+    });
+    expect(errorCode(changed), JSON.stringify(sc(changed))).toBe("state_changed");
+    const details = (sc(changed)["error"] as { details: Record<string, unknown> }).details;
+    expect(details).toMatchObject({ reason: "source_changed", expectedHash: expected });
+    expect(details["currentHash"]).not.toBe(expected);
+    expect(counts()).toEqual({ ...before, lookup: before.lookup + 1 });
+    // The kernel's pool already holds currentHash for the new bytes: their preflight answers the
+    // very same alias (longer than the credential, whose digits belong to the first bytes).
+    const again = sc(await upload({ localFilePath: path, validateOnly: true }));
+    expect(again["source"]).toMatchObject({ sha256: sha256(second) });
+    expect(again["expectedSourceHash"]).toBe(details["currentHash"]);
+    const c = sc(
+      await upload({
+        localFilePath: path,
+        requestId: again["requestId"],
+        expectedSourceHash: again["expectedSourceHash"],
+      }),
+    );
+    expect(c["status"], JSON.stringify(c)).toBe("committed");
+    expect(c["sha256"]).toBe(sha256(second));
   });
 
   it("refuses a file above the kernel's staging cap, and bad paths, without a request to /transfer/*", async () => {

@@ -244,7 +244,7 @@ sy.server.private.http.handler = async (req) => {
       answer,
     );
   }
-  if (path.startsWith("/transfer/")) return serveTransfer(req, path);
+  if (path.startsWith("/transfer/")) return serveTransfer(req, path, a.coordinator.aliases);
   if (path === "/mcp") {
     // A GET streams only through the `es` slot (`Accept` exactly `text/event-stream`, sse.ts),
     // and only where the host does not serialise the path; here 405, as SiYuan's own /mcp answers.

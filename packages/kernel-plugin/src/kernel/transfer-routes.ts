@@ -9,8 +9,11 @@
  * - `Content-Type: application/json`, `{fileName, dataBase64}` with standard padded base64
  *   (RFC 4648 §4: `A–Z a–z 0–9 + /`, `=` padding, no white space).
  * It answers `{uploadSource, fileName, sha256, size, expiresAt (ISO 8601), reused}`.
- * Lookup, `POST {fileName, sha256, size}`: `{found: true, …the same fields}` for a live entry
- * with exactly that name, full digest and size, else `{found: false}`.
+ * Lookup, `POST {fileName, sha256, size, expectedSourceHash?}`: `{found: true, …the same fields}`
+ * for a live entry with exactly that name, full digest and size, else `{found: false}`. With
+ * `expectedSourceHash` (a commit's credential) it also answers `source`, decided with the
+ * coordinator's alias pool ({@link sourceCheck}): a delegating side learns before staging anything
+ * whether the file changed since its preflight, and the alias of what it holds now.
  *
  * Errors are `{error: <code>, message, details?}`: 400 `invalid_json`, `invalid_arguments`,
  * `invalid_file_name` (details.reason), `empty_file`, `invalid_base64`, `invalid_sha256`,
@@ -20,6 +23,7 @@
  * The kernel buffers the whole request body before the handler runs (contract §8.6: no size
  * limit), so a body over the cap is refused from `Content-Length` without being read again.
  */
+import { type AliasPool, STATE_DIGEST_PREFIX, type StateDigest } from "@sisyphus/core-hash";
 import { systemClock } from "@sisyphus/write-safety";
 import { jsonResponse } from "./http-bridge.js";
 import type { PluginRequest, PluginResponse } from "./runtime-globals.js";
@@ -77,13 +81,42 @@ const JSON_BODY_MAX = Math.ceil(staging.limits.fileBytes / 3) * 4 + 4096;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
-/** Serves `path` (`/transfer/…`). */
-export async function serveTransfer(req: PluginRequest, path: string): Promise<PluginResponse> {
+/** Serves `path` (`/transfer/…`); `aliases` is the write coordinator's alias pool. */
+export async function serveTransfer(
+  req: PluginRequest,
+  path: string,
+  aliases: AliasPool,
+): Promise<PluginResponse> {
   if (path !== "/transfer/upload" && path !== "/transfer/lookup") {
     return jsonResponse(404, { error: "not_found" });
   }
   if (req.request.method !== "POST") return jsonResponse(405, { error: "method_not_allowed" });
-  return path === "/transfer/upload" ? upload(req) : lookup(req);
+  return path === "/transfer/upload" ? upload(req) : lookup(req, aliases);
+}
+
+/**
+ * What a commit's `expectedSourceHash` says about the bytes whose full SHA-256 is `sha256`,
+ * resolved through the alias pool (exact alias, never a prefix of the digest):
+ * - `matches`: it names these bytes;
+ * - `unknown`: the pool holds no such alias (another process issued it): the commit decides;
+ * - `differs`: it names other bytes (the file changed since its preflight), with the aliases of
+ *   both digests, as a `state_changed` reports them.
+ */
+export type SourceCheck =
+  | { readonly credential: "matches" | "unknown" }
+  | { readonly credential: "differs"; readonly expectedHash: string; readonly currentHash: string };
+
+/** Decides a {@link SourceCheck}; registers the current digest's alias only when it differs. */
+export function sourceCheck(aliases: AliasPool, credential: string, sha256: string): SourceCheck {
+  const named = aliases.resolve(credential);
+  if (named === undefined) return { credential: "unknown" };
+  const current: StateDigest = `${STATE_DIGEST_PREFIX}${sha256.toLowerCase()}`;
+  if (named === current) return { credential: "matches" };
+  return {
+    credential: "differs",
+    expectedHash: aliases.aliasFor(named),
+    currentHash: aliases.aliasFor(current),
+  };
 }
 
 async function upload(req: PluginRequest): Promise<PluginResponse> {
@@ -174,10 +207,10 @@ async function jsonUpload(
   return { fileName: fileName as string, bytes: Buffer.from(dataBase64, "base64") };
 }
 
-async function lookup(req: PluginRequest): Promise<PluginResponse> {
+async function lookup(req: PluginRequest, aliases: AliasPool): Promise<PluginResponse> {
   const body = parseObject(await bodyText(req));
   if (body === undefined) return failure(400, "invalid_json", "the body is not a JSON object");
-  const { fileName, sha256, size } = body;
+  const { fileName, sha256, size, expectedSourceHash } = body;
   const bad = fileNameProblem(fileName);
   if (bad !== undefined) return refused(bad);
   if (typeof sha256 !== "string" || !SHA256_HEX.test(sha256)) {
@@ -186,10 +219,16 @@ async function lookup(req: PluginRequest): Promise<PluginResponse> {
   if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0) {
     return failure(400, "invalid_size", "size must be a non-negative integer (bytes)");
   }
+  if (expectedSourceHash !== undefined && typeof expectedSourceHash !== "string") {
+    return failure(400, "invalid_arguments", "expectedSourceHash must be a string");
+  }
   const found = staging.lookup(fileName as string, sha256, size);
+  const answer = found === undefined ? { found: false } : { found: true, ...fileAnswer(found) };
   return jsonResponse(
     200,
-    found === undefined ? { found: false } : { found: true, ...fileAnswer(found) },
+    expectedSourceHash === undefined
+      ? answer
+      : { ...answer, source: sourceCheck(aliases, expectedSourceHash, sha256) },
   );
 }
 
