@@ -536,3 +536,80 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     });
   }
 });
+
+/**
+ * Spec: a reorder's structure precondition covers every visible direct child, so "a concurrent
+ * create, delete, move, or reorder invalidates the lease". Create and reorder are the drifts of the
+ * cases above; these are delete and move, out of the parent and into it.
+ */
+describe("a sibling deleted or moved between a reorder's preflight and commit invalidates it", () => {
+  type Tree = Awaited<ReturnType<typeof fixtureTree>>;
+  type Drift = (t: Tree) => void;
+  const DRIFTS: ReadonlyArray<readonly [string, Drift]> = [
+    ["deleted", (t) => h.sandbox.control.external.removeDoc(t.children[2]!)],
+    [
+      "moved to another parent",
+      (t) => h.sandbox.control.external.moveDoc(t.children[2]!, h.notebook, null),
+    ],
+    [
+      "moved in from another parent",
+      (t) => {
+        const stray = h.sandbox.control.external.createDoc(h.notebook, `/${unique("Stray")}`, "s");
+        h.sandbox.control.external.moveDoc(stray, h.notebook, t.parent);
+      },
+    ],
+  ];
+
+  /** Preflight, drift, flush, commit: the commit's answer and the reorder writes it made. */
+  async function drifted(tool: string, args: (t: Tree) => Record<string, unknown>, drift: Drift) {
+    const t = await fixtureTree(h);
+    const call = { action: "reorder", ...args(t) };
+    const pre = await h.call(tool, { ...call, validateOnly: true });
+    expect(pre.isError, JSON.stringify(pre.structuredContent)).toBeUndefined();
+    expect(pre.structuredContent["preconditionField"]).toBe("expectedStructureHash");
+    drift(t);
+    await h.client.flush();
+    const before = h.writes("/api/filetree/changeSort");
+    const r = await h.call(tool, h.commitArgs(call, pre.structuredContent));
+    return { r, written: h.writes("/api/filetree/changeSort") - before };
+  }
+
+  for (const [what, drift] of DRIFTS) {
+    it(`document.reorder: a sibling ${what} answers state_changed and writes nothing`, async () => {
+      const { r, written } = await drifted(
+        "document",
+        (t) => ({ parentID: t.parent, orderedIDs: [...t.children].reverse() }),
+        drift,
+      );
+      expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("state_changed");
+      expect(written).toBe(0);
+    });
+  }
+
+  it("fs.reorder: a sibling moved in answers state_changed and writes nothing", async () => {
+    const name = await notebookName(h, h.notebook);
+    const { r, written } = await drifted(
+      "fs",
+      (t) => ({ path: `/${name}/${t.parentTitle}`, order: ["C", "B", "A"] }),
+      DRIFTS[2]![1],
+    );
+    expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("state_changed");
+    expect(written).toBe(0);
+  });
+
+  // fs.reorder names children by title: one deleted or moved away no longer resolves, so the
+  // commit is refused before its probe (not_found, naming the title), and nothing is written.
+  for (const [what, drift] of DRIFTS.slice(0, 2)) {
+    it(`fs.reorder: a sibling ${what} is refused (not_found) and writes nothing`, async () => {
+      const name = await notebookName(h, h.notebook);
+      const { r, written } = await drifted(
+        "fs",
+        (t) => ({ path: `/${name}/${t.parentTitle}`, order: ["C", "B", "A"] }),
+        drift,
+      );
+      expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("not_found");
+      expect(JSON.stringify(r.structuredContent)).toContain('"C"');
+      expect(written).toBe(0);
+    });
+  }
+});
