@@ -32,6 +32,7 @@ afterAll(async () => {
 });
 
 const UPDATE = "/api/block/updateBlock";
+const DELETE = "/api/block/deleteBlock";
 const KRAMDOWN = "/api/block/getBlockKramdown";
 const ROUTE = "/plugin/private/siyuan-plugins-mcp-sisyphus/mcp";
 
@@ -159,6 +160,23 @@ describe("with the kernel plugin as the authority", () => {
     } finally {
       await writeSettings(sb, { kernelEndpointEnabled: true });
     }
+    expect(existsSync(join(s.dataDir, "authority.json"))).toBe(false);
+  });
+
+  it("a destructive commit with --yes is answered on the internal hop: the kernel authority commits it once", async () => {
+    // Spec: "Authorized CLI calls ... answer confirmation on the internal hop".
+    const s = scene(sb);
+    const id = DEMO_IDS.paragraphMilestones;
+    const p = doc(await cli(s, ["block", "delete", "--id", id, "--validate-only", "--json"]));
+    expect(p.next).toMatch(/ --yes$/);
+    const deletes = sb.control.count(DELETE);
+    const routed = sb.control.count(ROUTE);
+    const done = await cli(s, [...words(p.next as string).slice(1), "--json"]);
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(doc(done).result["status"]).toBe("committed");
+    expect(sb.control.count(ROUTE)).toBeGreaterThan(routed);
+    expect(sb.control.count(DELETE)).toBe(deletes + 1);
+    expect(sb.control.kramdown(id)).toBeNull();
     expect(existsSync(join(s.dataDir, "authority.json"))).toBe(false);
   });
 

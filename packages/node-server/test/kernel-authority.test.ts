@@ -12,6 +12,7 @@ import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphu
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  answerConfirmations,
   authorityFor,
   authorityPid,
   blockPreflight,
@@ -36,6 +37,8 @@ const PACKAGE_ZIP = resolve(
   "package.zip",
 );
 const UPDATE = "/api/block/updateBlock";
+const DELETE = "/api/block/deleteBlock";
+const ROUTE = `/plugin/private/${PLUGIN}/mcp`;
 
 let sandbox: Sandbox;
 let files: SiyuanClient;
@@ -117,6 +120,40 @@ describe("the kernel plugin as the write authority", () => {
     expect(sc(commit)["status"], JSON.stringify(sc(commit))).toBe("committed");
     expect(authorityPid(dir)).toBeUndefined();
     await client.close();
+  });
+
+  it("a dangerous call confirmed by a Node front's MCP client is answered on the internal hop: the kernel commits it once, asking nobody again", async () => {
+    // Spec: "Node calls already confirmed at ingress answer confirmation on the internal hop".
+    const stdio = await stdioClient({
+      era: "modern",
+      dataDir: tempDataDir(),
+      siyuanUrl: sandbox.url,
+      siyuanToken: sandbox.token,
+      elicitation: { form: {} },
+    });
+    const node = await authorityFor(sandbox, tempDataDir());
+    const http = await httpClient(node.url, { era: "modern", elicitation: { form: {} } });
+    const fronts = [
+      ["stdio", stdio, DEMO_IDS.paragraphMilestones],
+      ["HTTP", http, DEMO_IDS.paragraphQuote],
+    ] as const;
+    for (const [front, client, id] of fronts) {
+      const asked = answerConfirmations(client);
+      const { p, commitArgs } = await blockPreflight(client, { action: "delete", id });
+      expect(p["confirmationRequired"], `${front}: ${JSON.stringify(p)}`).toBe(true);
+      const before = sandbox.control.count(DELETE);
+      const routed = sandbox.control.count(ROUTE);
+      const res = await client.callTool({ name: "block", arguments: commitArgs });
+      expect(sc(res)["status"], `${front}: ${JSON.stringify(sc(res))}`).toBe("committed");
+      // The front asked its own client once; the kernel (the authority) wrote once.
+      expect(asked.count, front).toBe(1);
+      expect(sandbox.control.count(DELETE), front).toBe(before + 1);
+      expect(sandbox.control.count(ROUTE), front).toBeGreaterThan(routed);
+      expect(sandbox.control.kramdown(id), front).toBeNull();
+    }
+    await stdio.close();
+    await http.close();
+    await node.stop();
   });
 
   it("answers write_coordinator_unavailable while the plugin is not serving, writes nothing, still reads", async () => {
