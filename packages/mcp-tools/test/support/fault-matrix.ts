@@ -29,6 +29,7 @@ import {
   type LedgerStore,
   MemoryLedgerStore,
   MemoryReservationStore,
+  type ReservationStore,
   WIRE_ERRORS,
 } from "@sisyphus/write-safety";
 import {
@@ -196,18 +197,22 @@ export interface MatrixTools {
   call(tool: string, args: Record<string, unknown>, confirmed: boolean): Promise<ToolResult>;
 }
 
-/** The tools over `client`, with a strict coordinator (fixed clock, seeded IDs) on `ledgerStore`. */
+/**
+ * The tools over `client`, with a strict coordinator (fixed clock, seeded IDs) on `ledgerStore`
+ * and `reservationStore` (a fresh in-memory one by default).
+ */
 export async function matrixTools(
   client: SiyuanClient,
   ledgerStore: LedgerStore,
   epoch: string,
+  reservationStore: ReservationStore = new MemoryReservationStore(),
 ): Promise<MatrixTools> {
   const coordinator = await createWriteCoordinator({
     clock: { now: () => 1_790_000_000_000 },
     random: seededRandomSource(7),
     epoch,
     ledgerStore,
-    reservationStore: new MemoryReservationStore(),
+    reservationStore,
     strict: true,
   });
   const staged = new Map<string, SourceBytes>();
@@ -382,7 +387,8 @@ export function catalogMutations(): string[] {
   return ACTIONS.filter((a) => a.policy.kind === "mutation").map((a) => `${a.tool}.${a.action}`);
 }
 
-function surfaceOf(s: Scenario) {
+/** The catalog surface of a scenario's mutation. */
+export function surfaceOf(s: Scenario) {
   const [tool, action] = s.key.split(".") as [string, string];
   const surface = findAction(tool, action);
   if (!surface) throw new Error(`scenario ${s.name}: ${s.key} is not in the catalog`);
