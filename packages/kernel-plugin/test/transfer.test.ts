@@ -146,6 +146,25 @@ describe("kernel file transfer", () => {
       status: 400,
       body: { error: "invalid_json" },
     });
+
+    // With a commit's credential the lookup also answers `source`, from the alias pool: an alias
+    // this kernel never issued is `unknown` (the commit then answers for itself), never compared
+    // with the digest's first digits.
+    const credential = (expectedSourceHash: unknown) =>
+      postJson(sb, "/transfer/lookup", {
+        fileName: "photo.png",
+        sha256: sha(bytes),
+        size: bytes.length,
+        expectedSourceHash,
+      });
+    expect((await credential(`sha256:v1:${sha(bytes).slice(0, 6)}`)).body).toMatchObject({
+      found: true,
+      source: { credential: "unknown" },
+    });
+    expect(await credential(7)).toMatchObject({
+      status: 400,
+      body: { error: "invalid_arguments" },
+    });
   });
 
   it("takes percent-encoded UTF-8 names and refuses bad ones with a typed reason", async () => {
