@@ -679,6 +679,39 @@ describe("WriteCoordinator lane, admission and cancellation", () => {
     expect(maxActive).toBe(1);
   });
 
+  it("exclusive runs a body in the same FIFO lane as commits, alone; cancelled while queued, never", async () => {
+    const { coordinator } = await makeCoordinator();
+    const order: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    const step = async (name: string) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await Promise.resolve();
+      await Promise.resolve();
+      order.push(name);
+      active--;
+    };
+    const call = setCall("x", "y", {}, EXTERNAL_POLICY);
+    const commit = (name: string) =>
+      coordinator.commit(call, { execute: async () => step(name).then(() => undefined) });
+    const skipped = new WriteCancellation();
+    const all = Promise.all([
+      commit("commit 1"),
+      coordinator.exclusive(undefined, () => step("preview 1")),
+      coordinator.exclusive(skipped, () => step("cancelled preview")),
+      commit("commit 2"),
+      coordinator.exclusive(undefined, () => step("preview 2")),
+    ]);
+    expect(coordinator.health().queued).toBe(4);
+    expect(skipped.cancel()).toBe(true);
+    const answers = await all;
+    expect(order).toEqual(["commit 1", "preview 1", "commit 2", "preview 2"]);
+    expect(maxActive).toBe(1);
+    expect(answers[2]).toMatchObject({ status: "cancelled", writeAttempted: false });
+    expect(coordinator.health()).toMatchObject({ inFlight: 0, queued: 0, running: 0 });
+  });
+
   it("refuses the call beyond the admission cap with queue_full and runs nothing", async () => {
     const { coordinator } = await makeCoordinator({ limits: { admission: 3 } });
     let release!: () => void;

@@ -1,7 +1,7 @@
 /**
  * The serial write coordinator: the one place where a strict mutation is preflighted, committed,
  * read back and recorded. One FIFO lane (`write-lane.ts`) runs every mutation and external call
- * (preflights too), behind an admission cap; the lease pool, request-ID reservations and ledger are
+ * (preflights too) and the App session entry points (`exclusive`), behind an admission cap; the lease pool, request-ID reservations and ledger are
  * its only state. A commit runs the named steps of `commit-steps.ts`; the hook contracts it calls
  * are in `hooks.ts`, the answers it gives in `answers.ts` (the package entry exports both).
  */
@@ -15,6 +15,7 @@ import type {
   UnguardedReceipt,
 } from "./answers.js";
 import { CANCELLED } from "./answers.js";
+import type { WriteCancellation } from "./cancellation.js";
 import type { Clock } from "./clock.js";
 import {
   type CommitState,
@@ -259,6 +260,21 @@ export class WriteCoordinator {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Runs `body` alone in the FIFO write lane, as a preflight or commit runs: for calls that are
+   * neither but share the lane by the spec (App session entry points, such as the App's
+   * `write_preview`). It leases, reserves and records nothing. Answers {@link CANCELLED} when
+   * `cancellation` is cancelled before `body` starts; settles it however the call ends.
+   *
+   * Errors: `queue_full`, `write_coordinator_unavailable` (`draining`); `body`'s own propagate.
+   */
+  exclusive<T>(
+    cancellation: WriteCancellation | undefined,
+    body: () => Promise<T>,
+  ): Promise<T | CancelledAnswer> {
+    return this.#lane.admit(cancellation, body);
   }
 
   /**
