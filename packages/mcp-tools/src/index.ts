@@ -18,6 +18,7 @@ export {
   APP_MIME_TYPE,
   APP_PREVIEW_TOOL,
   APP_RESOURCE_URI,
+  type AppLane,
   type AppOptions,
   registerApp,
 } from "./app/index.js";
@@ -85,6 +86,7 @@ export {
   type ToolRuntime,
   type ToolRuntimeConfig,
   type ToolRuntimeOptions,
+  type WriteLanePort,
 } from "./runtime.js";
 export {
   type CallOptions,

@@ -183,7 +183,26 @@ export interface ToolRuntime {
   precheck(call: ParsedCall): ToolResult | undefined;
   /** Aggregate read-budget counters for a shell's `/health` (no IDs, no content). */
   readBudgetCounts(): ReadBudgetCounts;
+  /**
+   * This process's FIFO write lane, the coordinator's, for calls that are not preflights or
+   * commits but share its lane (spec: "App session entry points use a separate FIFO admission
+   * lane with concurrency 1"); `undefined` without a coordinator (a delegating process forwards
+   * such calls to its authority).
+   */
+  readonly writeLane: WriteLanePort | undefined;
 }
+
+/**
+ * Runs `body` alone in the write lane, first come first served, behind the mutations queued
+ * before it: `{ ran: true, value }`, or `{ ran: false }` when `signal` aborted before `body`
+ * started (it left the lane without running).
+ * @throws WriteSafetyError `queue_full` (the lane's cap), `write_coordinator_unavailable`
+ *   (`draining`); `body`'s own errors propagate.
+ */
+export type WriteLanePort = <T>(
+  signal: AbortSignal | undefined,
+  body: () => Promise<T>,
+) => Promise<{ readonly ran: true; readonly value: T } | { readonly ran: false }>;
 
 /** How many read actions ran under a read budget, and how many exceeded it (by limit). */
 export interface ReadBudgetCounts {
@@ -669,6 +688,21 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     callTool: (tool, args, context) => run(parseCall(tool, args), context),
     precheck,
     readBudgetCounts: () => ({ ...readBudget }),
+    writeLane: coordinator === undefined ? undefined : laneOf(coordinator),
+  };
+}
+
+/** The coordinator's lane as a {@link WriteLanePort}: `signal` cancels the call while it waits. */
+function laneOf(coordinator: WriteCoordinator): WriteLanePort {
+  return async <T>(signal: AbortSignal | undefined, body: () => Promise<T>) => {
+    const cancellation = new WriteCancellation();
+    if (signal?.aborted === true) cancellation.cancel();
+    else signal?.addEventListener("abort", () => cancellation.cancel(), { once: true });
+    const outcome = await coordinator.exclusive(cancellation, async () => ({
+      ran: true as const,
+      value: await body(),
+    }));
+    return "ran" in outcome ? outcome : { ran: false as const };
   };
 }
 

@@ -71,9 +71,12 @@ function appServer(): McpServer {
   const server = new McpServer({ name: "app-test", version: "1" });
   registerTools(server, h.runtime);
   registerToolListing(server, async () => h.runtime.listTools());
+  const run = h.runtime.writeLane;
+  if (run === undefined) throw new Error("the harness runtime has a coordinator");
   registerApp(server, {
     kernel: kernelFromClient(h.client).reads,
     admission,
+    lane: { kind: "local", run },
     snapshot: async () => snapshot,
   });
   return server;

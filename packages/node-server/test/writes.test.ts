@@ -122,6 +122,70 @@ describe("strict writes through the one authority", () => {
   });
 });
 
+/** The kernel reads of a `block.update` preview (each preview makes one of each). */
+const PREVIEW_READS = ["/api/block/getBlockInfo", "/api/block/getBlockKramdown"];
+
+/** The `write_preview` call of a `block.update` of `id` to `data`. */
+function previewOf(id: string, data: string) {
+  return {
+    name: "write_preview",
+    arguments: {
+      tool: "block",
+      arguments: { action: "update", id, dataType: "markdown", data, validateOnly: true },
+    },
+  };
+}
+
+describe("the App's entry point in the authority's FIFO write lane", () => {
+  it("queues previews from an HTTP client and a delegating stdio client behind a held commit, and runs them one at a time in order", async () => {
+    const control = shared.sandbox.control;
+    const a = await httpClient(shared.authority.url, { era: "modern" });
+    const c = await delegatingClient(shared.sandbox, shared.dataDir);
+    const { commitArgs } = await blockPreflight(a, {
+      action: "update",
+      id: DEMO_IDS.paragraphTaskParser,
+      dataType: "markdown",
+      data: "held commit",
+    });
+    const health = () => healthOf(shared.authority.url);
+    const since = Math.max(0, ...control.log().map((e) => e.seq));
+    const readsSince = (seq: number) =>
+      control.log().filter((e) => e.seq > seq && PREVIEW_READS.includes(e.path));
+    const answered: string[] = [];
+    const call = (label: string, client: typeof a, params: Parameters<typeof a.callTool>[0]) =>
+      client.callTool(params).then((r) => {
+        answered.push(label);
+        return sc(r);
+      });
+    control.armFault({ endpoint: UPDATE, kind: "hold" });
+    const commit = call("commit", a, { name: "block", arguments: commitArgs });
+    await waitFor(() => control.held() === 1, { what: "the held commit's write" });
+    const holdSeq = control.log().find((e) => e.seq > since && e.path === UPDATE)?.seq ?? 0;
+    const first = call("http preview", a, previewOf(DEMO_IDS.paragraphJournal, "first"));
+    await waitFor(async () => (await health())["writesQueued"] === 1, {
+      what: "the HTTP client's preview queued behind the commit",
+    });
+    const second = call("stdio preview", c, previewOf(DEMO_IDS.paragraphStatus, "second"));
+    await waitFor(async () => (await health())["writesQueued"] === 2, {
+      what: "the delegated preview queued behind it",
+    });
+    // While the commit holds the lane, neither preview reads anything, and nobody has answered.
+    expect(readsSince(holdSeq)).toEqual([]);
+    expect(answered).toEqual([]);
+    expect(control.releaseHeld()).toBe(1);
+    const [done, p1, p2] = await Promise.all([commit, first, second]);
+    expect(done["status"]).toBe("committed");
+    expect(p1).toMatchObject({ supported: true, target: { ids: [DEMO_IDS.paragraphJournal] } });
+    expect(p2).toMatchObject({ supported: true, target: { ids: [DEMO_IDS.paragraphStatus] } });
+    expect(answered).toEqual(["commit", "http preview", "stdio preview"]);
+    // One at a time: the second preview's reads began after the first's had all answered.
+    const previews = readsSince(holdSeq).slice(-4);
+    const firstEnd = Math.max(...previews.slice(0, 2).map((e) => e.startedAtMs + e.durationMs));
+    for (const e of previews.slice(2)) expect(e.startedAtMs).toBeGreaterThanOrEqual(firstEnd);
+    await Promise.all([a.close(), c.close()]);
+  });
+});
+
 describe("crash between executing and committed", () => {
   it("answers outcome_unknown after a SIGKILL and restart, without a second kernel write", async () => {
     const dir = tempDataDir();

@@ -3,8 +3,11 @@
  * strict write as a person checks it before confirming, linked from every tool with a strict write
  * (`_meta.ui.resourceUri`), and its app-only entry point `write_preview` (`_meta.ui.visibility:
  * ["app"]`), which reads the target's before-state for a preflight's arguments. The entry point
- * runs in the write lane (admitted as a write, never in the read queue) and outside read budgets
- * (spec: App session entry points), under the read permission of the call's settings snapshot.
+ * is admitted as a write (never in the read queue) and runs alone in the write coordinator's FIFO
+ * lane, behind the preflights and commits queued before it (spec: "App session entry points use a
+ * separate FIFO admission lane with concurrency 1"); a delegating process forwards it to its
+ * authority's lane. It runs outside read budgets, under the read permission of the call's settings
+ * snapshot.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -12,12 +15,14 @@ import {
   ResourceTemplate,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { isWriteSafetyError } from "@sisyphus/write-safety";
 import { z } from "zod";
 import { ACTIONS } from "../catalog.js";
 import { isToolError } from "../errors.js";
 import type { KernelReads } from "../kernel.js";
 import { FULL_ACCESS, type PermissionMap } from "../permissions.js";
-import { type Admission, isAdmissionRefusal } from "../shell/admission.js";
+import type { WriteLanePort } from "../runtime.js";
+import { type Admission, type AdmissionRefusal, isAdmissionRefusal } from "../shell/admission.js";
 import type { SettingsSnapshot } from "../shell/gateway.js";
 import { admissionRefusalResult } from "../shell/results.js";
 import { errorResult, type ToolResult } from "../tool-result.js";
@@ -96,12 +101,29 @@ export function declaresApps(server: McpServer, ctx: ServerContext): boolean {
   return Array.isArray(types) && types.includes(APP_MIME_TYPE);
 }
 
+/**
+ * Where the entry point runs once admitted: `local`, alone in this process's write lane (the
+ * coordinator's, `ToolRuntime.writeLane`); `delegate`, forwarded as a `write_preview` call to the
+ * authority, whose own lane runs it.
+ */
+export type AppLane =
+  | { readonly kind: "local"; readonly run: WriteLanePort }
+  | {
+      readonly kind: "delegate";
+      readonly forward: (
+        args: Record<string, unknown>,
+        signal: AbortSignal | undefined,
+      ) => Promise<ToolResult>;
+    };
+
 /** What the App's entry point needs from its shell. */
 export interface AppOptions {
   /** The kernel's read port (the preview reads only). */
   readonly kernel: KernelReads;
-  /** The shell's admission gate: the entry point is admitted in its write lane. */
+  /** The shell's admission gate: the entry point is admitted (and counted) as a write. */
   readonly admission: Pick<Admission, "admit" | "cap">;
+  /** The FIFO write lane the entry point runs in (see {@link AppLane}). */
+  readonly lane: AppLane;
   /** The call's settings snapshot (read permissions); absent: full access. */
   readonly snapshot?: (writeClass: boolean) => Promise<SettingsSnapshot>;
 }
@@ -109,10 +131,25 @@ export interface AppOptions {
 function fromError(e: unknown): ToolResult {
   if (isToolError(e))
     return errorResult({ code: e.code, message: e.message, hint: e.hint, ...e.details });
+  // The lane refused it (`queue_full`, `write_coordinator_unavailable` while draining).
+  if (isWriteSafetyError(e)) return errorResult({ ...e.toJSON() });
   return errorResult({
     code: "kernel_unavailable",
     message: e instanceof Error ? e.message : String(e),
   });
+}
+
+/** The preview's answer, read under `permissions`. */
+async function previewResult(
+  options: AppOptions,
+  input: z.output<typeof previewArgs>,
+  permissions: PermissionMap,
+): Promise<ToolResult> {
+  const p = await previewWrite(options.kernel, permissions, input.tool, input.arguments);
+  return {
+    content: [{ type: "text", text: previewText(p) }],
+    structuredContent: p as unknown as Record<string, unknown>,
+  };
 }
 
 /** Runs one preview in the write lane, under the permissions of this call's settings. */
@@ -121,9 +158,11 @@ async function preview(
   input: z.output<typeof previewArgs>,
   ctx: ServerContext,
 ): Promise<ToolResult> {
-  const answer = await options.admission.admit<PermissionMap, ToolResult>(
+  const signal = ctx.mcpReq.signal;
+  const lane = options.lane;
+  const answer = await options.admission.admit<PermissionMap, ToolResult | AdmissionRefusal>(
     "write",
-    ctx.mcpReq.signal,
+    signal,
     async () => {
       if (options.snapshot === undefined) return { go: FULL_ACCESS };
       const snap = await options.snapshot(false);
@@ -133,11 +172,9 @@ async function preview(
     },
     async (permissions) => {
       try {
-        const p = await previewWrite(options.kernel, permissions, input.tool, input.arguments);
-        return {
-          content: [{ type: "text", text: previewText(p) }],
-          structuredContent: p as unknown as Record<string, unknown>,
-        };
+        if (lane.kind === "delegate") return await lane.forward(input, signal);
+        const ran = await lane.run(signal, () => previewResult(options, input, permissions));
+        return ran.ran ? ran.value : { refused: "cancelled" };
       } catch (e) {
         return fromError(e);
       }

@@ -2,9 +2,10 @@
  * Call admission of the shell: a gate in front of the one serial write lane, not a second lane.
  * At most `ADMISSION_CAP` calls are in flight (preparing, queued or running) and the next one is
  * refused with `queue_full` before anything runs. Reads run `READ_CONCURRENCY` at a time (nothing
- * else bounds them). Mutations and external effects are only admitted and counted here: their FIFO
- * lane is the write coordinator's, at the authority, which runs them one at a time (in a delegating
- * process they go straight on to the authority). See docs/decisions.md D-095.
+ * else bounds them). Mutations, external effects and the App's entry point are only admitted and
+ * counted here: their FIFO lane is the write coordinator's, at the authority, which runs them one
+ * at a time (in a delegating process they go straight on to the authority). See docs/decisions.md
+ * D-095.
  * A call whose signal aborts before it starts leaves without running.
  */
 import { ADMISSION_CAP, READ_CONCURRENCY } from "./constants.js";

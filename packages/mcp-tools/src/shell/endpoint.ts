@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { RandomSource } from "@sisyphus/core-hash";
 import type { Clock } from "@sisyphus/write-safety";
-import { type AppOptions, registerApp } from "../app/index.js";
+import { APP_PREVIEW_TOOL, type AppLane, type AppOptions, registerApp } from "../app/index.js";
 import {
   registerSkillResources,
   registerToolListing,
@@ -31,7 +31,7 @@ import {
 import type { ToolRuntime } from "../runtime.js";
 import type { SisyphusSettings } from "../settings.js";
 import type { ToolDescriptor } from "../surface.js";
-import { errorResult } from "../tool-result.js";
+import { errorResult, type ToolResult } from "../tool-result.js";
 import { SERVER_INSTRUCTIONS } from "../tools/system.js";
 import { SISYPHUS_VERSION } from "../version.js";
 import type { Admission } from "./admission.js";
@@ -203,6 +203,25 @@ export interface AuthorityServerOptions {
 }
 
 /**
+ * The App entry point's lane: the local coordinator's, or the authority's through the link. An
+ * authority without a coordinator is a programming error.
+ */
+function appLane(role: AuthorityRole, runtime: ToolRuntime): AppLane {
+  if (role.kind === "delegate") {
+    const { link } = role;
+    return {
+      kind: "delegate",
+      forward: (args, signal) =>
+        link.call(APP_PREVIEW_TOOL, args, signal, false) as Promise<ToolResult>,
+    };
+  }
+  if (runtime.writeLane === undefined) {
+    throw new TypeError("a local authority's runtime needs a coordinator (its write lane)");
+  }
+  return { kind: "local", run: runtime.writeLane };
+}
+
+/**
  * Builds one server instance: per modern request, per legacy session, or for stdio.
  * `listChanged`: whether it advertises `tools.listChanged` (default `false`: no list notifications).
  */
@@ -231,9 +250,15 @@ export function createAuthorityServer(options: AuthorityServerOptions): Authorit
   const more = options.moreTools;
   const listing: ToolListing =
     more === undefined ? settings.listing : async () => [...(await settings.listing()), ...more];
-  // The MCP App's entry point: kernel reads only, admitted in the write lane, under the settings'
-  // read permissions (one snapshot per call, as every call).
-  const app: AppOptions = { kernel: options.kernelReads, admission, snapshot: settings.snapshot };
+  // The MCP App's entry point: kernel reads only, admitted as a write and run alone in the
+  // coordinator's FIFO lane (a delegating process forwards it to its authority's), under the
+  // settings' read permissions (one snapshot per call, as every call).
+  const app: AppOptions = {
+    kernel: options.kernelReads,
+    admission,
+    lane: appLane(options.role, runtime),
+    snapshot: settings.snapshot,
+  };
   const verify = options.verifyRequestState;
   return (session = {}) => {
     const server = new McpServer(
