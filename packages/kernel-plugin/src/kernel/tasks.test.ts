@@ -1,6 +1,12 @@
 import { accessFingerprint, DEFAULT_SETTINGS } from "@sisyphus/mcp-tools/settings";
 import { describe, expect, it } from "vitest";
-import { TASK_MAX_RECORDS, TASK_MAX_RESULT_BYTES, TASK_RETENTION_MS, TaskBook } from "./tasks.js";
+import {
+  TASK_MAX_RECORDS,
+  TASK_MAX_RESULT_BYTES,
+  TASK_MAX_TOTAL_BYTES,
+  TASK_RETENTION_MS,
+  TaskBook,
+} from "./tasks.js";
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 const done = {
@@ -59,6 +65,34 @@ describe("TaskBook", () => {
     expect(book.operate(uuid(999), "result", ACCESS)).toMatchObject({
       error: "result_too_large",
     });
+  });
+
+  it("keeps at most 8 MiB of results in all (oldest terminal first), exactly 8 MiB included", () => {
+    const MIB = 1024 * 1024;
+    expect(TASK_MAX_TOTAL_BYTES).toBe(8 * MIB);
+    // A result whose JSON is exactly 1 MiB (the largest one kept whole).
+    const shell = JSON.stringify({ content: [{ type: "text", text: "" }] });
+    const oneMiB = { content: [{ type: "text", text: "x".repeat(MIB - shell.length) }] };
+    expect(JSON.stringify(oneMiB).length).toBe(MIB);
+    const book = new TaskBook({ now: () => 0 });
+    for (let i = 0; i < 8; i++) {
+      begun(book, uuid(i));
+      book.finish(uuid(i), oneMiB);
+    }
+    // 8 MiB in all: every result is kept, far below the 128-record cap.
+    expect(book.size).toBe(8);
+    for (let i = 0; i < 8; i++) {
+      expect(book.operate(uuid(i), "result", ACCESS)).toMatchObject({ result: oneMiB });
+    }
+    // Any result more (here a small one) drops the oldest terminal record, and only it.
+    begun(book, uuid(8));
+    book.finish(uuid(8), done);
+    expect(book.size).toBe(8);
+    expect(book.operate(uuid(0), "status")).toEqual({ found: false });
+    for (let i = 1; i <= 8; i++) {
+      expect(book.operate(uuid(i), "status")).toMatchObject({ found: true, state: "completed" });
+    }
+    expect(book.operate(uuid(8), "result", ACCESS)).toMatchObject({ result: done });
   });
 
   it("forgets an input_required round (not terminal) and cancels only before the barrier", () => {
