@@ -62,11 +62,24 @@ export interface NodeAuthorityLinkOptions extends LinkOptions {
  */
 export interface KernelAuthorityLinkOptions extends LinkOptions {
   readonly kernel: KernelAddress;
+  /** The timers of `/tasks` requests and response recovery (default: the system's). */
+  readonly taskTimers?: TaskTimers;
   /** Not this link's: the kernel authority is never started by a delegate. */
   readonly autostart?: never;
   readonly authorityUrl?: never;
   readonly authToken?: never;
   readonly dataDir?: never;
+}
+
+/**
+ * The timers the kernel link's `/tasks` requests and response recovery run on: injected so that a
+ * test can run the 2-second tries and 100 ms pauses on a fake clock.
+ */
+export interface TaskTimers {
+  /** A signal that aborts `ms` milliseconds from now. */
+  deadline(ms: number): AbortSignal;
+  /** Resolves `ms` milliseconds from now. */
+  pause(ms: number): Promise<void>;
 }
 
 /** Options of {@link AuthorityLink.open}: `kernel` selects the kernel link, and excludes `autostart`. */

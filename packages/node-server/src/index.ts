@@ -21,6 +21,7 @@ export {
   type KernelAuthorityLinkOptions,
   type NodeAuthorityLinkOptions,
   PRECHECK_META_KEY,
+  type TaskTimers,
 } from "./authority-link.js";
 export { isLoopbackHost, parseConfig, type ServerConfig } from "./config.js";
 export {

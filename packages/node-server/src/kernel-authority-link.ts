@@ -14,6 +14,7 @@ import {
   type KernelAuthorityLinkOptions,
   type LinkTarget,
   TASK_ID_META_KEY,
+  type TaskTimers,
 } from "./authority-link.js";
 import {
   TASK_RECOVERY_ATTEMPTS,
@@ -28,16 +29,24 @@ import type { OnTransfer } from "./transfer-progress.js";
 /** The kernel authority's task-control endpoint. */
 const KERNEL_TASKS_PATH = `/plugin/private/${PLUGIN_NAME}/tasks`;
 
+/** The system's timers. */
+const SYSTEM_TASK_TIMERS: TaskTimers = {
+  deadline: (ms) => AbortSignal.timeout(ms),
+  pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 /** The link to the kernel plugin's `/mcp` (see the module comment). */
 export class KernelAuthorityLink extends AuthorityLink {
   readonly kind = "kernel" as const;
   readonly #kernel: KernelAddress;
   readonly #onTransfer: OnTransfer | undefined;
+  readonly #timers: TaskTimers;
 
   constructor(options: KernelAuthorityLinkOptions) {
     super(options);
     this.#kernel = options.kernel;
     this.#onTransfer = options.onTransfer;
+    this.#timers = options.taskTimers ?? SYSTEM_TASK_TIMERS;
   }
 
   /**
@@ -92,6 +101,7 @@ export class KernelAuthorityLink extends AuthorityLink {
       const res = await kernelRequest(this.#kernel, KERNEL_TASKS_PATH, {
         json: { taskId, operation },
         timeoutMs: TASK_RECOVERY_TIMEOUT_MS,
+        signal: this.#timers.deadline(TASK_RECOVERY_TIMEOUT_MS),
       });
       return res.status >= 200 && res.status < 300 ? res.json() : undefined;
     } catch {
@@ -118,7 +128,7 @@ export class KernelAuthorityLink extends AuthorityLink {
    */
   protected override async recover(taskId: string): Promise<CallToolResult | undefined> {
     for (let attempt = 0; attempt < TASK_RECOVERY_ATTEMPTS; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, TASK_RECOVERY_PAUSE_MS));
+      if (attempt > 0) await this.#timers.pause(TASK_RECOVERY_PAUSE_MS);
       const answer = await this.task(taskId, "result");
       const result = answer?.["result"];
       if (answer?.["found"] === true && result !== undefined && answer["state"] !== "running") {
