@@ -66,10 +66,14 @@ export function isLocalUpload(tool: string, args: Record<string, unknown>): bool
   );
 }
 
+/** Makes a signal that aborts `ms` milliseconds from now: staging's deadline (a test's fake clock). */
+export type StagingDeadline = (ms: number) => AbortSignal;
+
 /**
  * Stages `args.localFilePath` at the kernel and sends the call through `forward` with
  * `uploadSource` instead; a preflight's answer gains `uploadSource` and `uploadSourceExpiresAt`.
- * Never throws.
+ * `deadline` makes the staging's deadline of {@link STAGING_TIMEOUT_MS} (default: the system
+ * timer's). Never throws.
  */
 export async function stagedUploadCall(
   kernel: KernelAddress,
@@ -77,6 +81,7 @@ export async function stagedUploadCall(
   signal: AbortSignal | undefined,
   forward: (args: Record<string, unknown>) => Promise<CallToolResult>,
   onTransfer?: OnTransfer,
+  deadline: StagingDeadline = (ms) => AbortSignal.timeout(ms),
 ): Promise<CallToolResult> {
   const path = args["localFilePath"] as string;
   const read = await localFileSourceReader().read(
@@ -94,7 +99,15 @@ export async function stagedUploadCall(
     onTransfer?.({ direction: "upload", path: read.fileName, bytes, total: size, done });
   report(0, false);
   const credential = commitCredential(args);
-  const staged = await stage(kernel, read.fileName, read.bytes, sha256, signal, credential);
+  const staged = await stage(
+    kernel,
+    read.fileName,
+    read.bytes,
+    sha256,
+    signal,
+    credential,
+    deadline,
+  );
   report("ok" in staged ? size : 0, true);
   if ("changed" in staged) return sourceChanged(args, staged.changed);
   if ("refusal" in staged) return staged.refusal;
@@ -158,8 +171,9 @@ async function stage(
   sha256: string,
   signal: AbortSignal | undefined,
   credential: string | undefined,
+  timer: StagingDeadline,
 ): Promise<Outcome<Staged> | { changed: SourceDiffers }> {
-  const deadline = AbortSignal.timeout(STAGING_TIMEOUT_MS);
+  const deadline = timer(STAGING_TIMEOUT_MS);
   const stop = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   try {
     const lookup = await kernelRequest(kernel, KERNEL_TRANSFER_LOOKUP_PATH, {

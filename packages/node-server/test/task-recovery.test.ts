@@ -9,51 +9,15 @@ import { PLUGIN_NAME } from "@sisyphus/mcp-tools/settings";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TaskTimers } from "../src/authority-link.js";
 import {
   TASK_RECOVERY_ATTEMPTS,
   TASK_RECOVERY_PAUSE_MS,
   TASK_RECOVERY_TIMEOUT_MS,
 } from "../src/constants.js";
 import { KernelAuthorityLink } from "../src/kernel-authority-link.js";
+import { FakeTimers } from "./fake-timers.js";
 
 const TASKS = `/plugin/private/${PLUGIN_NAME}/tasks`;
-
-/** A fake clock's timers: they fire only when the test advances the clock. */
-class FakeTaskTimers implements TaskTimers {
-  now = 0;
-  /** Every timer asked for, in order: what it was and its length in milliseconds. */
-  readonly asked: Array<{ kind: "deadline" | "pause"; ms: number }> = [];
-  #pending: Array<{ kind: "deadline" | "pause"; at: number; fire: () => void }> = [];
-
-  deadline(ms: number): AbortSignal {
-    const controller = new AbortController();
-    this.#add("deadline", ms, () => controller.abort(new Error("fake deadline")));
-    return controller.signal;
-  }
-
-  pause(ms: number): Promise<void> {
-    return new Promise((resolve) => this.#add("pause", ms, resolve));
-  }
-
-  /** When each pending timer of `kind` fires, on this clock. */
-  pending(kind: "deadline" | "pause"): number[] {
-    return this.#pending.filter((t) => t.kind === kind).map((t) => t.at);
-  }
-
-  /** Moves the clock on by `ms`, firing the timers that are due. */
-  advance(ms: number): void {
-    this.now += ms;
-    const due = this.#pending.filter((t) => t.at <= this.now);
-    this.#pending = this.#pending.filter((t) => t.at > this.now);
-    for (const t of due) t.fire();
-  }
-
-  #add(kind: "deadline" | "pause", ms: number, fire: () => void): void {
-    this.asked.push({ kind, ms });
-    this.#pending.push({ kind, at: this.now + ms, fire });
-  }
-}
 
 /** The kernel link with its recovery callable from the test. */
 class RecoveringLink extends KernelAuthorityLink {
@@ -75,7 +39,7 @@ afterAll(async () => {
 
 describe("response recovery at the kernel link", () => {
   it("asks /tasks 3 times, each try cut off at 2 s, 100 ms apart, then gives up", async () => {
-    const clock = new FakeTaskTimers();
+    const clock = new FakeTimers();
     const link = new RecoveringLink({
       kernel: { siyuanUrl: sandbox.url, siyuanToken: sandbox.token },
       taskTimers: clock,
