@@ -20,6 +20,7 @@ import { WIRE_ERRORS, type WireErrorCode } from "@sisyphus/write-safety";
  * - `notebook_closed`: nothing; `permission_denied`: `notebook`, `granted`, `needed`;
  * - `confirmation_required`: `writeAttempted: false`;
  * - `kernel_unavailable` / `kernel_error`: `kernelCode` (the siyuan-api error code);
+ * - `cancelled`: `writeAttempted: false` (a read stopped at its checkpoint, `read-checkpoint.ts`);
  * - `source_unavailable`: `source` (`localFilePath` or `uploadSource`, the kind this authority
  *   cannot read or failed to read); `source_too_large`: `limit` and, when known, `size` (bytes);
  * - `output_too_large`: `limit` and `size` (bytes received when the export stopped);
@@ -42,6 +43,7 @@ export const TOOL_ERROR_CODES = [
   "kernel_unavailable",
   "kernel_error",
   "read_budget_exceeded",
+  "cancelled",
   "source_unavailable",
   "source_too_large",
   "output_too_large",

@@ -34,6 +34,7 @@ import {
   requirePermission,
 } from "./permissions.js";
 import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-budget.js";
+import { ReadCheckpoint } from "./read-checkpoint.js";
 import { type CallOptions, DEFAULT_SETTINGS, OPTION_LIMITS } from "./settings.js";
 import { readSource, type SourceReader } from "./source.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
@@ -323,9 +324,10 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   };
 
   /**
-   * A read action under its own read budget: its kernel port is a view of the client charged to
-   * the budget, and an exceeded budget answers `read_budget_exceeded` whatever the handler did
-   * with the client's error.
+   * A read action under its own read budget and checkpoint: its kernel port is a view of the
+   * client charged to both. A read cancelled while it runs answers `cancelled` at its next kernel
+   * call (`read-checkpoint.ts`), an exceeded budget `read_budget_exceeded`, whatever the handler
+   * did with the client's error.
    */
   async function runBudgetedRead(
     ctx: ToolContext,
@@ -335,7 +337,9 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
   ) {
     const budget = new ReadBudget(config.readBudget);
     readBudget.reads++;
-    const budgeted = client.withBudget(budget);
+    // The checkpoint first: a call it stops is not charged to the budget.
+    const checkpoint = new ReadCheckpoint(ctx.signal);
+    const budgeted = client.withBudget(checkpoint).withBudget(budget);
     const reads =
       beside === undefined
         ? kernelFromClient(budgeted).reads
@@ -344,8 +348,9 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     try {
       result = await runRead({ ...ctx, kernel: reads }, read);
     } catch (e) {
-      if (budget.exceeded === undefined) throw e;
+      if (budget.exceeded === undefined && checkpoint.stopped === undefined) throw e;
     }
+    if (checkpoint.stopped !== undefined) throw checkpoint.stopped;
     if (budget.exceeded !== undefined) {
       if (budget.exceeded === "calls") readBudget.exceededCalls++;
       else readBudget.exceededBytes++;

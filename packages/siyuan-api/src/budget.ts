@@ -16,7 +16,9 @@ export interface BudgetCall {
  * makes the call fail with `budget_exceeded` (`writeDispatched: false`). `recordBytes` runs after an
  * answer arrived with its size in bytes; returning false fails a **read** with `budget_exceeded`
  * (the answer is discarded). For writes the return value is ignored: the write already happened, and
- * hiding its result would turn a known outcome into an unknown one.
+ * hiding its result would turn a known outcome into an unknown one. `reserveCall` and
+ * `reserveRetry` may also throw: the call then fails with that error as is, nothing sent (the
+ * tools' read checkpoint stops a cancelled read this way).
  */
 export interface CallBudget {
   reserveCall(call: BudgetCall): boolean;
