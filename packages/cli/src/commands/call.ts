@@ -170,6 +170,8 @@ function cancelAnswerText(answer: Record<string, unknown> | undefined): string {
     return "Could not reach /tasks to cancel; still waiting for the answer (Ctrl-C again to stop waiting).";
   if (answer["accepted"] === true)
     return "Cancel accepted: the call stops before writing. Waiting for its answer…";
+  if (answer["found"] !== true && answer["cancelRequested"] === true)
+    return "The call has not reached the kernel yet: it stops when it does, and a file being staged stops now. Waiting for the answer…";
   if (answer["found"] !== true)
     return "The call has not reached the kernel yet; a file being staged stops. Waiting for the answer…";
   if (answer["state"] !== "running")

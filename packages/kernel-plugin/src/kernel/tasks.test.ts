@@ -1,4 +1,5 @@
 import { accessFingerprint, DEFAULT_SETTINGS } from "@sisyphus/mcp-tools/settings";
+import { TASK_ID_META_KEY } from "@sisyphus/mcp-tools/shell";
 import { describe, expect, it } from "vitest";
 import {
   TASK_MAX_RECORDS,
@@ -112,6 +113,41 @@ describe("TaskBook", () => {
     c.control.barrier.cancellation.enterCommit();
     expect(book.operate(uuid(3), "cancel")).toMatchObject({ accepted: false, committing: true });
     expect(c.control.signal.aborted).toBe(false);
+  });
+
+  it("remembers a cancel that came before its call: the call, when it comes, is cancelled and runs nothing", async () => {
+    let now = 0;
+    const book = new TaskBook({ now: () => now });
+    expect(book.operate(uuid(7), "cancel")).toEqual({ found: false, cancelRequested: true });
+    // Not a UUID, or not a cancel: nothing remembered.
+    expect(book.operate("not-a-uuid", "cancel")).toEqual({ found: false });
+    expect(book.operate(uuid(8), "status")).toEqual({ found: false });
+    let ran = 0;
+    const route = book.route(async () => {
+      ran++;
+      return done;
+    });
+    const call = (taskId: string) =>
+      route("block", {}, { mcpReq: { _meta: { [TASK_ID_META_KEY]: taskId } } } as never, {
+        principal: "p",
+        legacyCapabilities: () => undefined,
+      });
+    const answer = await call(uuid(7));
+    expect(answer.structuredContent).toMatchObject({
+      error: { code: "cancelled", writeAttempted: false },
+    });
+    expect(ran).toBe(0);
+    expect(book.operate(uuid(7), "status")).toMatchObject({
+      found: true,
+      state: "cancelled",
+      cancelRequested: true,
+    });
+    // Remembered once, for the retention only: another call runs.
+    expect((await call(uuid(8))).structuredContent).toEqual(done.structuredContent);
+    expect(book.operate(uuid(9), "cancel")).toMatchObject({ cancelRequested: true });
+    now = TASK_RETENTION_MS;
+    expect((await call(uuid(9))).structuredContent).toEqual(done.structuredContent);
+    expect(ran).toBe(2);
   });
 
   it("discloses a result only under the access its call ran with", () => {

@@ -9,6 +9,10 @@
  * A result is disclosed only under the access it was produced under: each record keeps the access
  * fingerprint of the settings its call ran with, and `result` answers `access_changed` (no body)
  * when today's settings give another one or cannot be used.
+ * A `cancel` of a taskId no call has brought yet is remembered (`TASK_RETENTION_MS`, at most
+ * `TASK_MAX_RECORDS`): a host that serialises `/mcp` (SiYuan 3.7.3) holds a call behind the one
+ * before it, so a relayed cancel can arrive first; that call is answered `cancelled` when it
+ * arrives, and runs nothing.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { utf8Encode } from "@sisyphus/core-hash";
@@ -58,6 +62,8 @@ export class TaskBook {
   readonly #clock: Clock;
   /** In insertion order: the oldest first. */
   readonly #records = new Map<string, TaskRecord>();
+  /** Cancels of taskIds no call had brought yet, with when they came; the oldest first. */
+  readonly #cancelledAhead = new Map<string, number>();
   #bytes = 0;
 
   constructor(clock: Clock) {
@@ -82,9 +88,14 @@ export class TaskBook {
 
   /**
    * Registers a call under `taskId`; its control goes to the gateway. A taskId that is not a UUID,
-   * or one still running or retained, is refused.
+   * or one still running or retained, is refused. `cancelledAhead`: a `cancel` of this taskId came
+   * before the call did; the call must run nothing (see `route`).
    */
-  begin(taskId: unknown): { ok: true; control: CallControl } | { ok: false; reason: TaskRefusal } {
+  begin(
+    taskId: unknown,
+  ):
+    | { ok: true; control: CallControl; cancelledAhead: boolean }
+    | { ok: false; reason: TaskRefusal } {
     this.#prune();
     if (typeof taskId !== "string" || !UUID.test(taskId))
       return { ok: false, reason: "invalid_task_id" };
@@ -104,9 +115,15 @@ export class TaskBook {
       bytes: 0,
     };
     const control = record.control;
+    const cancelledAhead = this.#cancelledAhead.delete(taskId);
+    if (cancelledAhead) {
+      record.cancelRequested = true;
+      record.control.barrier.cancellation.cancel();
+      controller.abort();
+    }
     this.#records.set(taskId, record);
     this.#evict();
-    return { ok: true, control };
+    return { ok: true, control, cancelledAhead };
   }
 
   /**
@@ -123,6 +140,16 @@ export class TaskBook {
         return shellError("task_rejected", `taskId refused: ${begun.reason}`, {
           reason: begun.reason,
         });
+      }
+      if (begun.cancelledAhead) {
+        const result = shellError(
+          "cancelled",
+          "The call was cancelled through /tasks before it reached the kernel plugin; nothing ran.",
+          {},
+          { writeAttempted: false },
+        );
+        this.finish(taskId as string, result);
+        return result;
       }
       try {
         const result = await gateway(tool, args, ctx, conn, begun.control);
@@ -145,13 +172,15 @@ export class TaskBook {
     }
     const json = JSON.stringify(result);
     const bytes = utf8Encode(json).length;
-    const status = (result as { structuredContent?: { status?: unknown } }).structuredContent
-      ?.status;
+    const structured = (
+      result as { structuredContent?: { status?: unknown; error?: { code?: unknown } } }
+    ).structuredContent;
+    // Cancelled: the coordinator's answer (`status`), or a call stopped before it ran (`error`).
     record.state =
-      (result as { isError?: unknown }).isError === true
-        ? "failed"
-        : status === "cancelled"
-          ? "cancelled"
+      structured?.status === "cancelled" || structured?.error?.code === "cancelled"
+        ? "cancelled"
+        : (result as { isError?: unknown }).isError === true
+          ? "failed"
           : "completed";
     record.terminalAt = this.#clock.now();
     if (bytes > TASK_MAX_RESULT_BYTES) {
@@ -181,7 +210,19 @@ export class TaskBook {
     if (operation !== "status" && operation !== "result" && operation !== "cancel") {
       return { error: "invalid_operation", operations: ["status", "result", "cancel"] };
     }
-    if (record === undefined) return { found: false };
+    if (record === undefined) {
+      if (operation !== "cancel" || typeof taskId !== "string" || !UUID.test(taskId)) {
+        return { found: false };
+      }
+      // Its call may still be on its way (held by the host behind another): stopped on arrival.
+      this.#cancelledAhead.delete(taskId);
+      this.#cancelledAhead.set(taskId, this.#clock.now());
+      for (const id of this.#cancelledAhead.keys()) {
+        if (this.#cancelledAhead.size <= TASK_MAX_RECORDS) break;
+        this.#cancelledAhead.delete(id);
+      }
+      return { found: false, cancelRequested: true };
+    }
     const cancellation = record.control.barrier.cancellation;
     const base = {
       found: true,
@@ -207,11 +248,14 @@ export class TaskBook {
     return { ...base, result: JSON.parse(record.result as string) as unknown };
   }
 
-  /** Drops terminal records past their retention. */
+  /** Drops terminal records, and cancels no call came for, past their retention. */
   #prune(): void {
     const now = this.#clock.now();
     for (const [id, r] of this.#records) {
       if (r.terminalAt !== undefined && now - r.terminalAt >= TASK_RETENTION_MS) this.#drop(id, r);
+    }
+    for (const [id, at] of this.#cancelledAhead) {
+      if (now - at >= TASK_RETENTION_MS) this.#cancelledAhead.delete(id);
     }
   }
 
