@@ -230,16 +230,28 @@ export abstract class AuthorityLink implements DelegateLink {
     // A caller's own taskId (the CLI's, which it needs to relay Ctrl-C) replaces the fresh one.
     const meta: Record<string, unknown> = { ...target.meta, ...extraMeta, ...this.callMeta() };
     const taskId = typeof meta[TASK_ID_META_KEY] === "string" ? meta[TASK_ID_META_KEY] : undefined;
-    // MCP cancellation of a kernel call is relayed to its task (the kernel cannot see this
-    // client go away): accepted before its barrier, refused once it is committing.
+    // MCP cancellation of a call with a task (the kernel's) is relayed to that task, the only
+    // way to stop it (the kernel cannot see this client go away): accepted before its barrier,
+    // refused once it is committing, remembered by the kernel if the call has not reached it yet.
+    // The call itself is not abandoned: its own answer says what became of it (`cancelled`, or
+    // its result once it was committing), as for the CLI's Ctrl-C.
+    if (taskId !== undefined && signal?.aborted === true) {
+      return shellError(
+        "cancelled",
+        "The call was cancelled before it was sent to the write authority; nothing was executed.",
+        {},
+        NOTHING_SENT,
+      );
+    }
     const relay = () => {
       if (taskId !== undefined) void this.task(taskId, "cancel");
     };
     if (taskId !== undefined) signal?.addEventListener("abort", relay, { once: true });
+    const stopsRequest = taskId === undefined ? signal : undefined;
     try {
       return await client.callTool(tool, args, meta, {
         timeoutMs: this.#timeoutMs,
-        ...(signal ? { signal } : {}),
+        ...(stopsRequest ? { signal: stopsRequest } : {}),
       });
     } catch (e) {
       this.#reset();
@@ -260,7 +272,8 @@ export abstract class AuthorityLink implements DelegateLink {
           NOTHING_SENT,
         );
       }
-      if (taskId !== undefined && signal?.aborted !== true) {
+      // A cancelled call's request was not stopped here (see the relay): its failure is real.
+      if (taskId !== undefined) {
         const recovered = await this.recover(taskId);
         if (recovered !== undefined) return recovered;
       }
