@@ -125,7 +125,7 @@ describe("TaskBook", () => {
     let ran = 0;
     const route = book.route(async () => {
       ran++;
-      return done;
+      return { ...done, content: [{ type: "text" as const, text: "ok" }] };
     });
     const call = (taskId: string) =>
       route("block", {}, { mcpReq: { _meta: { [TASK_ID_META_KEY]: taskId } } } as never, {
