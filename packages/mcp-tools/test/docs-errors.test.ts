@@ -7,8 +7,14 @@ import { describe, expect, it } from "vitest";
 import { isWireErrorCode, TOOL_ERROR_CODES } from "../src/index.js";
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8");
-/** Backticked snake_case words with at least one underscore (`state_changed`, not `code`). */
-const codesIn = (text: string) => [...text.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((m) => m[1]!);
+/**
+ * Backticked snake_case words with at least one underscore (`state_changed`, not `code`), and
+ * one-word wire codes (`cancelled`).
+ */
+const codesIn = (text: string) =>
+  [...text.matchAll(/`([a-z]+(?:_[a-z]+)*)`/g)]
+    .map((m) => m[1]!)
+    .filter((c) => c.includes("_") || isWireErrorCode(c));
 
 describe("docs and the wire error table", () => {
   it("the README's Errors paragraph names every tool code, each a wire code", () => {
