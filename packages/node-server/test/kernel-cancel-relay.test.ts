@@ -4,8 +4,8 @@
  * `/tasks` without retrying the business request). A commit a Node front delegates to the plugin
  * waits behind a held one — on a host that serialises the plugin's `/mcp` as SiYuan 3.7.3 does
  * (the sandbox's default), in the host, before the plugin has seen it — and is cancelled through
- * the front: it is never committed afterwards, and the delegated call's answer says it was
- * cancelled with nothing written. The built plugin zip runs in the sandbox's plugin host.
+ * a legacy HTTP or stdio front: it is never committed afterwards, and the delegated call's answer
+ * says it was cancelled with nothing written. The built plugin zip runs in the sandbox's plugin host.
  */
 import { resolve } from "node:path";
 import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
@@ -13,7 +13,15 @@ import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KernelAuthorityLink } from "../src/kernel-authority-link.js";
-import { authorityFor, blockPreflight, httpClient, killAll, sc, tempDataDir } from "./harness.js";
+import {
+  authorityFor,
+  blockPreflight,
+  httpClient,
+  killAll,
+  sc,
+  stdioClient,
+  tempDataDir,
+} from "./harness.js";
 
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
 const PACKAGE_ZIP = resolve(
@@ -92,40 +100,58 @@ async function secondQueuedBehindHeldFirst(
 }
 
 describe("Node MCP cancellation of a call delegated to the kernel authority", () => {
-  it("a queued commit cancelled through a legacy HTTP front is relayed to /tasks and never committed", async () => {
-    const node = await authorityFor(sandbox, tempDataDir());
-    const front = await httpClient(node.url, { era: "legacy" });
-    const update = (id: string, data: string) =>
-      blockPreflight(front, { action: "update", id, dataType: "markdown", data });
-    const a = (await update(DEMO_IDS.paragraphGoals, "Goals, held")).commitArgs;
-    const b = (await update(DEMO_IDS.paragraphJournal, "Journal, cancelled via Node")).commitArgs;
-    const writes = sandbox.control.count(UPDATE);
-    const ended = await endedTasks();
-    const ctl = new AbortController();
-    let queued: Promise<unknown> | undefined;
-    const { held, seq } = await secondQueuedBehindHeldFirst(
-      () => front.callTool({ name: "block", arguments: a }),
-      () => {
-        queued = front
-          .callTool({ name: "block", arguments: b }, { signal: ctl.signal })
-          .catch((e: unknown) => e);
-      },
-    );
-    ctl.abort("the user stopped it"); // notifications/cancelled in the front's session
-    await expect(queued).resolves.toBeInstanceOf(Error);
-    await waitFor(() => answeredAfter(TASKS, seq) === 1, { what: "the relayed cancel answered" });
-    expect(sandbox.control.releaseHeld()).toBe(1);
-    expect(sc(await held)["status"]).toBe("committed");
-    // Both delegated calls have ended at the plugin: the held one, and the cancelled one once the
-    // host let it in.
-    await waitFor(async () => (await endedTasks()) >= ended + 2, {
-      what: "both delegated commits ended at the plugin",
-    });
-    expect(sandbox.control.count(UPDATE)).toBe(writes + 1);
-    expect(sandbox.control.kramdown(DEMO_IDS.paragraphJournal)).not.toContain("cancelled via Node");
-    await front.close();
-    await node.stop();
-  });
+  /** The legacy fronts (both carry `notifications/cancelled`), each with the blocks it writes. */
+  const FRONTS = [
+    { front: "HTTP", held: DEMO_IDS.paragraphGoals, cancelled: DEMO_IDS.paragraphJournal },
+    { front: "stdio", held: DEMO_IDS.paragraphDecision, cancelled: DEMO_IDS.paragraphStatus },
+  ] as const;
+
+  it.each(FRONTS)(
+    "a queued commit cancelled through a legacy $front front is relayed to /tasks and never committed",
+    async ({ front: kind, held: heldId, cancelled: cancelledId }) => {
+      const dataDir = tempDataDir();
+      const node = kind === "HTTP" ? await authorityFor(sandbox, dataDir) : undefined;
+      const front =
+        node === undefined
+          ? await stdioClient({
+              era: "legacy",
+              dataDir,
+              siyuanUrl: sandbox.url,
+              siyuanToken: sandbox.token,
+            })
+          : await httpClient(node.url, { era: "legacy" });
+      const update = (id: string, data: string) =>
+        blockPreflight(front, { action: "update", id, dataType: "markdown", data });
+      const a = (await update(heldId, "Held")).commitArgs;
+      const b = (await update(cancelledId, "Cancelled via Node")).commitArgs;
+      const writes = sandbox.control.count(UPDATE);
+      const ended = await endedTasks();
+      const ctl = new AbortController();
+      let queued: Promise<unknown> | undefined;
+      const { held, seq } = await secondQueuedBehindHeldFirst(
+        () => front.callTool({ name: "block", arguments: a }),
+        () => {
+          queued = front
+            .callTool({ name: "block", arguments: b }, { signal: ctl.signal })
+            .catch((e: unknown) => e);
+        },
+      );
+      ctl.abort("the user stopped it"); // notifications/cancelled in the front's session
+      await expect(queued).resolves.toBeInstanceOf(Error);
+      await waitFor(() => answeredAfter(TASKS, seq) === 1, { what: "the relayed cancel answered" });
+      expect(sandbox.control.releaseHeld()).toBe(1);
+      expect(sc(await held)["status"]).toBe("committed");
+      // Both delegated calls have ended at the plugin: the held one, and the cancelled one once the
+      // host let it in.
+      await waitFor(async () => (await endedTasks()) >= ended + 2, {
+        what: "both delegated commits ended at the plugin",
+      });
+      expect(sandbox.control.count(UPDATE)).toBe(writes + 1);
+      expect(sandbox.control.kramdown(cancelledId)).not.toContain("Cancelled via Node");
+      await front.close();
+      await node?.stop();
+    },
+  );
 
   it("the delegated call's own answer says it was cancelled and nothing was written", async () => {
     const front = await httpClient((await authorityFor(sandbox, tempDataDir())).url, {
