@@ -133,3 +133,4 @@ export {
   SERVER_INSTRUCTIONS,
   SISYPHUS_VERSION,
 } from "./tools/system.js";
+export { toolPurposes } from "./tools-table.js";

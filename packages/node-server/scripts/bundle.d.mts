@@ -1,5 +1,4 @@
 /** See `bundle.mjs`: the MCP Bundle of the stdio server. */
-export function bundleTools(): { name: string; description: string }[];
 /** The bundle's `manifest.json`. */
 export function bundleManifest(): Record<string, unknown>;
 /** Stages and packs the bundle into `outDir` (default `bundle/`); the `.mcpb` path and its size. */

@@ -25,7 +25,7 @@ import {
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { packExtension, validateManifest } from "@anthropic-ai/mcpb";
-import { describeTools } from "@sisyphus/mcp-tools";
+import { toolPurposes } from "@sisyphus/mcp-tools";
 
 const pkgDir = resolve(import.meta.dirname, "..");
 const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
@@ -42,18 +42,6 @@ const UNDICI_FILES = ["package.json", "index.js", "index-fetch.js", "lib", "LICE
 const HOME = JSON.parse(
   readFileSync(join(pkgDir, "..", "kernel-plugin", "plugin", "plugin.json"), "utf8"),
 ).url;
-
-/**
- * The purpose line of each tool as `tools/list` describes it (the text before ` Actions:`).
- * @returns {{ name: string, description: string }[]}
- */
-export function bundleTools() {
-  return describeTools(true).map(({ name, description }) => {
-    const cut = description.indexOf(". Actions:");
-    if (cut < 0) throw new Error(`bundle: tool ${name}'s description has no ". Actions:"`);
-    return { name, description: description.slice(0, cut) };
-  });
-}
 
 /** The bundle's `manifest.json` (MCPB manifest 0.3). */
 export function bundleManifest() {
@@ -84,7 +72,7 @@ export function bundleManifest() {
         },
       },
     },
-    tools: bundleTools(),
+    tools: toolPurposes(),
     compatibility: {
       platforms: ["darwin", "linux"],
       runtimes: { node: pkg.engines.node },

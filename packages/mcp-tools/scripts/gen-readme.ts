@@ -1,0 +1,20 @@
+/**
+ * Writes the tools table into the repository's root `README.md`, between its markers, from
+ * `toolsTable()` (the catalog and the `tools/list` descriptions). `src/tools-table.test.ts` fails
+ * when the committed table differs.
+ *   pnpm --filter @sisyphus/mcp-tools gen:readme
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { TOOLS_TABLE_MARKERS, toolsTable } from "../src/tools-table.js";
+
+const readme = resolve(import.meta.dirname, "../../..", "README.md");
+const text = readFileSync(readme, "utf8");
+const begin = text.indexOf(TOOLS_TABLE_MARKERS.begin);
+const end = text.indexOf(TOOLS_TABLE_MARKERS.end);
+if (begin < 0 || end < begin) throw new Error(`${readme}: no tools table markers`);
+writeFileSync(
+  readme,
+  text.slice(0, begin) + toolsTable() + text.slice(end + TOOLS_TABLE_MARKERS.end.length),
+);
+console.log(`wrote the tools table of ${readme}`);
