@@ -3,6 +3,7 @@
  * a destructive commit asks and runs only after "y", a refusal writes nothing, colour appears only
  * on a terminal and never with NO_COLOR.
  */
+import { stripVTControlCharacters } from "node:util";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +43,27 @@ describe("in a terminal", () => {
     expect(accepted.code, accepted.screen).toBe(0);
     expect(accepted.screen).toMatch(/status: committed/);
     await waitFor(() => sb.control.kramdown(id) === null, { what: "the block to be gone" });
+  });
+
+  it("shows what a destructive commit would lose: the block's first line and its document", async () => {
+    const s = scene(sb);
+    const id = DEMO_IDS.blockquoteMeeting;
+    const preflight = doc(
+      await cli(s, ["block", "delete", "--id", id, "--validate-only", "--json"]),
+    );
+    const commit = words(preflight.next as string).slice(1, -1); // without --yes
+    const declined = await inTerminal(s, commit, {
+      prompt: /blocks\)\?/,
+      answer: "n\r",
+    });
+    expect(declined.code, declined.screen).toBe(4);
+    // The screen as read: colours out, the prompt's wrapped lines and their frame joined.
+    const read = stripVTControlCharacters(declined.screen).replace(/[\s│◆◇]+/g, " ");
+    expect(read).toContain(
+      `Run the destructive action block delete on "${id}": blockquote "Faithful beats fast, but ` +
+        `both are nice." (2 blocks) in document "Meeting Notes" (/Meeting Notes, 4 blocks)?`,
+    );
+    expect(sb.control.kramdown(id)).not.toBeNull();
   });
 
   it("colours only on a terminal, not with NO_COLOR, and shows expiries as UTC times", async () => {

@@ -37,6 +37,7 @@ import { READ_BUDGET_LIMITS, ReadBudget, type ReadBudgetLimits } from "./read-bu
 import { ReadCheckpoint } from "./read-checkpoint.js";
 import { type CallOptions, DEFAULT_SETTINGS, OPTION_LIMITS } from "./settings.js";
 import { readSource, type SourceReader } from "./source.js";
+import { describeTargets } from "./subject.js";
 import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
 import { errorResult, type ToolResult } from "./tool-result.js";
@@ -182,6 +183,13 @@ export interface ToolRuntime {
    * parse error). Shells run it before asking the user to confirm a dangerous action.
    */
   precheck(call: ParsedCall): ToolResult | undefined;
+  /**
+   * What a dangerous call would remove or move, for the person asked to confirm it (`subject.ts`):
+   * bounded reads, no write, never inside the write lane; `undefined` when there is nothing to say
+   * (not a mutation, no readable block target, a read failed). Never throws. `permissions`: the
+   * call's own (absent: the runtime's `loadPermissions`).
+   */
+  describe(call: ParsedCall, permissions?: PermissionMap): Promise<string | undefined>;
   /** Aggregate read-budget counters for a shell's `/health` (no IDs, no content). */
   readBudgetCounts(): ReadBudgetCounts;
   /**
@@ -687,11 +695,27 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     }
   }
 
+  async function describe(p: ParsedCall, permissions?: PermissionMap): Promise<string | undefined> {
+    if (p.kind !== "mutation") return undefined;
+    try {
+      const { handler } = p.boundUnder(undefined);
+      if (handler.kind !== "mutation") return undefined;
+      return await describeTargets(
+        kernel,
+        handler.open(targetsOf),
+        permissions ?? (await loadPermissions()),
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     listTools,
     run,
     callTool: (tool, args, context) => run(parseCall(tool, args), context),
     precheck,
+    describe,
     readBudgetCounts: () => ({ ...readBudget }),
     writeLane: coordinator === undefined ? undefined : laneOf(coordinator),
   };

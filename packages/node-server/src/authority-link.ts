@@ -12,6 +12,8 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
   type DelegateLink,
   PRECHECK_META_KEY,
+  PRECHECK_SUBJECT_META_KEY,
+  type PrecheckVerdict,
   shellError,
   TASK_ID_META_KEY,
 } from "@sisyphus/mcp-tools/shell";
@@ -159,17 +161,24 @@ export abstract class AuthorityLink implements DelegateLink {
 
   /**
    * Asks the authority to run the commit's checks for a call before this process asks its user to
-   * confirm it (see `PRECHECK_META_KEY`): `undefined` when they pass, else the refusal to answer
-   * (the authority's, or `write_coordinator_unavailable|changed` when it cannot be asked). Never
-   * executes anything, never throws.
+   * confirm it (see `PRECHECK_META_KEY`): the refusal to answer (the authority's, or
+   * `write_coordinator_unavailable|changed` when it cannot be asked), or passed with the call's
+   * `subject` read there when `withSubject` (`PRECHECK_SUBJECT_META_KEY`). Never executes anything,
+   * never throws.
    */
   async precheck(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
-  ): Promise<CallToolResult | undefined> {
-    const result = await this.call(tool, args, signal, false, { [PRECHECK_META_KEY]: true });
-    return result.isError === true ? result : undefined;
+    withSubject = false,
+  ): Promise<PrecheckVerdict> {
+    const result = await this.call(tool, args, signal, false, {
+      [PRECHECK_META_KEY]: true,
+      ...(withSubject ? { [PRECHECK_SUBJECT_META_KEY]: true } : {}),
+    });
+    if (result.isError === true) return { refused: result };
+    const subject = (result.structuredContent as Record<string, unknown> | undefined)?.["subject"];
+    return typeof subject === "string" ? { subject } : {};
   }
 
   /**

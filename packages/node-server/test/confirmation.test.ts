@@ -443,4 +443,46 @@ describe("the preflight answer says whether and how the commit is confirmed", ()
       await client.close();
     });
   }
+
+  // A person asked to confirm sees what would be lost: the block's kind and first line (cut, no
+  // markup), how many blocks go with it, its document's title, path and size; an agent told to ask
+  // gets the same line as `error.subject`, whether the authority is asked directly or through a
+  // delegating process.
+  const subjectCases: Array<[string, Elicitation | undefined, boolean]> = [
+    ["a modern form client", { form: {} }, false],
+    ["a modern client without form elicitation", { url: {} }, false],
+    ["a delegating stdio form client", { form: {} }, true],
+    ["a delegating stdio client without elicitation", undefined, true],
+  ];
+  for (const [who, elicitation, delegating] of subjectCases) {
+    it(`shows ${who} what a delete would lose, not only its ID`, async () => {
+      const client = await clientOf("modern", elicitation, delegating);
+      const messages: string[] = [];
+      if (elicitation?.form !== undefined) {
+        client.setRequestHandler("elicitation/create", async (req) => {
+          messages.push(String((req.params as { message?: unknown }).message));
+          return { action: "accept", content: { confirm: true } } as never;
+        });
+      }
+      const first = `Decided <b>to</b> use sql.js ${"and more words ".repeat(6)}`;
+      const d = await freshDoc(client, `> ${first}\n>\n> second paragraph\n\nkeep me`);
+      const title = `Confirm guide ${seq}`;
+      const { commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
+      const subject =
+        `blockquote "Decided to use sql.js and more words and more words and mor…" ` +
+        `(3 blocks) in document "${title}" (/${title}, 5 blocks)`;
+      const asked = await client.callTool({ name: "block", arguments: commitArgs });
+      if (elicitation?.form !== undefined) {
+        expect(asked.isError, JSON.stringify(sc(asked))).not.toBe(true);
+        expect(messages).toEqual([
+          `Sisyphus asks to run the destructive action block.delete on "${d.blocks[0]}": ${subject}. Confirm?`,
+        ]);
+      } else {
+        expect(errorCode(asked)).toBe("confirmation_required");
+        expect((sc(asked)["error"] as Record<string, unknown>)["subject"]).toBe(subject);
+        expect(messages).toEqual([]);
+      }
+      await client.close();
+    });
+  }
 });

@@ -72,16 +72,31 @@ async function askConfirmation(
   io: Io,
   surface: ActionEntry,
   args: Record<string, unknown>,
+  structured: Structured,
 ): Promise<boolean> {
   const { confirm, isCancel } = await import("@clack/prompts");
   const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
+  const on = target === undefined ? "" : ` on ${JSON.stringify(target)}`;
+  const subject = subjectOf(structured);
   const answer = await confirm({
-    message: `Run the destructive action ${surface.tool} ${surface.action}${target === undefined ? "" : ` on ${JSON.stringify(target)}`}?`,
+    message: `Run the destructive action ${surface.tool} ${surface.action}${on}${subject === undefined ? "" : `: ${subject}`}?`,
     initialValue: false,
     input: io.stdin as NodeJS.ReadStream,
     output: io.stderr as NodeJS.WriteStream,
   });
   return !isCancel(answer) && answer === true;
+}
+
+/**
+ * What the authority says the call would remove or move (`error.subject` of its
+ * `confirmation_required` answer), as one plain line: control characters out, at most 300
+ * characters; `undefined` when it says nothing.
+ */
+function subjectOf(structured: Structured): string | undefined {
+  const subject = (structured["error"] as { subject?: unknown } | undefined)?.subject;
+  if (typeof subject !== "string" || subject === "") return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  return subject.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").slice(0, 300);
 }
 
 /** The schema check of `flags.ts` (zod and the catalog, loaded on first use: `lazy.ts`). */
@@ -121,7 +136,7 @@ export async function runCall(
         err(io, "Pass --yes to confirm without a terminal.");
         return EXIT.confirmation;
       }
-      if (!(await askConfirmation(io, surface, args))) {
+      if (!(await askConfirmation(io, surface, args, structured))) {
         err(io, "Declined: nothing was run.");
         return EXIT.confirmation;
       }

@@ -15,6 +15,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { ParsedCall } from "../parsed-call.js";
+import type { PermissionMap } from "../permissions.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
 import { shellError } from "./results.js";
 
@@ -33,6 +34,8 @@ export interface ConfirmationRequest {
   readonly confirmArg: unknown;
   readonly ctx: ServerContext;
   readonly conn: GatewayConnection;
+  /** The call's permissions from its settings snapshot (absent: the runtime's own). */
+  readonly permissions?: PermissionMap | undefined;
 }
 
 /** Confirmed, or the result that answers the call instead (declined, invalid, asked, refused). */
@@ -41,13 +44,26 @@ export type ConfirmationVerdict =
   | { readonly ok: false; readonly result: CallToolResult };
 
 /**
+ * The verdict of a commit's checks before confirmation: the refusal the commit would answer, or
+ * passed with what the call would remove or move (`subject`, for the question; absent when there
+ * is nothing to say).
+ */
+export type PrecheckVerdict =
+  | { readonly refused: CallToolResult }
+  | { readonly refused?: undefined; readonly subject?: string | undefined };
+
+/**
  * The commit's checks that need no kernel read, where the ledger and leases live (this process
- * or its authority): `undefined` when they pass, else the refusal the commit would answer.
+ * or its authority), and, when they pass, the call's subject (bounded reads there, no write,
+ * outside the write lane) when `withSubject` (someone will be asked, or told to ask).
+ * `permissions`: the call's own, when this process read its settings.
  */
 export type CommitPrecheck = (
   parsed: ParsedCall,
   signal: AbortSignal,
-) => Promise<CallToolResult | undefined> | CallToolResult | undefined;
+  permissions: PermissionMap | undefined,
+  withSubject: boolean,
+) => Promise<PrecheckVerdict>;
 
 const CONFIRM_KEY = "confirm";
 /** The form a dangerous call's confirmation asks for: one boolean, `confirm`. */
@@ -63,12 +79,16 @@ const CONFIRM_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
   required: [CONFIRM_KEY],
 };
 
-/** The question a dangerous call's confirmation asks the user. */
-function describeOperation({ tool, args }: ParsedCall): string {
+/**
+ * The question a dangerous call's confirmation asks the user: the action, its target as passed and,
+ * when known, what it would remove or move (`subject`), so they can answer without looking it up.
+ */
+function describeOperation({ tool, args }: ParsedCall, subject: string | undefined): string {
   const action = typeof args["action"] === "string" ? `.${args["action"]}` : "";
   const target = ["id", "path", "notebook", "ids"].map((k) => args[k]).find((v) => v !== undefined);
   const where = target === undefined ? "" : ` on ${JSON.stringify(target).slice(0, 120)}`;
-  return `Sisyphus asks to run the destructive action ${tool}${action}${where}. Confirm?`;
+  const what = subject === undefined ? "" : `: ${subject}`;
+  return `Sisyphus asks to run the destructive action ${tool}${action}${where}${what}. Confirm?`;
 }
 
 /** Whether a declared elicitation capability includes form mode (`{}` counts as form). */
@@ -202,6 +222,7 @@ export function createConfirmation(
     confirmArg,
     ctx,
     conn,
+    permissions,
   }: ConfirmationRequest): Promise<ConfirmationVerdict> {
     const { modern, declaration } = clientDeclaration(ctx, conn);
     const binding: ConfirmationBinding = {
@@ -219,8 +240,8 @@ export function createConfirmation(
           redeemed.reason,
         );
       }
-      const refused = await precheck(parsed, ctx.mcpReq.signal);
-      if (refused !== undefined) return { ok: false, result: refused };
+      const checked = await precheck(parsed, ctx.mcpReq.signal, permissions, false);
+      if (checked.refused !== undefined) return { ok: false, result: checked.refused };
       if (confirmArg === false) return declined("confirm=false was passed.");
       const view = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
       if (view.kind !== "elicit") {
@@ -229,15 +250,18 @@ export function createConfirmation(
       return fromElicitation(view.action, view.content);
     }
     if (confirmArg === false) return declined("confirm=false was passed.");
-    const refused = await precheck(parsed, ctx.mcpReq.signal);
-    if (refused !== undefined) return { ok: false, result: refused };
     const form = declaresForm(declaration);
+    // Someone will be asked (or the agent told to ask) unless a `confirm: true` is kept as is.
+    const asks = (modern && form) || confirmArg !== true;
+    const checked = await precheck(parsed, ctx.mcpReq.signal, permissions, asks);
+    if (checked.refused !== undefined) return { ok: false, result: checked.refused };
+    const { subject } = checked;
     if (modern && form) {
       const requestState = confirmations.issue(binding);
       const asked = inputRequired({
         inputRequests: {
           [CONFIRM_KEY]: inputRequired.elicit({
-            message: describeOperation(parsed),
+            message: describeOperation(parsed, subject),
             requestedSchema: CONFIRM_SCHEMA,
           }),
         },
@@ -250,7 +274,7 @@ export function createConfirmation(
       try {
         const answer = await ctx.mcpReq.elicitInput({
           mode: "form",
-          message: describeOperation(parsed),
+          message: describeOperation(parsed, subject),
           requestedSchema: CONFIRM_SCHEMA,
         });
         return fromElicitation(answer.action, answer.content);
@@ -266,7 +290,7 @@ export function createConfirmation(
       result: shellError(
         "confirmation_required",
         "This destructive action needs confirmation.",
-        {},
+        subject === undefined ? {} : { subject },
         { cancelled: false },
       ),
     };

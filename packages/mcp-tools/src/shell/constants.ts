@@ -39,6 +39,12 @@ export const AUTHORITY_EPOCH_META_KEY = `${SISYPHUS_WIRE_PREFIX}authorityEpoch` 
  * `{ precheck: "passed" }`; it never executes, confirms or admits the call.
  */
 export const PRECHECK_META_KEY = `${SISYPHUS_WIRE_PREFIX}precheckOnly` as const;
+/**
+ * `_meta` key beside {@link PRECHECK_META_KEY} (`true`): the delegating process will ask its user,
+ * so a passed answer also carries `subject`, what the call would remove or move, read at the
+ * authority under its settings (bounded reads, no write).
+ */
+export const PRECHECK_SUBJECT_META_KEY = `${SISYPHUS_WIRE_PREFIX}precheckSubject` as const;
 /** The task-control extension's name, as `server/discover` and `initialize` advertise it. */
 export const TASK_CONTROL_EXTENSION = `${SISYPHUS_WIRE_PREFIX}task-control` as const;
 /** The task-control extension's version (spec: 2). */

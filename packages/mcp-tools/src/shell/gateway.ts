@@ -24,10 +24,15 @@ import {
   type ConfirmationRequest,
   createConfirmation,
   type GatewayConnection,
+  type PrecheckVerdict,
   withConfirmationMode,
 } from "./confirmation.js";
 import { type ConfirmationBook, stableJson } from "./confirmation-book.js";
-import { AUTHORITY_EPOCH_META_KEY, PRECHECK_META_KEY } from "./constants.js";
+import {
+  AUTHORITY_EPOCH_META_KEY,
+  PRECHECK_META_KEY,
+  PRECHECK_SUBJECT_META_KEY,
+} from "./constants.js";
 import type { DrainGate } from "./drain.js";
 import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "./results.js";
 
@@ -57,6 +62,11 @@ export interface ShellRuntime {
    * before confirmation: `undefined` when they pass, else the error result the commit would give.
    */
   precheck?(call: ParsedCall): CallToolResult | undefined;
+  /**
+   * What a dangerous call would remove or move, for the person asked to confirm it: bounded reads,
+   * no write; `undefined` when there is nothing to say. Never throws.
+   */
+  describe?(call: ParsedCall, permissions?: PermissionMap): Promise<string | undefined>;
 }
 
 /**
@@ -75,12 +85,16 @@ export interface DelegateLink {
     mayExecute: boolean,
     extraMeta?: Record<string, unknown>,
   ): Promise<CallToolResult>;
-  /** The authority's checks of a commit before confirmation: `undefined` when they pass, else its refusal. */
+  /**
+   * The authority's checks of a commit before confirmation: its refusal, or passed with the call's
+   * subject there when `withSubject` (see `PrecheckVerdict`).
+   */
   precheck(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
-  ): Promise<CallToolResult | undefined>;
+    withSubject?: boolean,
+  ): Promise<PrecheckVerdict>;
 }
 
 /** Who executes mutations: this process (the authority) or the authority it delegates to. */
@@ -150,6 +164,11 @@ interface Applied {
 type SettingsOutcome =
   | { readonly refusal: CallToolResult }
   | { readonly applied: Applied | undefined; readonly key?: string };
+
+/** A snapshot's permissions; `null` when it refused (then nothing is read for the call). */
+function permissionsOf(snap: SettingsSnapshot): PermissionMap | null {
+  return "refusal" in snap ? null : snap.settings.permissions;
+}
 
 /** The permissions and kernel options a call runs under, from its settings. */
 function appliedOf(settings: SisyphusSettings): Applied {
@@ -274,17 +293,43 @@ export function createGateway(options: GatewayOptions) {
   }
 
   /** A dangerous call's confirmation, after the commit's checks where the ledger and leases live. */
-  const confirm = createConfirmation(confirmations, (parsed, signal) =>
+  const confirm = createConfirmation(confirmations, (parsed, signal, permissions, withSubject) =>
     role.kind === "local"
-      ? runtime.precheck?.(parsed)
-      : role.link.precheck(parsed.tool, parsed.args, signal),
+      ? localPrecheck(parsed, permissions, withSubject)
+      : role.link.precheck(parsed.tool, parsed.args, signal, withSubject),
   );
 
-  /** A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. */
-  function precheckOnly(parsed: ParsedCall): CallToolResult {
-    const refused = role.kind === "local" ? runtime.precheck?.(parsed) : undefined;
-    if (refused !== undefined) return refused;
-    const structuredContent = { precheck: "passed", writeAttempted: false };
+  /** This process's checks of a commit and, when they pass and it is wanted, its subject. */
+  async function localPrecheck(
+    parsed: ParsedCall,
+    permissions: PermissionMap | undefined,
+    withSubject: boolean,
+  ): Promise<PrecheckVerdict> {
+    const refused = runtime.precheck?.(parsed);
+    if (refused !== undefined) return { refused };
+    if (!withSubject || runtime.describe === undefined) return {};
+    return { subject: await runtime.describe(parsed, permissions) };
+  }
+
+  /**
+   * A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. With
+   * `PRECHECK_SUBJECT_META_KEY`, a passed answer carries the call's `subject`, read under this
+   * process's settings snapshot (a refused snapshot: no subject).
+   */
+  async function precheckOnly(parsed: ParsedCall, withSubject: boolean): Promise<CallToolResult> {
+    const permissions =
+      withSubject && snapshot !== undefined ? permissionsOf(await snapshot(true)) : undefined;
+    const checked = await localPrecheck(
+      parsed,
+      permissions ?? undefined,
+      withSubject && permissions !== null,
+    );
+    if (checked.refused !== undefined) return checked.refused;
+    const structuredContent = {
+      precheck: "passed",
+      writeAttempted: false,
+      ...(checked.subject === undefined ? {} : { subject: checked.subject }),
+    };
     return {
       content: [{ type: "text", text: JSON.stringify(structuredContent) }],
       structuredContent,
@@ -318,7 +363,7 @@ export function createGateway(options: GatewayOptions) {
     if (role.kind === "local" && ctx.mcpReq._meta?.[PRECHECK_META_KEY] === true) {
       if (forOtherEpoch(ctx)) return otherEpochRefusal();
       if (writeClass && drain?.draining) return drainingRefusal();
-      return precheckOnly(parsed);
+      return precheckOnly(parsed, ctx.mcpReq._meta?.[PRECHECK_SUBJECT_META_KEY] === true);
     }
     if (!writeClass || drain === undefined) return admitted(call);
     if (drain.draining) return drainingRefusal();
@@ -407,7 +452,7 @@ export function createGateway(options: GatewayOptions) {
         const { applied } = settled;
         if (forOtherEpoch(ctx)) return { stop: otherEpochRefusal() };
         if (confirmsFirst(parsed)) {
-          const verdict = await confirm(call);
+          const verdict = await confirm({ ...call, permissions: applied?.permissions });
           if (!verdict.ok) return { stop: verdict.result };
           return { go: { confirmed: true, applied } };
         }
@@ -443,7 +488,7 @@ export function createGateway(options: GatewayOptions) {
         if (barrier !== undefined) barrier.cancellation = new WriteCancellation();
         // Its first run answered under the call's own settings: so does the confirmed one.
         const own = beside === undefined ? applied : await beside.own;
-        const verdict = await confirm(call);
+        const verdict = await confirm({ ...call, permissions: own?.permissions });
         return verdict.ok ? run(true, own) : verdict.result;
       },
     );

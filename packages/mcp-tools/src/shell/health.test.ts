@@ -64,6 +64,7 @@ describe("the shell's wire names", () => {
     expect(names.map(([k]) => k).sort()).toEqual([
       "AUTHORITY_EPOCH_META_KEY",
       "PRECHECK_META_KEY",
+      "PRECHECK_SUBJECT_META_KEY",
       "TASK_CONTROL_EXTENSION",
       "TASK_ID_META_KEY",
     ]);

@@ -14,7 +14,7 @@ export {
   type AdmissionRefusal,
   isAdmissionRefusal,
 } from "./admission.js";
-export { declaresForm, type GatewayConnection } from "./confirmation.js";
+export { declaresForm, type GatewayConnection, type PrecheckVerdict } from "./confirmation.js";
 export {
   type ConfirmationBinding,
   ConfirmationBook,
@@ -31,6 +31,7 @@ export {
   MAX_CONFIRMATIONS,
   MAX_LEGACY_SESSIONS,
   PRECHECK_META_KEY,
+  PRECHECK_SUBJECT_META_KEY,
   READ_CONCURRENCY,
   SISYPHUS_WIRE_PREFIX,
   TASK_CONTROL_EXTENSION,
