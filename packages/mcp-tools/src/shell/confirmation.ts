@@ -197,7 +197,8 @@ function fromElicitation(action: unknown, content: unknown): ConfirmationVerdict
  *    passes the commit's checks (below), then needs the form answer in `inputResponses`;
  * 2. `confirm: false` declines;
  * 3. the commit's own checks that need no kernel read (request ID, ledger, credential, lease):
- *    a commit that would be refused answers that refusal, and nobody is asked to approve it;
+ *    a commit that would be refused answers that refusal, and nobody is asked to approve it; when
+ *    someone will be asked (4, 6, 7), they also give the call's subject, which the question names;
  * 4. a modern client declaring form elicitation is asked (`input_required`), even when it passed
  *    `confirm: true` (spec: confirm=true alone cannot bypass the form);
  * 5. a legacy session that passed `confirm: true` keeps that convention and is not asked again;

@@ -311,24 +311,30 @@ export function createGateway(options: GatewayOptions) {
     return { subject: await runtime.describe(parsed, permissions) };
   }
 
+  /** The call's subject under this process's own settings snapshot (none when it refuses). */
+  async function subjectHere(parsed: ParsedCall): Promise<string | undefined> {
+    if (runtime.describe === undefined) return undefined;
+    try {
+      const permissions = snapshot === undefined ? undefined : permissionsOf(await snapshot(true));
+      return permissions === null ? undefined : await runtime.describe(parsed, permissions);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * A precheck-only call from a delegating process (`PRECHECK_META_KEY`): checks, never runs. With
    * `PRECHECK_SUBJECT_META_KEY`, a passed answer carries the call's `subject`, read under this
    * process's settings snapshot (a refused snapshot: no subject).
    */
   async function precheckOnly(parsed: ParsedCall, withSubject: boolean): Promise<CallToolResult> {
-    const permissions =
-      withSubject && snapshot !== undefined ? permissionsOf(await snapshot(true)) : undefined;
-    const checked = await localPrecheck(
-      parsed,
-      permissions ?? undefined,
-      withSubject && permissions !== null,
-    );
-    if (checked.refused !== undefined) return checked.refused;
+    const refused = runtime.precheck?.(parsed);
+    if (refused !== undefined) return refused;
+    const subject = withSubject ? await subjectHere(parsed) : undefined;
     const structuredContent = {
       precheck: "passed",
       writeAttempted: false,
-      ...(checked.subject === undefined ? {} : { subject: checked.subject }),
+      ...(subject === undefined ? {} : { subject }),
     };
     return {
       content: [{ type: "text", text: JSON.stringify(structuredContent) }],
