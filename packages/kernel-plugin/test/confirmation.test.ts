@@ -57,6 +57,28 @@ describe("confirmation at the kernel authority", () => {
     await client.close();
   });
 
+  it("tells the person asked what the delete would lose, read in the kernel's runtime", async () => {
+    const client = await kernelClient(box.current, "modern", { elicitation: { form: {} } });
+    const messages: string[] = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      messages.push(String((req.params as { message?: unknown }).message));
+      return { action: "decline" } as never;
+    });
+    const id = DEMO_IDS.blockquoteMeeting;
+    const args = await deleteArgs(client, id);
+    const res = sc(await client.callTool({ name: "block", arguments: args }));
+    expect(res["error"]).toMatchObject({ code: "confirmation_declined" });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(
+      new RegExp(
+        `^Sisyphus asks to run the destructive action block\\.delete on "${id}": blockquote ` +
+          `"Faithful beats fast, but both are nice\\." \\(2 blocks\\) in document "Meeting Notes" ` +
+          `\\(/Meeting Notes, \\d+ blocks\\)\\. Confirm\\?$`,
+      ),
+    );
+    await client.close();
+  });
+
   it("has a legacy session confirm with confirm: true, and refuses without it", async () => {
     const client = await kernelClient(box.current, "legacy", { elicitation: { form: {} } });
     const asked = answer(client, "accept");
