@@ -53,6 +53,8 @@ export type StrictCommitReceipt = ToolReceipt & {
   executedNow: boolean;
   /** Present on replays (with `executedNow: false`): this call executed nothing and returned the stored receipt. */
   replayed?: true;
+  /** Present on replays: says in words that this call wrote nothing (`REPLAY_NOTE`). */
+  replayNote?: string;
   /**
    * Present when this call finished a creation an earlier attempt of the same request began (a
    * crash or lost response between its stages): the receipt describes the whole creation, and
@@ -88,3 +90,11 @@ export const CANCELLED: CancelledAnswer = Object.freeze({
   writeAttempted: false,
   writeExecuted: false,
 }) as CancelledAnswer;
+
+/**
+ * Said with every replay (D-015's fields stay as they are: they describe the original write). The
+ * coordinator answers a replay from the ledger alone, without a kernel call, so it cannot say
+ * whether the target still holds the result; it says so.
+ */
+export const REPLAY_NOTE =
+  "This call wrote nothing: it returns the stored receipt of the write this requestId committed earlier (writeAttempted, writeExecuted and the hashes describe that write). The target may have changed since; read it for its current state.";

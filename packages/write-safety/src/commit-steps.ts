@@ -26,6 +26,7 @@ import {
 import {
   CANCELLED,
   type CancelledAnswer,
+  REPLAY_NOTE,
   type StrictCommitReceipt,
   type UnguardedReceipt,
 } from "./answers.js";
@@ -492,7 +493,10 @@ export function commitReceipt(
     receipt.previousHash = aliases.aliasFor(result.previousDigest);
   }
   if (result.receiptOmitted) receipt.receiptOmitted = true;
-  if (replayed) receipt.replayed = true;
+  if (replayed) {
+    receipt.replayed = true;
+    receipt.replayNote = REPLAY_NOTE;
+  }
   return receipt;
 }
 

@@ -1,6 +1,6 @@
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
-import type { StrictPreflightAnswer } from "./answers.js";
+import { REPLAY_NOTE, type StrictPreflightAnswer } from "./answers.js";
 import { WriteCancellation } from "./cancellation.js";
 import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./constants.js";
 import { createWriteCoordinator } from "./coordinator.js";
@@ -86,7 +86,12 @@ describe("WriteCoordinator strict flow", () => {
     expect(first).toMatchObject({ executedNow: true });
     expect(k.writes).toBe(1);
     const again = await commit();
-    expect(again).toEqual({ ...first, replayed: true, executedNow: false });
+    expect(again).toEqual({
+      ...first,
+      replayed: true,
+      executedNow: false,
+      replayNote: REPLAY_NOTE,
+    });
     expect(k.writes).toBe(1);
   });
 
@@ -850,7 +855,12 @@ describe("WriteCoordinator receipts and creation progress", () => {
     expect(live).toMatchObject({ status: "committed", receiptOmitted: true });
     expect(live).not.toHaveProperty("blob");
     const replay = await coordinator.commit(setCall("b1", "x", args), big);
-    expect(replay).toEqual({ ...live, replayed: true, executedNow: false });
+    expect(replay).toEqual({
+      ...live,
+      replayed: true,
+      executedNow: false,
+      replayNote: REPLAY_NOTE,
+    });
   });
 
   it("receipt digests are kept complete in the ledger and answered as aliases, live and on replay", async () => {

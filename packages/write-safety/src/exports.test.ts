@@ -19,6 +19,7 @@ describe("public surface", () => {
         "MemoryReservationStore",
         "READ_POLICY",
         "RECEIPT_DIGESTS",
+        "REPLAY_NOTE",
         "REQUEST_ID_FIRST_EXECUTION_TTL_MS",
         "RequestIdRegistry",
         "SAFETY_ARGUMENT_FIELDS",

@@ -48,7 +48,7 @@ export interface WireErrorEntry {
 export const WIRE_ERRORS = {
   // ---- Strict Safe Writes (the coordinator's codes, spec "Failure semantics")
   precondition_required: {
-    hint: "Run the same call with validateOnly: true, then copy requestId and the returned hash field; never invent a hash.",
+    hint: "A write needs its preflight first: run the same call with validateOnly:true, then resend it with the returned requestId and hash field; never invent a hash.",
     exit: "safety",
     writeAttempted: "never",
   },
@@ -58,33 +58,33 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   state_changed: {
-    hint: "Stop and reread the target before deciding whether to write.",
+    hint: "The target changed after preflight; nothing was written and this requestId is spent. Reread the target (block.get_kramdown, document.get, fs.read or av.render), decide, then run a new validateOnly preflight and commit with its new requestId.",
     exit: "safety",
     writeAttempted: "never",
   },
   outcome_unknown: {
-    hint: "Do not retry with a new requestId; inspect the target, then reconcile with the original requestId at the same authority.",
+    hint: "The write may have happened. Do not retry with a new requestId: read the target (block.get_kramdown, document.get, fs.read or av.render) to see whether it did; resending the same call with the same requestId never writes twice (it answers the receipt once known; av.create finishes its missing steps).",
     exit: "outcomeUnknown",
     writeAttempted: "possible",
   },
   // A readback that does not show the request: the write ran, its result is not what was asked.
   readback_mismatch: {
-    hint: "Treat the outcome as unknown: inspect the target before acting again.",
+    hint: "The write ran but the target does not show what was asked: read it (block.get_kramdown, document.get, fs.read or av.render) before acting again; do not resend with a new requestId.",
     exit: "outcomeUnknown",
     writeAttempted: "possible",
   },
   idempotency_conflict: {
-    hint: "This requestId belongs to other arguments: run preflight again to get a new requestId.",
+    hint: "This requestId belongs to other arguments; nothing was written: run a validateOnly preflight of these arguments for a new requestId.",
     exit: "safety",
     writeAttempted: "never",
   },
   write_coordinator_unavailable: {
-    hint: "Nothing was written. The message says why the write authority could not be used (not running, failed to start, another kernel, no credential, its stores failing): fix that, then run preflight again.",
+    hint: "Nothing was written. If details.reason is staging_busy or staging_full, wait details.retryAfterMs and send the same call again; if staging_timeout or unreachable, check system.health, then send it again; otherwise the write authority is not serving (the message says why: not running, another kernel, no credential, failing stores): tell the user.",
     exit: "unavailable",
     writeAttempted: "never",
   },
   write_coordinator_changed: {
-    hint: "The write authority changed: drain writes, restart the runtimes, then run preflight again.",
+    hint: "The write authority changed; nothing was written: drain writes, restart the runtimes, then run the validateOnly preflight again.",
     exit: "unavailable",
     writeAttempted: "never",
   },
@@ -94,7 +94,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   queue_full: {
-    hint: "Too many calls in flight and nothing ran: retry the same call shortly.",
+    hint: "Too many calls in flight; nothing ran: send the same call again shortly.",
     exit: "unavailable",
     writeAttempted: "never",
   },
@@ -105,17 +105,17 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   unknown_tool: {
-    hint: "Call one of the tools listed by tools/list.",
+    hint: "No tool by that name: call one listed by tools/list.",
     exit: "error",
     writeAttempted: "never",
   },
   unknown_action: {
-    hint: "Use one of the actions in details.actions (the tool description gives their signatures).",
+    hint: "The tool has no such action; nothing ran: call one of details.actions (the tool description gives their signatures).",
     exit: "error",
     writeAttempted: "never",
   },
   not_found: {
-    hint: "Check the ID, path or name with a read action, then retry.",
+    hint: "No block, document, notebook or file has that ID, path or name; nothing was written: find it with a read (document.find, fs.ls, search.fulltext, av.create's avID for av), then retry.",
     exit: "error",
     writeAttempted: "never",
   },
@@ -125,27 +125,27 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   already_exists: {
-    hint: "Read what is there, or choose another destination; fs.write replaces content only with overwrite:true.",
+    hint: "Something is already at that destination; nothing was written: read it, choose another destination, or for fs.write preflight again with overwrite:true.",
     exit: "error",
     writeAttempted: "never",
   },
   notebook_closed: {
-    hint: "Open the notebook with notebook.set_open_state, then retry.",
+    hint: "The notebook is closed; nothing was written: open it with notebook.set_open_state (open:true), then retry.",
     exit: "error",
     writeAttempted: "never",
   },
   permission_denied: {
-    hint: "Ask the user to grant the permission in the Sisyphus configuration; do not retry.",
+    hint: "The Sisyphus settings do not allow this here; nothing ran: tell the user, who may grant it; do not retry.",
     exit: "denied",
     writeAttempted: "never",
   },
   kernel_unavailable: {
-    hint: "The SiYuan kernel did not answer: check that SiYuan runs and the URL/token are right, then retry the read.",
+    hint: "SiYuan did not answer; nothing was written: check system.health, then send the same call again.",
     exit: "unavailable",
     writeAttempted: "never",
   },
   kernel_error: {
-    hint: "The kernel refused the request: check the arguments against a fresh read.",
+    hint: "SiYuan refused the request; nothing was written: check the arguments against a fresh read of the target, then call again.",
     exit: "error",
     writeAttempted: "never",
   },
@@ -200,13 +200,13 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   internal_error: {
-    hint: "This is a Sisyphus bug; report it with the arguments you sent.",
+    hint: "A Sisyphus bug: tell the user and report it (feedback.submit) with the arguments you sent.",
     exit: "error",
     writeAttempted: "never",
   },
   // ---- the shell's codes (admission, cancellation, confirmation, tasks, settings)
   cancelled: {
-    hint: "The call was cancelled before it ran; nothing was executed.",
+    hint: "The call was cancelled before it ran; nothing was executed: send it again if it is still wanted.",
     exit: "interrupted",
     writeAttempted: "never",
   },
@@ -216,12 +216,12 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   confirmation_declined: {
-    hint: "The user declined: do not repeat the action unless they ask again.",
+    hint: "The user declined; nothing ran: do not repeat the action unless they ask again.",
     exit: "confirmation",
     writeAttempted: "never",
   },
   confirmation_cancelled: {
-    hint: "The user dismissed the confirmation: nothing ran; ask again only if they want to.",
+    hint: "The user dismissed the confirmation; nothing ran: ask again only if they want to.",
     exit: "confirmation",
     writeAttempted: "never",
   },
