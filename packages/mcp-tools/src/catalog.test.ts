@@ -7,6 +7,7 @@ import {
   indexSpellings,
   policyOf,
   TOOL_NAMES,
+  type ToolName,
 } from "./catalog.js";
 import { HANDLERS } from "./dispatch.js";
 import { mutationAction, readAction, type ToolHandlers } from "./handler.js";
@@ -226,7 +227,25 @@ describe("the advertised surface", () => {
       }
     }
     expect(describeTool("block", true).description).toMatch(
-      /User confirms: delete,move\(to another doc\) \(the preflight answer says how\)/,
+      /User confirms: delete,move\(to another doc\)\./,
+    );
+  });
+
+  it("says what an agent would otherwise guess (issue 33)", () => {
+    const d = (tool: ToolName) => describeTool(tool, true).description;
+    expect(d("document")).toContain("get(id) Kramdown: every block's ID+attributes");
+    expect(d("document")).toContain("create(notebook,hpath=/parent/title,markdown?=body)");
+    expect(d("block")).toContain("update(id,data|items[{id,data}]) keeps ID+attributes");
+    expect(d("block")).toContain("set_attrs(id,attrs{custom-x:value}) merges; null removes");
+    expect(d("block")).toContain('list item: parentID=list, data="- text"');
+    expect(d("av")).toContain("id = avID (not the block's ID)");
+    expect(d("av")).toMatch(
+      /create\(.*\) answers avID and its block's id; no columns: Primary Key\+Select/,
+    );
+    expect(d("search")).toContain("sql(stmt) one SELECT on SiYuan's tables (bootstrap.sql)");
+    expect(d("search")).toContain("blocks mentioning words");
+    expect(d("file")).toContain(
+      "uploadSource=kernel authority's staging handle (bootstrap.uploads)",
     );
   });
 

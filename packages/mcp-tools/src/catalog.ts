@@ -277,7 +277,7 @@ export const CATALOG = {
     append: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
-      signature: "append(parentID,data): last child",
+      signature: 'append(parentID,data): last child; list item: parentID=list, data="- text"',
     },
     update: {
       policy: state,
@@ -292,12 +292,12 @@ export const CATALOG = {
           (a) => (a.items === undefined) === (a.id !== undefined && a.data !== undefined),
           "give either id+data or items[{id,data}]",
         ),
-      signature: "update(id,data|items[{id,data}])",
+      signature: "update(id,data|items[{id,data}]) keeps ID+attributes",
     },
     set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
-      signature: "set_attrs(id,attrs)",
+      signature: "set_attrs(id,attrs{custom-x:value}) merges; null removes",
     },
     delete: { policy: state, dangerous: true, args: id, signature: "delete(id)" },
     move: {
@@ -310,7 +310,7 @@ export const CATALOG = {
     },
   },
   document: {
-    get: { policy: read, args: id, signature: "get(id)" },
+    get: { policy: read, args: id, signature: "get(id) Kramdown: every block's ID+attributes" },
     list_tree: {
       policy: read,
       args: z.strictObject({
@@ -369,7 +369,7 @@ export const CATALOG = {
         hpath: z.string().regex(/^\/.+/, "must start with / and name the title"),
         markdown: z.string().default(""),
       }),
-      signature: "create(notebook,hpath,markdown?)",
+      signature: "create(notebook,hpath=/parent/title,markdown?=body)",
     },
     create_daily_note: {
       policy: additive,
@@ -384,7 +384,7 @@ export const CATALOG = {
     set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
-      signature: "set_attrs(id,attrs)",
+      signature: "set_attrs(id,attrs) as block's",
       aliases: ["set_attr"],
     },
     remove: { policy: state, dangerous: true, args: id, signature: "remove(id)" },
@@ -454,7 +454,7 @@ export const CATALOG = {
           "give exactly one of localFilePath or uploadSource",
         ),
       signature:
-        "upload_asset(localFilePath=absolute path on the server|uploadSource=staged handle,assetsDirPath?=/assets/)",
+        "upload_asset(localFilePath=absolute path on the server|uploadSource=kernel authority's staging handle (bootstrap.uploads),assetsDirPath?=/assets/)",
     },
     create_template: {
       policy: state,
@@ -531,7 +531,7 @@ export const CATALOG = {
     sql: {
       policy: read,
       args: z.strictObject({ stmt: z.string().min(1).max(8192) }),
-      signature: "sql(stmt)",
+      signature: "sql(stmt) one SELECT on SiYuan's tables (bootstrap.sql): exact filters",
     },
     fulltext: {
       policy: read,
@@ -540,7 +540,8 @@ export const CATALOG = {
         ...paged,
         full: z.boolean().default(false),
       }),
-      signature: "fulltext(query,page?,pageSize?<=64,full?) compact rows unless full",
+      signature:
+        "fulltext(query,page?,pageSize?<=64,full?) blocks mentioning words; compact unless full",
     },
   },
   tag: {
@@ -589,7 +590,7 @@ export const CATALOG = {
           "needs nextID, previousID or parentID",
         ),
       signature:
-        "create(nextID|previousID|parentID as block.insert,name?,columns?[{name,type}]) new database and its block",
+        "create(nextID|previousID|parentID as block.insert,name?,columns?[{name,type}]) answers avID and its block's id; no columns: Primary Key+Select",
     },
     add_rows: {
       policy: additive,

@@ -42,7 +42,6 @@ import { describeTools, type ToolDescriptor } from "./surface.js";
 import { turnedOff } from "./tool-access.js";
 import { errorResult, type ToolResult } from "./tool-result.js";
 import type { FeedbackSender } from "./tools/feedback.js";
-import { CREDENTIAL_NOTE } from "./tools/system.js";
 
 /** Which process coordinates strict writes. */
 export interface AuthorityInfo {
@@ -480,7 +479,6 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         // The shell adds how it will ask (`confirmation`), since only it knows the client.
         extra["confirmationRequired"] = p.surface.dangerous === true || probed?.dangerous === true;
       }
-      if (typeof answer.preconditionField === "string") extra["credentialNote"] = CREDENTIAL_NOTE;
       return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
     let executed: { readonly value: E; readonly before: Probed<S> } | undefined;

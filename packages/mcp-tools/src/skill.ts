@@ -1,7 +1,8 @@
 /**
  * The Agent Skill `siyuan-strict-writes` (`skills/siyuan-strict-writes/SKILL.md` at the repository
  * root, and the MCP resources of the Node server), rendered from the same lines as
- * `system.bootstrap` (`bootstrapText(true)`, which carries `CREDENTIAL_NOTE`) plus one worked
+ * `system.bootstrap` (`bootstrapText(true)`: protocol lines with `CREDENTIAL_NOTE`, answer fields,
+ * every error code with its hint, the SQL and upload guides) plus one worked
  * example per precondition kind, so the two cannot drift. Deterministic: no timestamps.
  *   pnpm --filter @sisyphus/mcp-tools gen:skill   (rewrites the committed file)
  */
@@ -88,7 +89,7 @@ function renderExample(e: SkillExample): string {
   const field = e.kind === "none" ? null : preconditionFieldName(e.kind);
   const answer: Record<string, unknown> = { requestId: e.requestId, preconditionField: field };
   if (field !== null) answer[field] = e.credential;
-  const commit: Record<string, unknown> = { ...e.args, requestId: e.requestId };
+  const commit: Record<string, unknown> = { requestId: e.requestId };
   if (field !== null) commit[field] = e.credential;
   const title = field ?? "additive, no hash";
   return [
@@ -98,7 +99,7 @@ function renderExample(e: SkillExample): string {
     "",
     `1. \`${e.tool}\` ${json({ ...e.args, validateOnly: true })}`,
     `2. Answer (abridged): ${json(answer)}`,
-    `3. \`${e.tool}\` ${json(commit)}`,
+    `3. \`${e.tool}\`, the same arguments without validateOnly, plus ${json(commit)}`,
   ].join("\n");
 }
 
@@ -139,6 +140,24 @@ export function renderSkill(): string {
     "## Addressing",
     "",
     String(boot["addressing"]),
+    "",
+    "## Answer fields",
+    "",
+    ...Object.entries(boot["answerFields"] as Record<string, string>).map(
+      ([k, v]) => `- ${k}: ${v}`,
+    ),
+    "",
+    "## Errors (every code; the hint names the next call)",
+    "",
+    ...Object.entries(boot["errors"] as Record<string, string>).map(([k, v]) => `- ${k}: ${v}`),
+    "",
+    "## Finding blocks",
+    "",
+    String(boot["sql"]),
+    "",
+    "## Uploads",
+    "",
+    String(boot["uploads"]),
     "",
     "## Examples (one per precondition kind)",
     "",

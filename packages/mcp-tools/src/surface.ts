@@ -33,7 +33,7 @@ const PURPOSE: Record<ToolName, string> = {
   notebook: "SiYuan notebooks; notebook = ID from list",
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
-  av: "SiYuan databases (attribute views); id = database ID (avID)",
+  av: "SiYuan databases (attribute views); id = avID (not the block's ID)",
   system: "this MCP server's write protocol, versions and health; call bootstrap first",
   extension:
     "SiYuan's built-in MCP tools (native, plugin, configured servers), outside Sisyphus's guarantee",
@@ -148,7 +148,7 @@ export function describeTool(
       }
     }
     parts.push(
-      `Writes need preflight (validateOnly:true, then resend with requestId + preconditionField). ${rules.join("; ")}.`,
+      `Writes: call with validateOnly:true, then again with the answer's requestId and field: ${rules.join("; ")}.`,
     );
   } else if (kinds.size > 0) {
     parts.push("Strict Safe Writes off: writes are unguarded.");
@@ -159,11 +159,9 @@ export function describeTool(
   if (dangerous.length > 0) {
     // Advertised so that clients validating calls against the schema keep it.
     properties["confirm"] = { type: "boolean" };
-    // External actions have no preflight: their confirmation is asked for at the call itself.
-    const preflighted = actions.some((a) => a.dangerous !== false && a.policy.kind === "mutation");
-    parts.push(
-      `User confirms: ${dangerous.join(",")}${preflighted ? " (the preflight answer says how)" : ""}.`,
-    );
+    // How the user is asked is said where it is known: in the preflight answer (`nextCall`), or
+    // for external actions in the refusal of an unconfirmed call.
+    parts.push(`User confirms: ${dangerous.join(",")}.`);
   }
   const externals = actions.filter((a) => a.policy.kind === "external").map((a) => a.action);
   if (externals.length > 0) {

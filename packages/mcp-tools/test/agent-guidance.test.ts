@@ -3,6 +3,8 @@
  * needs the user's confirmation (a block move only when it leaves its document) and what a
  * credential is; positions mean what the signatures say.
  */
+
+import { REPLAY_NOTE, WIRE_ERRORS } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import { CREDENTIAL_NOTE } from "../src/tools/system.js";
 import { errorCode, useHarness } from "./harness.js";
@@ -24,12 +26,12 @@ async function childIds(id: string): Promise<string[]> {
 }
 
 describe("confirmation in the preflight answer", () => {
-  it("says confirmationRequired: true for a delete, with the credential note", async () => {
+  it("says confirmationRequired: true for a delete; the credential is explained in bootstrap, not here", async () => {
     const d = await doc("to delete\n\nkeep");
     const pre = await h.call("block", { action: "delete", id: d.blocks[0], validateOnly: true });
     expect(pre.isError).toBeUndefined();
     expect(pre.structuredContent["confirmationRequired"]).toBe(true);
-    expect(pre.structuredContent["credentialNote"]).toBe(CREDENTIAL_NOTE);
+    expect(pre.structuredContent["credentialNote"]).toBeUndefined();
     // How the user is asked depends on the client: only the shell says it.
     expect(pre.structuredContent["confirmation"]).toBeUndefined();
   });
@@ -93,5 +95,39 @@ describe("positions and credentials as the descriptions say", () => {
     const protocol = r.structuredContent["writeProtocol"] as string[];
     expect(protocol).toContain(CREDENTIAL_NOTE);
     expect(protocol.join(" ")).toMatch(/confirmationRequired:true and confirmation "elicitation"/);
+  });
+
+  it("lists every error code with its hint and defines the answer fields in system.bootstrap", async () => {
+    const r = await h.call("system", { action: "bootstrap" });
+    const errors = r.structuredContent["errors"] as Record<string, string>;
+    expect(Object.keys(errors).sort()).toEqual(Object.keys(WIRE_ERRORS).sort());
+    for (const [code, row] of Object.entries(WIRE_ERRORS))
+      expect(errors[code], code).toBe(row.hint);
+    const fields = r.structuredContent["answerFields"] as Record<string, string>;
+    expect(fields["resultHash"]).toMatch(/never send it as an expected hash/);
+    expect(fields["previousHash"]).toBeDefined();
+    expect(fields["writeSafetyGuaranteed"]).toBeDefined();
+    expect(String(r.structuredContent["sql"])).toMatch(/blocks\(id, parent_id, root_id/);
+    expect(String(r.structuredContent["uploads"])).toMatch(/transfer\/upload/);
+  });
+});
+
+describe("a replay says it wrote nothing", () => {
+  it("answers the stored receipt with replayNote and writes nothing; the live commit has none", async () => {
+    const d = await doc("before");
+    const args = { action: "update", id: d.blocks[0], data: "after" };
+    const { preflight, commit } = await h.write("block", args);
+    expect(commit.structuredContent["executedNow"]).toBe(true);
+    expect(commit.structuredContent["replayNote"]).toBeUndefined();
+    const updates = h.writes("/api/block/updateBlock");
+    expect(updates).toBeGreaterThan(0);
+    const replay = await h.call("block", h.commitArgs(args, preflight));
+    expect(replay.structuredContent).toMatchObject({
+      replayed: true,
+      executedNow: false,
+      replayNote: REPLAY_NOTE,
+      resultHash: commit.structuredContent["resultHash"],
+    });
+    expect(h.writes("/api/block/updateBlock")).toBe(updates);
   });
 });

@@ -4,6 +4,7 @@
  * an external edit between preflight and commit; a reset after the kernel applied the write; a
  * silent kernel failure.
  */
+import { REPLAY_NOTE } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import { errorCode, type Harness, useHarness } from "./harness.js";
 
@@ -476,6 +477,7 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
       ...commit.structuredContent,
       replayed: true,
       executedNow: false,
+      replayNote: REPLAY_NOTE,
     });
     expect(replay.structuredContent["status"]).toBe("committed");
     expect(h.writes(p.endpoint) - before).toBe(written);

@@ -157,7 +157,7 @@ describe("turbo output", () => {
     expect(goals).toContain(
       "| cold start vs bare | 3.05× | ≤ 2× | **not reached** | the SDK's own server 2.9× | @sisyphus/node-server |",
     );
-    expect(goals).toMatch(/\| `tools\/list` tokens per action \| [\d.]+ \| ≤ 70 \| holds \|/);
+    expect(goals).toMatch(/\| `tools\/list` tokens per action \| [\d.]+ \| ≤ 45 \| holds \|/);
     const section = report.slice(report.indexOf("### @sisyphus/core-hash"));
     expect(section).toContain("```text\nratio 0.5\ndone\n```");
   });

@@ -345,7 +345,7 @@ describe("the preflight reports what the commit will report", () => {
     expect(commit.structuredContent["blockCount"]).toBe(2);
   });
 
-  it("mutations without a summary or notes answer the coordinator shape and the credential note", async () => {
+  it("mutations without a summary or notes answer the coordinator shape (the credential note is in bootstrap)", async () => {
     const d = await mixedDoc();
     const r = await h.call("block", {
       action: "set_attrs",
@@ -363,7 +363,6 @@ describe("the preflight reports what the commit will report", () => {
         "hashPrefixLength",
         "leaseExpiresAt",
         "requestIdExpiresAt",
-        "credentialNote",
       ].sort(),
     );
   });

@@ -377,7 +377,14 @@ describe("the preflight answer says whether and how the commit is confirmed", ()
       const d = await freshDoc(client, "delete me\n\nkeep me");
       const { p, commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
       expect(p).toMatchObject({ confirmationRequired: true, confirmation: mode });
-      expect(p["credentialNote"]).toMatch(/short alias \(4\+ hex digits\) of a full SHA-256/);
+      // The answer names the next call itself; the credential is explained once, in bootstrap.
+      expect(p["credentialNote"]).toBeUndefined();
+      const next = String(p["nextCall"]);
+      expect(next).toContain(`requestId:${JSON.stringify(p["requestId"])}`);
+      expect(next).toContain(`expectedStateHash:${JSON.stringify(p["expectedStateHash"])}`);
+      if (mode === "confirm_true")
+        expect(next).toMatch(/^Ask the user to confirm .* and confirm:true\./);
+      else expect(next).toMatch(/the server asks the user to confirm during it\.$/);
       const before = shared.sandbox.control.count(DELETE);
       const args = mode === "confirm_true" ? { ...commitArgs, confirm: true } : commitArgs;
       const res = await client.callTool({ name: "block", arguments: args });

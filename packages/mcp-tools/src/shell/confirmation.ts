@@ -127,12 +127,31 @@ export function withConfirmationMode(
   const sc = result.structuredContent as Record<string, unknown> | undefined;
   if (result.isError === true || sc?.["confirmationRequired"] !== true) return result;
   const form = declaresForm(clientDeclaration(ctx, conn).declaration);
-  const structuredContent = { ...sc, confirmation: form ? "elicitation" : "confirm_true" };
+  const structuredContent = {
+    ...sc,
+    confirmation: form ? "elicitation" : "confirm_true",
+    nextCall: nextCallOf(sc, form),
+  };
   return {
     ...result,
     content: [{ type: "text", text: JSON.stringify(structuredContent) }],
     structuredContent,
   };
+}
+
+/**
+ * The commit a confirmed preflight answer leads to, in words: the same call without validateOnly,
+ * with the answer's requestId and credential, and `confirm: true` after asking the user when the
+ * client cannot be asked by the server.
+ */
+function nextCallOf(sc: Record<string, unknown>, form: boolean): string {
+  const field = sc["preconditionField"];
+  const credential =
+    typeof field === "string" ? ` and ${field}:${JSON.stringify(sc[field] ?? "")}` : "";
+  const commit = `send this call again without validateOnly, with requestId:${JSON.stringify(sc["requestId"] ?? "")}${credential}`;
+  return form
+    ? `${commit[0]!.toUpperCase()}${commit.slice(1)}; the server asks the user to confirm during it.`
+    : `Ask the user to confirm this action; if they agree, ${commit} and confirm:true. If they do not, make no call.`;
 }
 
 /** The verdict of a form elicitation's answer (`accept` with `confirm: true` confirms). */

@@ -5,6 +5,7 @@ import {
   LEASE_TTL_MS,
   LEDGER_RETENTION_MS,
   REQUEST_ID_FIRST_EXECUTION_TTL_MS,
+  WIRE_ERRORS,
   WRITE_ADMISSION_MAX_IN_FLIGHT,
 } from "@sisyphus/write-safety";
 import { ToolError } from "../errors.js";
@@ -22,11 +23,43 @@ const SYNC_NOTE =
 export { SISYPHUS_VERSION };
 
 /**
- * One line on credentials, in `system.bootstrap` and every preflight answer that carries one
- * (`credentialNote`): an agent seeing a few hex digits must not suspect a truncation.
+ * One line on credentials, said once in `system.bootstrap` (and so in the skill): an agent seeing a
+ * few hex digits must not suspect a truncation.
  */
 export const CREDENTIAL_NOTE =
   "The credential is a short alias (4+ hex digits) of a full SHA-256 held by the server; copy it as given.";
+
+/**
+ * The answer fields an agent must read right, defined once here (and in the skill) instead of in
+ * every answer.
+ */
+export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  previousHash:
+    "Alias of the target's state before this write, as this action hashes it (absent for additive actions).",
+  resultHash:
+    "Alias of that state after the write, as read back. Compare it with later answers; never send it as an expected hash: every write takes the hash of its own preflight, which may differ (another action hashes other state).",
+  writeSafetyGuaranteed:
+    "true: the write went through Strict Safe Writes (lease checked, recorded, read back; the same requestId never writes twice). false: an external action or Strict Safe Writes off: it ran once, unverified.",
+  executedNow:
+    "true: this call wrote. false with replayed:true: this call wrote nothing; the answer is the stored receipt of the original write (writeAttempted, writeExecuted and the hashes describe that write, replayNote says so), and the target may have changed since: read it for its current state.",
+  writeAttempted:
+    "On an error: false means nothing was sent to SiYuan; true means a write may have reached it (see the error's hint).",
+  confirmation:
+    'In a preflight answer with confirmationRequired:true: "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user yourself, then commit with confirm:true); nextCall names the commit.',
+});
+
+/** What `search.sql` may read: SiYuan's tables, said once here instead of in the tool description. */
+export const SQL_GUIDE =
+  "search.sql runs one SQLite SELECT (or WITH) on SiYuan's index; 64 rows unless LIMIT says otherwise; select box (the notebook ID), or rows may be withheld under limited permissions. " +
+  'Table blocks(id, parent_id, root_id = its document\'s ID, box, path, hpath, name, alias, memo, tag, content = plain text, markdown, type, subtype, ial = attributes as {: k="v"}, sort, created, updated as YYYYMMDDhhmmss). ' +
+  "type: d document (its row: id = root_id, content = the title, hpath its path), h heading (subtype h1-h6), p paragraph, l list, i list item, c code, t table, b blockquote, s super block, av database, callout, m math, html. " +
+  "Also attributes(name, value, block_id, root_id, box), one row per block attribute, and refs(block_id, def_block_id, root_id, box). " +
+  "Find every block mentioning words: search.fulltext (ranked, paged). Exact filters (a type, an attribute, a document's blocks, dates): search.sql. Match text with instr(content, 'x') > 0, not LIKE … ESCAPE.";
+
+/** How a file reaches `file.upload_asset`, per write authority (`system.bootstrap` says which one serves). */
+export const UPLOAD_GUIDE =
+  "Uploads (file.upload_asset) with authority node: pass localFilePath (absolute, readable where the Sisyphus server runs); node refuses uploadSource (source_unavailable). " +
+  "With authority kernel: pass uploadSource, the handle (stg_…) the plugin's /plugin/private/siyuan-plugins-mcp-sisyphus/transfer/upload endpoint answers when the file is POSTed to it with the kernel's token (raw bytes with the file name percent-encoded in X-Sisyphus-File-Name, or JSON {fileName, dataBase64}; 10 MiB per file, kept 10 minutes); the Sisyphus CLI and Node server stage a localFilePath there themselves.";
 
 /** How to use the protocol, said once here instead of in every schema. */
 export function bootstrapText(strict: boolean): Record<string, unknown> {
@@ -36,19 +69,20 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
           "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer has preconditionField, that field with the returned value (e.g. expectedStateHash).",
-          `Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes.`,
+          `Copy requestId and the credential exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight.`,
           CREDENTIAL_NOTE,
           "Retrying a commit with the same requestId never writes twice: you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
-          "state_changed: the target changed after preflight; reread before deciding to write again.",
-          "outcome_unknown / readback_mismatch: the write may have happened; inspect the target, do not retry with a new requestId.",
-          "preflight_lease_invalid: details.reason says why and the hint names the next call (usually the same validateOnly call again). idempotency_conflict: this requestId belongs to other arguments.",
-          'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true).',
-          "write_coordinator_unavailable: nothing was written (writeAttempted:false). If details.reason is staging_busy or staging_full, wait details.retryAfterMs and send the same call again; if it is staging_timeout or unreachable, check that SiYuan runs (system.health), then send it again; for any other reason the write authority is not serving: tell the user.",
+          'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true), and nextCall names the commit.',
           "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true). extension.list is an ordinary read.",
+          "An error answers error.code, error.message and error.hint (the next call); errors below lists every code.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:
-      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…",
+      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…; document.get answers a document's Kramdown, where every block's ID and attributes follow it as {: id=\"…\" …}.",
+    answerFields: ANSWER_FIELDS,
+    errors: errorGuide(),
+    sql: SQL_GUIDE,
+    uploads: UPLOAD_GUIDE,
     limits: {
       leaseTtlMs: LEASE_TTL_MS,
       requestIdFirstExecutionMs: REQUEST_ID_FIRST_EXECUTION_TTL_MS,
@@ -56,6 +90,13 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
       writeQueueMax: WRITE_ADMISSION_MAX_IN_FLIGHT,
     },
   };
+}
+
+/** Every error code an answer can carry, with its meaning and next call (the wire table's hints). */
+export function errorGuide(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [code, row] of Object.entries(WIRE_ERRORS)) out[code] = row.hint;
+  return out;
 }
 
 /** The system tool's handlers. */
