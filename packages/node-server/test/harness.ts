@@ -13,6 +13,15 @@ import { afterAll, beforeAll } from "vitest";
 
 export const BIN = resolve(import.meta.dirname, "..", "dist", "bin.cjs");
 export const AUTH_TOKEN = "test-token-0123456789abcdef";
+/** The kernel plugin as users install it (built by `pnpm --filter @sisyphus/kernel-plugin build`). */
+export const PLUGIN_PACKAGE_ZIP = resolve(
+  import.meta.dirname,
+  "..",
+  "..",
+  "kernel-plugin",
+  "dist",
+  "package.zip",
+);
 /** The tools every server lists, sorted. */
 export const TOOL_NAMES = [
   "av",

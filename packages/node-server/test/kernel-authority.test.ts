@@ -7,7 +7,7 @@
  * The built plugin zip runs in the sandbox's plugin host; the official client drives both shells.
  */
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ import {
   healthOf,
   httpClient,
   killAll,
+  PLUGIN_PACKAGE_ZIP,
   sc,
   stdioClient,
   strictUpdate,
@@ -28,14 +29,6 @@ import {
 } from "./harness.js";
 
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
-const PACKAGE_ZIP = resolve(
-  import.meta.dirname,
-  "..",
-  "..",
-  "kernel-plugin",
-  "dist",
-  "package.zip",
-);
 const UPDATE = "/api/block/updateBlock";
 const DELETE = "/api/block/deleteBlock";
 const ROUTE = `/plugin/private/${PLUGIN}/mcp`;
@@ -61,7 +54,7 @@ async function kernelLedgerSegments(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo", plugins: [PACKAGE_ZIP] });
+  sandbox = await startSandbox({ seed: "demo", plugins: [PLUGIN_PACKAGE_ZIP] });
   files = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token }),
   });

@@ -7,7 +7,6 @@
  * a legacy HTTP or stdio front: it is never committed afterwards, and the delegated call's answer
  * says it was cancelled with nothing written. The built plugin zip runs in the sandbox's plugin host.
  */
-import { resolve } from "node:path";
 import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
 import { DEMO_IDS, type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
@@ -18,20 +17,13 @@ import {
   blockPreflight,
   httpClient,
   killAll,
+  PLUGIN_PACKAGE_ZIP,
   sc,
   stdioClient,
   tempDataDir,
 } from "./harness.js";
 
 const PLUGIN = "siyuan-plugins-mcp-sisyphus";
-const PACKAGE_ZIP = resolve(
-  import.meta.dirname,
-  "..",
-  "..",
-  "kernel-plugin",
-  "dist",
-  "package.zip",
-);
 const UPDATE = "/api/block/updateBlock";
 const ROUTE = `/plugin/private/${PLUGIN}/mcp`;
 const TASKS = `/plugin/private/${PLUGIN}/tasks`;
@@ -40,7 +32,7 @@ let sandbox: Sandbox;
 let files: SiyuanClient;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo", plugins: [PACKAGE_ZIP] });
+  sandbox = await startSandbox({ seed: "demo", plugins: [PLUGIN_PACKAGE_ZIP] });
   expect(sandbox.plugins.serialisesPaths).toBe(true);
   files = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token }),

@@ -8,22 +8,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { KERNEL_MCP_PATH, PLUGIN_NAME } from "@sisyphus/mcp-tools/settings";
 import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, killAll, sc, stdioClient, tempDataDir } from "./harness.js";
+import { errorCode, killAll, PLUGIN_PACKAGE_ZIP, sc, stdioClient, tempDataDir } from "./harness.js";
 
-const PACKAGE_ZIP = resolve(
-  import.meta.dirname,
-  "..",
-  "..",
-  "kernel-plugin",
-  "dist",
-  "package.zip",
-);
 const EXPORT = "/api/export/exportResources";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -35,7 +27,7 @@ let asset: { path: string; bytes: Buffer };
 let docId: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo", plugins: [PACKAGE_ZIP] });
+  sandbox = await startSandbox({ seed: "demo", plugins: [PLUGIN_PACKAGE_ZIP] });
   files = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token }),
   });

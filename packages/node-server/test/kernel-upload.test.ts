@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import {
   KERNEL_STAGING_FILE_MAX_BYTES,
@@ -18,16 +18,8 @@ import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphu
 import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAGING_BUSY_ATTEMPTS } from "../src/kernel-staging.js";
-import { errorCode, killAll, sc, stdioClient, tempDataDir } from "./harness.js";
+import { errorCode, killAll, PLUGIN_PACKAGE_ZIP, sc, stdioClient, tempDataDir } from "./harness.js";
 
-const PACKAGE_ZIP = resolve(
-  import.meta.dirname,
-  "..",
-  "..",
-  "kernel-plugin",
-  "dist",
-  "package.zip",
-);
 const ASSET_UPLOAD = "/api/asset/upload";
 const MIB = 1024 * 1024;
 
@@ -74,7 +66,7 @@ async function stageDirectly(name: string, bytes: Uint8Array): Promise<Response>
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "demo", plugins: [PACKAGE_ZIP] });
+  sandbox = await startSandbox({ seed: "demo", plugins: [PLUGIN_PACKAGE_ZIP] });
   files = createSiyuanClient({
     transport: undiciTransport({ baseUrl: sandbox.url, token: sandbox.token }),
   });
