@@ -277,7 +277,8 @@ export const CATALOG = {
     append: {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
-      signature: 'append(parentID,data): last child; list item: parentID=list, data="- text"',
+      signature:
+        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text"',
     },
     update: {
       policy: state,
@@ -292,7 +293,7 @@ export const CATALOG = {
           (a) => (a.items === undefined) === (a.id !== undefined && a.data !== undefined),
           "give either id+data or items[{id,data}]",
         ),
-      signature: "update(id,data|items[{id,data}]) keeps ID+attributes",
+      signature: "update(id,data|items[{id,data}]) keeps ID+attributes; data without the {: } line",
     },
     set_attrs: {
       policy: state,
@@ -306,7 +307,8 @@ export const CATALOG = {
       args: z
         .strictObject({ id: nodeId, previousID: nodeId.optional(), parentID: nodeId.optional() })
         .refine((a) => a.previousID ?? a.parentID, "needs previousID or parentID"),
-      signature: "move(id,previousID=after it|parentID alone=first child)",
+      signature:
+        "move(id,previousID=after it|parentID alone=first child); last: previousID=last block",
     },
   },
   document: {
@@ -541,7 +543,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) blocks mentioning words; compact unless full",
+        "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words; compact unless full",
     },
   },
   tag: {

@@ -158,7 +158,10 @@ describe("WriteCoordinator strict flow", () => {
     );
     expect(otherCredential.code).toBe("preflight_lease_invalid");
     expect(otherCredential.details.reason).toBe("credential_mismatch");
-    expect(otherCredential.hint).toContain("this call's own validateOnly answer");
+    // The message says what happened and the hint that the requestId is still good.
+    expect(otherCredential.message).toContain("not the one this requestId's preflight returned");
+    expect(otherCredential.hint).toContain("The requestId is still good");
+    expect(otherCredential.hint).toContain("its own validateOnly answer");
     // a real credential of another call (another scope) does not match this request either
     const other = await preflightSet(coordinator, k, "b2", "y");
     const borrowed = await rejection(

@@ -104,8 +104,24 @@ export const WRITE_SAFETY_REASON_HINTS: {
     consumed:
       "This lease was used up when the target was found changed. Reread the target; if the write is still wanted, run the same call with validateOnly: true again and commit with the new requestId{credential}.",
     credential_mismatch:
-      "The credential is not the one this requestId's preflight returned (copied from another call, or altered). Commit with the value from this call's own validateOnly answer, or run the same call with validateOnly: true again and commit with the new requestId{credential}.",
+      "The requestId is still good: commit again with it and the credential its own validateOnly answer returned (copied exactly), or run the same call with validateOnly: true again and commit with the new requestId{credential}.",
   },
+};
+
+/**
+ * What happened, per `details.reason`: the message of a `preflight_lease_invalid` built without
+ * one of its own, so the message and the hint tell the same story.
+ */
+const LEASE_INVALID_MESSAGES: Readonly<Record<LeaseInvalidReason, string>> = {
+  unknown_request_id: "No preflight of this server issued this requestId; nothing was written.",
+  request_id_expired: "This requestId's first-execution window has passed; nothing was written.",
+  other_epoch: "A previous server process issued this requestId; nothing was written.",
+  expired: "The preflight's lease expired; nothing was written.",
+  evicted: "Newer preflights pushed this preflight's lease out; nothing was written.",
+  consumed:
+    "This preflight's lease was used up when the target was found changed; nothing was written.",
+  credential_mismatch:
+    "The credential is not the one this requestId's preflight returned; nothing was written.",
 };
 
 /**
@@ -142,6 +158,19 @@ const MESSAGES: Readonly<Record<WriteSafetyErrorCode, string>> = {
   preflight_unavailable: "This action cannot be preflighted; nothing was executed.",
   queue_full: "The write lane is at its admission cap; nothing ran.",
 };
+
+/** A code's default message, told by `details.reason` where that says more. */
+function defaultMessage(code: WriteSafetyErrorCode, details: WriteSafetyErrorDetails = {}): string {
+  const reason = details.reason;
+  if (
+    code === "preflight_lease_invalid" &&
+    typeof reason === "string" &&
+    reason in LEASE_INVALID_MESSAGES
+  ) {
+    return LEASE_INVALID_MESSAGES[reason as LeaseInvalidReason];
+  }
+  return MESSAGES[code];
+}
 
 /**
  * Default `writeAttempted` / `writeExecuted` of a code, from its {@link WIRE_ERRORS} row: a code
@@ -187,7 +216,7 @@ export class WriteSafetyError extends Error {
 
   constructor(code: WriteSafetyErrorCode, options: WriteSafetyErrorOptions = {}) {
     super(
-      options.message ?? MESSAGES[code],
+      options.message ?? defaultMessage(code, options.details),
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;

@@ -110,7 +110,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   unknown_action: {
-    hint: "The tool has no such action; nothing ran: call one of details.actions (the tool description gives their signatures).",
+    hint: "The tool has no such action; nothing ran: call one of the answer's `actions` (the tool description gives their signatures).",
     exit: "error",
     writeAttempted: "never",
   },
