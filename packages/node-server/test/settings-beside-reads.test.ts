@@ -148,7 +148,19 @@ describe("the settings read beside the first reads", () => {
     const refused = await fresh.callTool({ name: "block", arguments: commitArgs });
     expect(errorCode(refused)).toBe("confirmation_required");
     const commitLog = log.take();
-    expect(paths(commitLog)).toEqual([GET_FILE]);
+    const settings = commitLog.filter((e) => e.path === GET_FILE);
+    expect(settings).toHaveLength(1);
+    const allowedAt =
+      (settings[0] as RequestLogEntry).startedAtMs + (settings[0] as RequestLogEntry).durationMs;
+    // Nothing else started before the settings had answered: nobody is asked before they allow it.
+    expect(commitLog.filter((e) => e.path !== GET_FILE && e.startedAtMs < allowedAt)).toEqual([]);
+    // Then only the reads of what the person is shown (docs/decisions.md D-264), nothing written.
+    expect(paths(commitLog.filter((e) => e.path !== GET_FILE))).toEqual([
+      "/api/block/getBlockKramdowns",
+      "/api/query/sql",
+      "/api/query/sql",
+      "/api/sqlite/flushTransaction",
+    ]);
     await fresh.close();
   });
 });
