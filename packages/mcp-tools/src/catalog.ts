@@ -278,7 +278,7 @@ export const CATALOG = {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
       signature:
-        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text"',
+        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text" (id = the item)',
     },
     update: {
       policy: state,

@@ -35,7 +35,7 @@ export type PreflightAnswer = StrictPreflightAnswer | AdditivePreflightAnswer;
 /**
  * A strict commit's answer (live or replayed). Tool receipt fields are spread first, so the safety
  * fields below always win. `previousHash` / `resultHash` are aliases from the shared pool (the
- * ledger keeps the complete digests); `previousHash` is absent for additive actions.
+ * ledger keeps the complete digests); `previousHash` is absent when the action checked no state before writing.
  */
 export type StrictCommitReceipt = ToolReceipt & {
   status: "committed" | "no_change";

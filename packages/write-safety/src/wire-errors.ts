@@ -53,7 +53,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   preflight_lease_invalid: {
-    hint: "Run the same validateOnly call again, then retry with the new requestId and credential.",
+    hint: "Nothing was written; details.reason says why and the answer's hint names the next call: usually run the same validateOnly call again, then commit with the new requestId and credential (for a credential that does not match, the requestId is still good).",
     exit: "safety",
     writeAttempted: "never",
   },

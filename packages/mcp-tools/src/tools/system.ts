@@ -35,7 +35,7 @@ export const CREDENTIAL_NOTE =
  */
 export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   previousHash:
-    "Alias of the target's state before this write, as this action hashes it (absent for additive actions).",
+    "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:
     "Alias of that state after the write, as read back. Compare it with later answers; never send it as an expected hash: every write takes the hash of its own preflight, which may differ (another action hashes other state).",
   writeSafetyGuaranteed:
