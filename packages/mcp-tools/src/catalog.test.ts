@@ -234,7 +234,9 @@ describe("the advertised surface", () => {
   it("says what an agent would otherwise guess (issue 33)", () => {
     const d = (tool: ToolName) => describeTool(tool, true).description;
     expect(d("document")).toContain("get(id) Kramdown: every block's ID+attributes");
-    expect(d("document")).toContain("create(notebook,hpath=/parent/title,markdown?=body)");
+    expect(d("document")).toContain(
+      "create(notebook,hpath=/parent/title,markdown?=body without title)",
+    );
     expect(d("block")).toContain("update(id,data|items[{id,data}]) keeps ID+attributes");
     expect(d("block")).toContain("set_attrs(id,attrs{custom-x:value}) merges; null removes");
     expect(d("block")).toContain('list item: parentID=list, data="- text"');

@@ -237,9 +237,13 @@ const outputPath = z.string().min(1).max(4096);
  */
 export const CATALOG = {
   block: {
-    get_kramdown: { policy: read, args: id, signature: "get_kramdown(id)" },
+    get_kramdown: { policy: read, args: id, signature: "get_kramdown(id) block or document" },
     get_attrs: { policy: read, args: id, signature: "get_attrs(id)" },
-    get_children: { policy: read, args: id, signature: "get_children(id)" },
+    get_children: {
+      policy: read,
+      args: id,
+      signature: "get_children(id) in order; doc: top-level blocks",
+    },
     info: { policy: read, args: id, signature: "info(id)" },
     dom: { policy: read, args: id, signature: "dom(id)" },
     backlinks: {
@@ -293,7 +297,8 @@ export const CATALOG = {
           (a) => (a.items === undefined) === (a.id !== undefined && a.data !== undefined),
           "give either id+data or items[{id,data}]",
         ),
-      signature: "update(id,data|items[{id,data}]) keeps ID+attributes; data without the {: } line",
+      signature:
+        "update(id,data|items[{id,data}]) keeps ID+attributes; data as get_kramdown, without the {: } line",
     },
     set_attrs: {
       policy: state,
@@ -371,7 +376,7 @@ export const CATALOG = {
         hpath: z.string().regex(/^\/.+/, "must start with / and name the title"),
         markdown: z.string().default(""),
       }),
-      signature: "create(notebook,hpath=/parent/title,markdown?=body)",
+      signature: "create(notebook,hpath=/parent/title,markdown?=body without title)",
     },
     create_daily_note: {
       policy: additive,

@@ -107,7 +107,9 @@ describe("positions and credentials as the descriptions say", () => {
     expect(fields["resultHash"]).toMatch(/never send it as an expected hash/);
     expect(fields["previousHash"]).toBeDefined();
     expect(fields["writeSafetyGuaranteed"]).toBeDefined();
-    expect(String(r.structuredContent["sql"])).toMatch(/blocks\(id, parent_id, root_id/);
+    expect(String(r.structuredContent["sql"])).toMatch(
+      /blocks\(id, parent_id \(under a heading: that heading\), root_id/,
+    );
     expect(String(r.structuredContent["uploads"])).toMatch(/transfer\/upload/);
   });
 });

@@ -144,7 +144,7 @@ describe("WriteCoordinator strict flow", () => {
       preconditionField: "expectedStateHash",
     });
     expect(invented.hint).toContain(
-      "Run the same call with validateOnly: true, then commit with the new requestId and expectedStateHash",
+      "run the same call with validateOnly: true and commit with the new requestId and expectedStateHash",
     );
     const fullDigest = k.digest("b1");
     const otherCredential = await rejection(
