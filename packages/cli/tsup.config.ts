@@ -1,9 +1,10 @@
 import { defineConfig, type Options } from "tsup";
 import { zodEnglishOnly } from "../../build-support/zod-english-only.ts";
 
-// ESM, `dist/cli.js`: the workspace packages are bundled from their TypeScript sources (the
-// "source" export condition), so a start reads one file (each authority's link is a chunk of its
-// own, loaded once the settings chose it). The delegation link speaks MCP itself
+// CommonJS, `dist/cli.cjs` (decision D-270: a start without Node's ES module loader, which cost a
+// call a quarter of its time): the workspace packages are bundled from their TypeScript sources
+// (the "source" export condition), so a start reads one file (each authority's link is a chunk of
+// its own, loaded once the settings chose it; tsup splits CommonJS chunks too). The delegation link speaks MCP itself
 // (node-server's `mcp-http-client.ts`), so no MCP SDK is in the bundle. The prompt library
 // (loaded only to ask a question) stays in node_modules.
 const EXTERNAL = ["@clack/prompts"];
@@ -36,7 +37,9 @@ const workspaceSideEffectFree = {
 
 export default defineConfig({
   entry: { cli: "src/main.ts" },
-  format: ["esm"],
+  format: ["cjs"],
+  // `import.meta.url` in the sources (`authority.ts`) is the chunk's own file URL.
+  shims: true,
   target: "node20",
   platform: "node",
   sourcemap: true,

@@ -22,7 +22,7 @@ import { goalLine, median, node24 } from "../../../bench/kit.js";
 const RUNS = 10;
 /** Issue 31: a CLI read against a running authority, at most this many times `node -e 0`. */
 const READ_RATIO_GOAL = 2.5;
-const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
+const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.cjs");
 
 function timed(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done, fail) => {

@@ -5,8 +5,8 @@
  * directory (the running one `authority.json` names, an explicit `--authority-url`, or one started
  * in the background as a stdio process would). Never a fallback from one to the other.
  */
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   type AuthorityKind,
   AuthorityLink,
@@ -24,10 +24,14 @@ export interface Authority {
   readonly link: AuthorityLink;
 }
 
-/** The `sisyphus-server` launcher of the installed Node server, started as a background authority. */
+/**
+ * The `sisyphus-server` launcher of the installed Node server, started as a background authority.
+ * Found through the package's `package.json` export, which resolves alike from the CommonJS
+ * program and from the sources (`import.meta.url` is the bundle's own file there: tsup's shim).
+ */
 function serverLauncher(): string {
-  const entry = fileURLToPath(import.meta.resolve("@sisyphus/node-server"));
-  return join(dirname(entry), "bin.cjs");
+  const manifest = createRequire(import.meta.url).resolve("@sisyphus/node-server/package.json");
+  return join(dirname(manifest), "dist", "bin.cjs");
 }
 
 /**
@@ -39,6 +43,32 @@ export async function openAuthority(
   autostart: boolean,
   onTransfer?: OnTransfer,
 ): Promise<Authority> {
+  const token = config.siyuanToken;
+  // The Node link is made ready while the kernel answers the settings read (its module loaded,
+  // `authority.json` and the credential read; nothing started or sent): most calls go to it, and
+  // the wait was a tenth of a read's time. The settings still choose; a kernel choice drops it.
+  const nodeLink = AuthorityLink.open({
+    ...(onTransfer === undefined ? {} : { onTransfer }),
+    dataDir: config.dataDir,
+    siyuanUrl: config.siyuanUrl,
+    ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
+    ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
+    ...(autostart && config.authorityUrl === undefined
+      ? {
+          autostart: {
+            launcher: serverLauncher,
+            siyuanUrl: config.siyuanUrl,
+            ...(token === undefined ? {} : { siyuanToken: token }),
+            strict: true,
+            idleStopMs: DEFAULT_BACKGROUND_IDLE_STOP_MS,
+          },
+        }
+      : {}),
+  }).then((link) => {
+    link.prefetch();
+    return link;
+  });
+  nodeLink.catch(() => undefined); // awaited below only when the settings choose it
   const read = await readSettings(config.siyuanUrl, config.siyuanToken, SETTINGS_READ_TIMEOUT_MS);
   if (!read.ok) {
     const code =
@@ -53,7 +83,6 @@ export async function openAuthority(
       `Cannot choose the write authority: ${read.message}. Nothing was sent (sisyphus doctor).`,
     );
   }
-  const token = config.siyuanToken;
   if (read.kind === "kernel") {
     return {
       kind: "kernel",
@@ -66,24 +95,5 @@ export async function openAuthority(
       }),
     };
   }
-  return {
-    kind: "node-http",
-    link: await AuthorityLink.open({
-      dataDir: config.dataDir,
-      siyuanUrl: config.siyuanUrl,
-      ...(config.authorityUrl === undefined ? {} : { authorityUrl: config.authorityUrl }),
-      ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
-      ...(autostart && config.authorityUrl === undefined
-        ? {
-            autostart: {
-              launcher: serverLauncher,
-              siyuanUrl: config.siyuanUrl,
-              ...(token === undefined ? {} : { siyuanToken: token }),
-              strict: true,
-              idleStopMs: DEFAULT_BACKGROUND_IDLE_STOP_MS,
-            },
-          }
-        : {}),
-    }),
-  };
+  return { kind: "node-http", link: await nodeLink };
 }

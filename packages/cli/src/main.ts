@@ -196,12 +196,13 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-// The executable: run, then exit with the code as soon as stdout and stderr are flushed. Waiting
-// for the event loop to empty instead cost every call about 40 ms (the kernel connection of the
-// settings read idles until its keep-alive ends); a flush that never completes (a reader that
-// stopped reading) ends after 2 s, as before.
-const isMain = process.argv[1] !== undefined && import.meta.url.endsWith("/dist/cli.js");
-if (isMain) {
+/**
+ * The executable (the launcher `bin/sisyphus.cjs` calls it): run, then exit with the code as soon
+ * as stdout and stderr are flushed. Waiting for the event loop to empty instead cost every call
+ * about 40 ms (the kernel connection of the settings read idles until its keep-alive ends); a flush
+ * that never completes (a reader that stopped reading) ends after 2 s, as before.
+ */
+export function main(): void {
   // A reader that stops early (`sisyphus list | head`) is not an error.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (e: NodeJS.ErrnoException) => {

@@ -1,5 +1,5 @@
 /**
- * The real `sisyphus` executable (`bin/sisyphus.mjs` running `dist/cli.js`, built by
+ * The real `sisyphus` executable (`bin/sisyphus.cjs` running `dist/cli.cjs`, built by
  * `pnpm --filter @sisyphus/cli build`)
  * spawned against a sandbox kernel over loopback, each run with its own data directory, config
  * file and home; background authorities it starts are killed after the file's tests.
@@ -12,9 +12,9 @@ import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { shellQuote } from "../src/flag-parse.js";
 
-/** What users run: the installed command's launcher, which loads the built `dist/cli.js`. */
-export const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.mjs");
-const PROGRAM = resolve(import.meta.dirname, "..", "dist", "cli.js");
+/** What users run: the installed command's launcher, which loads the built `dist/cli.cjs`. */
+export const CLI = resolve(import.meta.dirname, "..", "bin", "sisyphus.cjs");
+const PROGRAM = resolve(import.meta.dirname, "..", "dist", "cli.cjs");
 
 const dirs = new Set<string>();
 

@@ -132,6 +132,13 @@ export abstract class AuthorityLink implements DelegateLink {
 
   /** Which authority this link delegates to. */
   abstract readonly kind: "node-http" | "kernel";
+
+  /**
+   * Starts reading, without sending anything, what the next call needs to reach the authority (the
+   * Node link: `authority.json` and the local credential), so a caller that still waits for
+   * something else overlaps the two. The kernel link needs nothing read.
+   */
+  prefetch(): void {}
   readonly #timeoutMs: number;
   #client: McpHttpClient | undefined;
   #clientKey: string | undefined;

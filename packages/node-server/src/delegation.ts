@@ -12,11 +12,15 @@ export {
   TASK_ID_META_KEY,
 } from "./authority-link.js";
 export {
+  type AuthorityRecord,
+  readAuthorityRecord,
+  readLocalCredential,
+} from "./authority-record.js";
+export {
   DEFAULT_BACKGROUND_IDLE_STOP_MS,
   SETTINGS_READ_TIMEOUT_MS,
   TASK_RECOVERY_TIMEOUT_MS,
 } from "./constants.js";
-export { type AuthorityRecord, readAuthorityRecord, readLocalCredential } from "./data-dir.js";
 export {
   type KernelAddress,
   type KernelAnswer,

@@ -16,17 +16,13 @@ import {
   unavailable,
 } from "./authority-link.js";
 import {
-  type BackgroundAuthorityOptions,
-  type BackgroundStart,
-  startBackgroundAuthority,
-} from "./background-authority.js";
-import { DATA_FILES, HEALTH_PATH } from "./constants.js";
-import {
   type AuthorityRecord,
   pidAlive,
   readAuthorityRecord,
   readLocalCredential,
-} from "./data-dir.js";
+} from "./authority-record.js";
+import type { BackgroundAuthorityOptions, BackgroundStart } from "./background-authority.js";
+import { DATA_FILES, HEALTH_PATH } from "./constants.js";
 
 /** Whether two kernel base URLs name the same kernel (user info and a trailing slash ignored). */
 function sameKernel(a: string, b: string): boolean {
@@ -48,10 +44,27 @@ export class NodeAuthorityLink extends AuthorityLink {
   #seen: AuthorityRecord | undefined;
   #starting: Promise<BackgroundStart> | undefined;
   #heartbeat: { timer: NodeJS.Timeout; key: string } | undefined;
+  /** `authority.json` and `authority.credential` read ahead by {@link prefetch}, for the next call. */
+  #ahead:
+    | Promise<[AuthorityRecord | "untrusted" | undefined, string | "untrusted" | undefined]>
+    | undefined;
 
   constructor(options: NodeAuthorityLinkOptions) {
     super(options);
     this.#options = options;
+  }
+
+  /**
+   * Reads `authority.json` and `authority.credential` now, for the next call to use instead of
+   * reading them again: a process that must first learn which authority serves (the CLI's settings
+   * read) reads them while it waits. Reads only: nothing is started or sent.
+   */
+  override prefetch(): void {
+    const o = this.#options;
+    this.#ahead ??= Promise.all([
+      readAuthorityRecord(o.dataDir),
+      o.authToken === undefined ? readLocalCredential(o.dataDir) : undefined,
+    ]);
   }
 
   protected callMeta(): Record<string, unknown> {
@@ -61,7 +74,10 @@ export class NodeAuthorityLink extends AuthorityLink {
   /** `authority.json` (starting one first when allowed), the URL and the bearer. */
   protected async target(): Promise<LinkTarget> {
     const o = this.#options;
-    let record = await readAuthorityRecord(o.dataDir);
+    const ahead = await this.#ahead;
+    this.#ahead = undefined;
+    let record = ahead === undefined ? await readAuthorityRecord(o.dataDir) : ahead[0];
+    let startedNow = false;
     if (record === "untrusted") {
       return unavailable(
         "untrusted_record",
@@ -78,6 +94,7 @@ export class NodeAuthorityLink extends AuthorityLink {
         );
       }
       record = started.record;
+      startedNow = true;
     }
     if (record !== undefined && this.#seen !== undefined && record.kind !== this.#seen.kind) {
       return {
@@ -108,7 +125,9 @@ export class NodeAuthorityLink extends AuthorityLink {
     }
     let token = o.authToken;
     if (token === undefined) {
-      const credential = await readLocalCredential(o.dataDir);
+      // A credential read ahead is the one to use unless this call started the authority.
+      const credential =
+        ahead !== undefined && !startedNow ? ahead[1] : await readLocalCredential(o.dataDir);
       if (credential === "untrusted") {
         return unavailable(
           "untrusted_credential",
@@ -134,12 +153,14 @@ export class NodeAuthorityLink extends AuthorityLink {
     autostart: Omit<BackgroundAuthorityOptions, "dataDir">,
     staleEpoch: string | undefined,
   ): Promise<BackgroundStart> {
-    this.#starting ??= startBackgroundAuthority(
-      { ...autostart, dataDir: this.#options.dataDir },
-      staleEpoch,
-    ).finally(() => {
-      this.#starting = undefined;
-    });
+    // Loaded here, not at the top: a start is rare, and it brings the data directory's writers.
+    this.#starting ??= import("./background-authority.js")
+      .then(({ startBackgroundAuthority }) =>
+        startBackgroundAuthority({ ...autostart, dataDir: this.#options.dataDir }, staleEpoch),
+      )
+      .finally(() => {
+        this.#starting = undefined;
+      });
     return this.#starting;
   }
 

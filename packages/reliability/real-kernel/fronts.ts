@@ -23,7 +23,7 @@ import { type Kernel, PLUGIN_NAME } from "./kernel.js";
 
 const PACKAGES = resolve(import.meta.dirname, "..", "..");
 export const NODE_BIN = join(PACKAGES, "node-server", "dist", "bin.cjs");
-export const CLI_BIN = join(PACKAGES, "cli", "bin", "sisyphus.mjs");
+export const CLI_BIN = join(PACKAGES, "cli", "bin", "sisyphus.cjs");
 
 export type Via = "plugin" | "node" | "stdio" | "cli";
 
@@ -32,7 +32,7 @@ export type Via = "plugin" | "node" | "stdio" | "cli";
  * removes `dist/` for a while. A missing build is the harness's problem, never the product's.
  */
 export async function builtExecutables(): Promise<void> {
-  const wanted = [NODE_BIN, join(PACKAGES, "cli", "dist", "cli.js")];
+  const wanted = [NODE_BIN, join(PACKAGES, "cli", "dist", "cli.cjs")];
   for (let i = 0; i < 360 && !wanted.every(existsSync); i++) {
     await new Promise((r) => setTimeout(r, 500));
   }

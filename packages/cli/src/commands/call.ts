@@ -19,7 +19,6 @@
  * for its message. A rule only zod states (a refinement) is the authority's to find: its
  * `invalid_arguments` answer is then checked here and given as the same usage error.
  */
-import { randomUUID } from "node:crypto";
 import { TASK_ID_META_KEY } from "@sisyphus/node-server/delegation";
 import { type ActionEntry, findEntry, TOOLS } from "../action-index.js";
 import { openAuthority } from "../authority.js";
@@ -224,7 +223,7 @@ async function callOnce(
   const controller = new AbortController();
   // The kernel call is cancelled through /tasks; this stops only the files moved on this host.
   const transfers = new AbortController();
-  const taskId = authority.kind === "kernel" ? randomUUID() : undefined;
+  const taskId = authority.kind === "kernel" ? globalThis.crypto.randomUUID() : undefined;
   let interrupts = 0;
   let giveUp: (() => void) | undefined;
   /** Printing what `/tasks` answered to a Ctrl-C's cancel. */
