@@ -242,7 +242,8 @@ export const CATALOG = {
     get_children: {
       policy: read,
       args: id,
-      signature: "get_children(id) in order; doc: top-level blocks",
+      signature:
+        "get_children(id) direct children in document order (of a doc: its top-level blocks)",
     },
     info: { policy: read, args: id, signature: "info(id)" },
     dom: { policy: read, args: id, signature: "dom(id)" },
@@ -376,7 +377,8 @@ export const CATALOG = {
         hpath: z.string().regex(/^\/.+/, "must start with / and name the title"),
         markdown: z.string().default(""),
       }),
-      signature: "create(notebook,hpath=/parent/title,markdown?=body without title)",
+      signature:
+        "create(notebook,hpath=/parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
     },
     create_daily_note: {
       policy: additive,

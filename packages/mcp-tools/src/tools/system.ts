@@ -34,6 +34,8 @@ export const CREDENTIAL_NOTE =
  * every answer.
  */
 export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  status:
+    "committed = written and read back as asked; no_change = the write ran and the target reads back as it was (it already held what was asked); nothing in SiYuan changed.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:
