@@ -606,6 +606,14 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
         safety: false,
       },
       {
+        flag: "position",
+        key: "position",
+        kind: "enum",
+        values: ["first", "last"],
+        required: false,
+        safety: false,
+      },
+      {
         flag: "validate-only",
         key: "validateOnly",
         kind: "boolean",

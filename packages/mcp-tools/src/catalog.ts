@@ -311,10 +311,18 @@ export const CATALOG = {
       policy: structure,
       dangerous: "cross_document",
       args: z
-        .strictObject({ id: nodeId, previousID: nodeId.optional(), parentID: nodeId.optional() })
-        .refine((a) => a.previousID ?? a.parentID, "needs previousID or parentID"),
-      signature:
-        "move(id,previousID=after it|parentID alone=first child); last: previousID=last block",
+        .strictObject({
+          id: nodeId,
+          previousID: nodeId.optional(),
+          parentID: nodeId.optional(),
+          position: z.enum(["first", "last"]).optional(),
+        })
+        .refine((a) => a.previousID ?? a.parentID, "needs previousID or parentID")
+        .refine(
+          (a) => a.position === undefined || a.previousID === undefined,
+          "position goes with parentID alone, not with previousID",
+        ),
+      signature: "move(id,previousID=after it|parentID,position?=first|last child)",
     },
   },
   document: {

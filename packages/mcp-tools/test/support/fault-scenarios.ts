@@ -359,6 +359,15 @@ export const SCENARIOS: readonly Scenario[] = [
         [f.blocks[1], f.blocks[2], f.blocks[0]],
       ),
   })),
+  onParagraphs("block.move", 'block.move a paragraph to the end (position "last")', (env, f) => ({
+    args: { action: "move", id: f.blocks[0], parentID: f.doc, position: "last" },
+    shows: async () =>
+      differ(
+        "block order",
+        docBlocks(env, f.doc)?.map((b) => b.id),
+        [f.blocks[1], f.blocks[2], f.blocks[0]],
+      ),
+  })),
   // ------------------------------------------------------------------ document
   inNotebook("document.create", "document.create at the notebook root", (env, nb) => ({
     args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },

@@ -1,20 +1,48 @@
 /**
  * block.move: a structure precondition over the moved block and the full Kramdown of its document
- * and the anchor's; the readback requires the block at the requested place. Dangerous (the user
+ * and the anchor's; the readback requires the block at the requested place. `position: "last"`
+ * under `parentID` is resolved by the probe to "after the parent's last other child" (as first
+ * child when it has none), from the state the precondition hashes: the commit moves it there. Dangerous (the user
  * confirms) only when the block and the anchor are in different documents: the digest covers both
  * documents' IDs, so the commit's re-probe decides the same as the preflight's.
  */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
+import { childrenOf, formOfMarkdown } from "../../state/content-form.js";
+import { splitOwnIal } from "../../state/ial.js";
 import { normalizeKramdown } from "../../state/normalize.js";
-import { placedAsRequested } from "../../state/readback.js";
+import { type MoveRequest, placedAsRequested } from "../../state/readback.js";
 import { checkMove } from "./checks.js";
 
 type MoveArgs = ArgsOf<"block", "move">;
 
+/** Where the kernel is asked to put the block: after a sibling, or first under a parent. */
+type Placement = Pick<MoveRequest, "previousID" | "parentID">;
+
 interface MoveSnapshot {
   readonly rootIds: readonly string[];
+  readonly to: Placement;
 }
+
+type Docs = ReadonlyArray<{ readonly id: string; readonly kramdown: string }>;
+
+/** The move's place in these documents' Kramdown: `position: "last"` becomes a `previousID`. */
+function placement(a: MoveArgs, docs: Docs): Placement {
+  if (a.previousID !== undefined) return { previousID: a.previousID };
+  if (a.position === "last") {
+    for (const doc of docs) {
+      const tree = formOfMarkdown(splitOwnIal(doc.kramdown).body);
+      const children = a.parentID === doc.id ? tree : childrenOf(tree, a.parentID as string);
+      if (children === undefined) continue;
+      const last = children.filter((c) => c.id !== a.id).at(-1)?.id;
+      if (last !== undefined) return { previousID: last };
+    }
+  }
+  return { parentID: a.parentID };
+}
+
+const docsOf = (state: unknown): Docs =>
+  (state as { docs: { id: string; kramdown: string }[] }).docs ?? [];
 
 /** Structure of a move: the moved block, and the full kramdown of its document and the target's. */
 async function moveStructure(
@@ -40,7 +68,7 @@ async function moveStructure(
   };
 }
 
-/** block.move: right after `previousID`, or as the first child of `parentID`. */
+/** block.move: right after `previousID`, or as the first (or last) child of `parentID`. */
 export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
   targets: (a) => [a.id, (a.previousID ?? a.parentID) as string],
   async probe(ctx, a) {
@@ -56,30 +84,32 @@ export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
     return {
       state: s.state,
       notebooks: s.notebooks,
-      snapshot: { rootIds: s.rootIds },
+      snapshot: { rootIds: s.rootIds, to: placement(a, docsOf(s.state)) },
       dangerous: s.rootIds.length > 1,
     };
   },
-  async execute(ctx, a) {
+  async execute(ctx, a, before) {
+    const to = before.snapshot.to;
     await ctx.write.moveBlock(a.id, {
-      previousID: a.previousID,
-      parentID: a.previousID ? undefined : a.parentID,
+      previousID: to.previousID,
+      parentID: to.previousID ? undefined : to.parentID,
     });
     return null;
   },
   async readback(ctx, a, before) {
     await ctx.kernel.flush();
     const s = await moveStructure(ctx, a);
-    const docsOf = (state: unknown) =>
-      (state as { docs: { id: string; kramdown: string }[] }).docs ?? [];
-    const request = { id: a.id, previousID: a.previousID, parentID: a.parentID };
+    const to = before.snapshot.to;
+    const request = { id: a.id, ...to };
     if (!placedAsRequested(docsOf(s.state), request)) {
       return {
         state: s.state,
         verdict: "mismatch",
         reason: a.previousID
           ? "the block is not right after previousID"
-          : "the block is not the first child of parentID",
+          : to.previousID
+            ? "the block is not the last child of parentID"
+            : "the block is not the first child of parentID",
       };
     }
     // A move to where the block already was asks for nothing: decided from the before-state.
