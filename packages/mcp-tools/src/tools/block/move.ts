@@ -34,7 +34,8 @@ function placement(a: MoveArgs, docs: Docs): Placement {
       const tree = formOfMarkdown(splitOwnIal(doc.kramdown).body);
       const children = a.parentID === doc.id ? tree : childrenOf(tree, a.parentID as string);
       if (children === undefined) continue;
-      const last = children.filter((c) => c.id !== a.id).at(-1)?.id;
+      const others = children.filter((c) => c.id !== a.id);
+      const last = others[others.length - 1]?.id;
       if (last !== undefined) return { previousID: last };
     }
   }
