@@ -299,7 +299,7 @@ export const CATALOG = {
           "give either id+data or items[{id,data}]",
         ),
       signature:
-        "update(id,data|items[{id,data}]) keeps ID+attributes; data as get_kramdown, without the {: } line",
+        "update(id,data|items[{id,data}]) keeps ID+attributes; data: Markdown as read, without the {: } line",
     },
     set_attrs: {
       policy: state,
