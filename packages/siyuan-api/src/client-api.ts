@@ -100,6 +100,13 @@ export interface BlockApi {
   /** Unknown ID → `kernel_rejected` (code -1). Code 3 (indexing) is retried like a transient read failure, then `kernel_rejected`. */
   getBlockInfo(args: T.IdArg): Promise<BlockInfo>;
   checkBlockExist(args: T.IdArg): Promise<boolean>;
+  /**
+   * Runes, words, links, images and references summed over the blocks (a document's whole tree;
+   * database cells not counted). Unknown IDs add nothing but `blockCount` is the number of IDs sent.
+   */
+  getBlocksWordCount(args: T.IdsWordCountArgs): Promise<T.BlockStatResult>;
+  /** The 16 paragraphs updated last (SQL index, `type = 'p'`, longer than one character). */
+  getRecentUpdatedBlocks(): Promise<T.RecentUpdatedBlocksResult>;
   /** The doc, the ancestors and headings above the block, then the block (`name: ""`); `[]` for an unknown ID. */
   getBlockBreadcrumb(args: T.GetBlockBreadcrumbArgs): Promise<T.BreadcrumbResult>;
   insertBlock(args: T.InsertBlockArgs): Promise<Transaction[]>;
@@ -148,6 +155,8 @@ export interface SiyuanClient {
   };
   readonly search: {
     fullTextSearchBlock(args: T.FullTextSearchArgs): Promise<T.FullTextSearchResult>;
+    /** Templates under `data/templates/` whose path holds every word of `k` (admin, not read-only mode). */
+    searchTemplate(args: T.SearchTemplateArgs): Promise<T.SearchTemplateResult>;
   };
   readonly sqlite: {
     /** Waits until the kernel's write queue and SQL index queue are empty. */
@@ -168,6 +177,8 @@ export interface SiyuanClient {
   readonly asset: {
     /** Multipart upload (`file[]`). */
     upload(args: T.UploadAssetArgs): Promise<T.UploadResult>;
+    /** Asset links of a document (unknown ID → `kernel_rejected` code -1 "tree not found"). */
+    getDocAssets(args: T.GetDocAssetsArgs): Promise<T.DocAssetsResult>;
   };
   readonly file: {
     /** Raw bytes; `null` when the file does not exist (HTTP 202 + code 404). */

@@ -167,6 +167,10 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
           busyCodes: [GET_BLOCK_INFO_INDEXING_CODE],
         }),
       checkBlockExist: (a) => call("block.checkBlockExist", a, S.booleanSchema),
+      getBlocksWordCount: async (a) =>
+        (await call("block.getBlocksWordCount", a, S.blocksWordCountSchema)).stat,
+      getRecentUpdatedBlocks: () =>
+        call("block.getRecentUpdatedBlocks", {}, S.recentUpdatedBlocksSchema),
       getBlockBreadcrumb: (a) => call("block.getBlockBreadcrumb", a, S.breadcrumbSchema),
       insertBlock: (a) => call("block.insertBlock", a, S.transactionsSchema),
       prependBlock: (a) => call("block.prependBlock", a, S.transactionsSchema),
@@ -201,6 +205,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     },
     search: {
       fullTextSearchBlock: (a) => call("search.fullTextSearchBlock", a, S.fullTextSearchSchema),
+      searchTemplate: (a) => call("search.searchTemplate", a, S.searchTemplateSchema),
     },
     sqlite: {
       flushTransaction: () => callVoid("sqlite.flushTransaction", {}),
@@ -221,6 +226,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     },
     asset: {
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),
+      getDocAssets: (a) => call("asset.getDocAssets", a, S.docAssetsSchema),
     },
     file: {
       // HTTP 202 with code 404 means "file does not exist".

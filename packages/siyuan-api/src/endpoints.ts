@@ -74,6 +74,8 @@ export const ENDPOINTS = {
   "block.getBlockInfo": r("/api/block/getBlockInfo", "id"),
   "block.getBlockBreadcrumb": r("/api/block/getBlockBreadcrumb", "id"),
   "block.checkBlockExist": r("/api/block/checkBlockExist", "id"),
+  "block.getBlocksWordCount": r("/api/block/getBlocksWordCount", "ids"),
+  "block.getRecentUpdatedBlocks": r("/api/block/getRecentUpdatedBlocks"),
   "block.insertBlock": anchored(w("/api/block/insertBlock", "dataType", "data"), [
     "nextID",
     "previousID",
@@ -98,6 +100,7 @@ export const ENDPOINTS = {
 
   "query.sql": r("/api/query/sql", "stmt"),
   "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock", "query"),
+  "search.searchTemplate": r("/api/search/searchTemplate", "k"),
   "sqlite.flushTransaction": r("/api/sqlite/flushTransaction"),
 
   "av.getAttributeView": r("/api/av/getAttributeView", "id"),
@@ -129,6 +132,7 @@ export const ENDPOINTS = {
   ),
 
   "asset.upload": w("/api/asset/upload", "files"),
+  "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),
 
   "file.getFile": r("/api/file/getFile", "path"),
   "file.putFile": w("/api/file/putFile", "path"),

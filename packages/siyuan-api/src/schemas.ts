@@ -328,3 +328,40 @@ export const renderAttributeViewSchema = z.looseObject({
 export const avKeySchema = z.looseObject({ id: z.string(), name: z.string(), type: z.string() });
 export const avKeysSchema = nullableArray(avKeySchema);
 export const avValueResultSchema = z.looseObject({ value: z.unknown() });
+
+/** `getBlocksWordCount`'s counts, summed over the blocks the kernel found (`blockCount`: IDs sent). */
+export const blockStatSchema = z.looseObject({
+  runeCount: z.number(),
+  wordCount: z.number(),
+  linkCount: z.number(),
+  imageCount: z.number(),
+  refCount: z.number(),
+  blockCount: z.number(),
+});
+export const blocksWordCountSchema = z.looseObject({ stat: blockStatSchema });
+
+/** One block of `getRecentUpdatedBlocks` (the kernel's `Block`; `type` is the Lute node name). */
+export const recentBlockSchema = z.looseObject({
+  id: z.string(),
+  box: z.string(),
+  rootID: z.string(),
+  hPath: z.string().optional(),
+  content: z.string(),
+  type: z.string(),
+  ial: z.record(z.string(), z.string()).nullish(),
+});
+export const recentUpdatedBlocksSchema = nullableArray(recentBlockSchema);
+
+/** `getDocAssets`: the asset links (`assets/…`) of a document, in document order, repeats kept. */
+export const docAssetsSchema = nullableArray(z.string());
+
+/** One template of `searchTemplate`: `path` is absolute on the kernel's host, `content` marked up. */
+export const templateHitSchema = z.looseObject({
+  path: z.string(),
+  relativePath: z.string(),
+  content: z.string(),
+});
+export const searchTemplateSchema = z.looseObject({
+  templates: nullableArray(templateHitSchema),
+  k: z.string(),
+});

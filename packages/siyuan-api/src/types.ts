@@ -5,8 +5,10 @@
 import type { z } from "zod";
 import type {
   backlink2Schema,
+  blockStatSchema,
   bootProgressSchema,
   breadcrumbSchema,
+  docAssetsSchema,
   docOutlineSchema,
   exportMdSchema,
   exportResourcesSchema,
@@ -17,7 +19,9 @@ import type {
   lsNotebooksSchema,
   notebookConfSchema,
   recentDocsSchema,
+  recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  searchTemplateSchema,
   uploadSchema,
 } from "./schemas.js";
 
@@ -50,6 +54,28 @@ export type DocOutlineResult = z.infer<typeof docOutlineSchema>;
 export type BreadcrumbResult = z.infer<typeof breadcrumbSchema>;
 /** `getRecentDocs` result, newest first. */
 export type RecentDocsResult = z.infer<typeof recentDocsSchema>;
+/** `getBlocksWordCount` counts (the kernel's `stat`). */
+export type BlockStatResult = z.infer<typeof blockStatSchema>;
+/** `getRecentUpdatedBlocks` result: at most 16 paragraphs, latest update first (repeats possible). */
+export type RecentUpdatedBlocksResult = z.infer<typeof recentUpdatedBlocksSchema>;
+/** `getDocAssets` result: asset links of the document, in order, repeats kept. */
+export type DocAssetsResult = z.infer<typeof docAssetsSchema>;
+/** `searchTemplate` result. */
+export type SearchTemplateResult = z.infer<typeof searchTemplateSchema>;
+
+/** `getBlocksWordCount` request. */
+export interface IdsWordCountArgs {
+  readonly ids: readonly string[];
+}
+/** `searchTemplate` request: `k` is split on spaces, every word must be in the template's path. */
+export interface SearchTemplateArgs {
+  readonly k: string;
+}
+/** `getDocAssets` request; `retainQueryStr` (default true) keeps `?…` after an asset path. */
+export interface GetDocAssetsArgs {
+  readonly id: string;
+  readonly retainQueryStr?: boolean;
+}
 
 /** `getBlockKramdown` result; the method returns `null` instead for an unknown ID. */
 export interface KramdownResult {

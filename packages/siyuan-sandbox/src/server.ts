@@ -21,6 +21,7 @@ import { mcpRoutes } from "./handlers-mcp.js";
 import { miscRoutes } from "./handlers-misc.js";
 import { navRoutes } from "./handlers-nav.js";
 import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
+import { readRoutes } from "./handlers-reads.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -88,6 +89,7 @@ export class RequestLog {
 export const ROUTES: Record<string, Route> = {
   ...filetreeAndNotebookRoutes,
   ...blockRoutes,
+  ...readRoutes,
   ...miscRoutes,
   ...assetRoutes,
   ...navRoutes,

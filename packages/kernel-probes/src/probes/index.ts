@@ -10,6 +10,7 @@ import { mcpProbes } from "./mcp.js";
 import { navProbes } from "./nav.js";
 import { notebookProbes } from "./notebook.js";
 import { pluginProbes } from "./plugin.js";
+import { readProbes } from "./reads.js";
 import { sqlProbes } from "./sql.js";
 import { systemProbes } from "./system.js";
 
@@ -25,6 +26,7 @@ export const PROBES: readonly Probe[] = [
   ...fileProbes,
   ...exportMiscProbes,
   ...navProbes,
+  ...readProbes,
   ...pluginProbes,
   ...mcpProbes,
 ];

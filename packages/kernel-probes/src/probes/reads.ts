@@ -1,0 +1,189 @@
+/**
+ * Reads of issue 34: word counts (`getBlocksWordCount`), the paragraphs updated last
+ * (`getRecentUpdatedBlocks`), a document's asset links (`getDocAssets`), the template search
+ * (`searchTemplate`).
+ */
+import { children, type Envelope, probe, UNKNOWN_ID, utf8 } from "./kit.js";
+
+/** Paragraphs whose counts show Lute's rules (zero-width spaces around code, tags, keys, images). */
+const COUNTED = [
+  "Hello world 你好 [link](https://x.y)",
+  "![img](assets/a.png)",
+  "![i](assets/x.png)![j](assets/y.png)",
+  "a ![i](assets/x.png) b",
+  "a `code` b",
+  "`code` b",
+  "#t# b",
+  "a #t#",
+  "**b** *i* ~~s~~ ==m== <kbd>k</kbd> <u>u</u>",
+  "a-b c_d 1.5 你好world",
+  "$x^2$ and **多字节** text",
+];
+
+export const readProbes = [
+  probe(
+    "reads.getBlocksWordCount",
+    "getBlocksWordCount: runes, words, links, images, refs per block and summed; repeats and unknown IDs; bad ids",
+    ["/api/block/getBlocksWordCount"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const target = await ctx.doc(nb, "/Count target", "target");
+      const doc = await ctx.doc(
+        nb,
+        "/Counted",
+        [
+          ...COUNTED,
+          `see ((${target} "anchor")) and ((${target} 'static'))`,
+          "# Head **one**",
+          "- one\n- two\n  - nested",
+          "> quote",
+          "```\nc d\n```",
+        ].join("\n\n"),
+      );
+      const kids = await children(ctx, doc);
+      const url = "/api/block/getBlocksWordCount";
+      await ctx.post("document", url, { ids: [doc] });
+      for (const [i, kid] of kids.entries()) {
+        await ctx.post(`child ${i} (${kid.type})`, url, { ids: [kid.id] });
+      }
+      await ctx.post("two blocks", url, { ids: [kids[0]?.id, kids[1]?.id] });
+      await ctx.post("repeated and unknown", url, { ids: [doc, doc, UNKNOWN_ID, "nope"] });
+      await ctx.post("reqId echoed", url, { ids: [kids[0]?.id], reqId: 7 });
+      await ctx.post("empty ids", url, { ids: [] });
+      await ctx.post("no ids", url, {});
+      await ctx.post("ids not an array", url, { ids: "x" });
+      await ctx.post("ids not strings", url, { ids: [1] });
+    },
+  ),
+  probe(
+    "reads.getRecentUpdatedBlocks",
+    "getRecentUpdatedBlocks: paragraphs longer than one character, latest update first (this probe's)",
+    ["/api/block/getRecentUpdatedBlocks"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      // `updated` has one-second steps and the list stops at 16: the blocks of an earlier probe
+      // written in the same second could hide these
+      await ctx.sleep(1100);
+      const doc = await ctx.doc(
+        nb,
+        "/Recent blocks",
+        "x\n\nRecent **one** a < b & c\n\n# Not a paragraph\n\n- listed item\n\nRecent two {{{",
+      );
+      await ctx.flush();
+      await ctx.post(
+        "recent",
+        "/api/block/getRecentUpdatedBlocks",
+        {},
+        {
+          keep: (j) => {
+            const e = j as Envelope<Array<{
+              id: string;
+              rootID: string;
+              content: string;
+            }> | null>;
+            // one entry per block (SiYuan's index may hold a row twice), by content: blocks
+            // written in one second have no order of their own
+            const mine = new Map<string, { content: string }>();
+            for (const b of e.data ?? []) if (b.rootID === doc) mine.set(b.id, b);
+            return {
+              code: e.code,
+              isArray: Array.isArray(e.data),
+              atMost16: (e.data ?? []).length <= 16,
+              mine: [...mine.values()].sort((a, b) => a.content.localeCompare(b.content)),
+            };
+          },
+        },
+      );
+    },
+  ),
+  probe(
+    "reads.getDocAssets",
+    "getDocAssets: asset links in order, once each, query kept or cut; attributes; a child's ID; unknown and missing IDs",
+    ["/api/asset/getDocAssets"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(
+        nb,
+        "/With assets",
+        "![i](assets/x.png) and [f](assets/doc.pdf?p=1) and [web](https://x.y/a.png)\n\n" +
+          "[again](assets/x.png) [rtf](assets/note.rtfd) [up](../assets/no.png)\n\nplain",
+      );
+      const kids = await children(ctx, doc);
+      const last = kids[kids.length - 1];
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: last?.id,
+        attrs: { "custom-data-assets": "assets/attr.png", "custom-data-assets-2": "https://x.y" },
+      });
+      await ctx.flush();
+      const url = "/api/asset/getDocAssets";
+      await ctx.post("document", url, { id: doc });
+      await ctx.post("query cut", url, { id: doc, retainQueryStr: false });
+      await ctx.post("a child's ID", url, { id: kids[0]?.id });
+      const bare = await ctx.doc(nb, "/No assets", "nothing here");
+      await ctx.post("none", url, { id: bare });
+      await ctx.post("unknown", url, { id: UNKNOWN_ID });
+      await ctx.post("no id", url, {});
+    },
+  ),
+  probe(
+    "reads.searchTemplate",
+    "searchTemplate: .md files of data/templates by words of k; README.md, hidden files and other extensions left out",
+    ["/api/search/searchTemplate"],
+    async (ctx) => {
+      const put = (name: string, text: string) =>
+        ctx.quietRaw({
+          path: "/api/file/putFile",
+          form: [
+            { name: "path", value: `/data/templates/${name}` },
+            { name: "file", filename: name.split("/").pop() ?? name, bytes: utf8(text) },
+          ],
+        });
+      await put("zprobe weekly.md", "# Week {{.title}}");
+      await put("zprobe Daily note.md", "# Day");
+      await put("zprobe notes.txt", "not a template");
+      await put(".zprobe hidden.md", "hidden");
+      await put("zprobe group/inner.md", "inner");
+      await put("README.md", "read me");
+      const mine = (j: unknown) => {
+        const e = j as Envelope<{
+          k: string;
+          templates: Array<{ relativePath: string }> | null;
+        } | null>;
+        if (e.code !== 0 || !e.data) return e;
+        const templates = e.data.templates ?? [];
+        return {
+          ...e,
+          data: {
+            k: e.data.k,
+            readme: templates.some((t) => t.relativePath === "README.md"),
+            templates: templates
+              .filter((t) => /zprobe/.test(t.relativePath))
+              .sort((a, b) => a.relativePath.localeCompare(b.relativePath)),
+          },
+        };
+      };
+      const url = "/api/search/searchTemplate";
+      await ctx.post("all", url, { k: "" }, { keep: mine });
+      await ctx.post("one word", url, { k: "weekly" }, { keep: mine });
+      await ctx.post("case and two words", url, { k: "DAILY zprobe" }, { keep: mine });
+      await ctx.post("in a folder", url, { k: "inner" }, { keep: mine });
+      await ctx.post("the folder's name", url, { k: "group" }, { keep: mine });
+      await ctx.post("no match", url, { k: "zprobe nothing" }, { keep: mine });
+      await ctx.post(
+        "ranked",
+        url,
+        { k: "zprobe" },
+        {
+          keep: (j) => {
+            const e = j as Envelope<{ templates: Array<{ relativePath: string }> | null } | null>;
+            return (e.data?.templates ?? [])
+              .map((t) => t.relativePath)
+              .filter((p) => /zprobe/.test(p));
+          },
+        },
+      );
+      await ctx.post("no k", url, {});
+      await ctx.post("k not a string", url, { k: 1 });
+    },
+  ),
+];

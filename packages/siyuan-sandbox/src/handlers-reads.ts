@@ -1,0 +1,348 @@
+/**
+ * Reads added for issue 34 (kernel-probes `reads.*`): a block's word count
+ * (`getBlocksWordCount`), the paragraphs updated last (`getRecentUpdatedBlocks`), a document's asset
+ * links (`getDocAssets`) and the template search (`searchTemplate`), answered as SiYuan 3.7.3 does.
+ */
+import { type Block, LUTE_NODE_NAMES } from "./block.js";
+import { kernelError } from "./errors.js";
+import { type HandlerContext, panicReply, type Route, reqStrArray } from "./handler-kit.js";
+import { workspaceAbs } from "./handlers-asset.js";
+import { type InlineSegment, parseInline } from "./markdown.js";
+import { escapeHtml } from "./render.js";
+
+const r = (handler: Route["handler"]): Route => ({
+  handler,
+  auth: true,
+  body: "json",
+  write: false,
+});
+
+/** Lute's zero-width space, which its editor tree holds around some inline elements. */
+const ZWSP = "\u200b";
+
+/** Inline marks after which Lute's editor tree holds a zero-width space (and before, at the start). */
+const ZWSP_AFTER = new Set(["code", "tag", "kbd"]);
+
+interface Stat {
+  runeCount: number;
+  wordCount: number;
+  linkCount: number;
+  imageCount: number;
+  refCount: number;
+}
+
+/**
+ * One inline element of a paragraph as Lute's tree has it: the sandbox's parser reads `![alt](src)`
+ * as a `!` and a link, so a link right after a `!` is an image here.
+ */
+interface InlineItem {
+  readonly seg: InlineSegment;
+  readonly image: boolean;
+}
+
+function inlineItems(text: string): InlineItem[] {
+  const out: InlineItem[] = [];
+  for (const seg of parseInline(text)) {
+    const prev = out[out.length - 1];
+    if (
+      seg.types.includes("a") &&
+      prev &&
+      prev.seg.types.length === 0 &&
+      prev.seg.text.endsWith("!")
+    ) {
+      const rest = prev.seg.text.slice(0, -1);
+      out.pop();
+      if (rest !== "") out.push({ seg: { ...prev.seg, text: rest }, image: false });
+      out.push({ seg, image: true });
+    } else out.push({ seg, image: false });
+  }
+  return out;
+}
+
+/**
+ * The text Lute's `Node.Stat` reads of a paragraph or heading (SiYuan 3.7.3, kernel-probes
+ * `reads.getBlocksWordCount`): marks dropped, a link's and a reference's text kept, a zero-width
+ * space after inline code, a tag or a key (and before one that opens the block), and around every
+ * image of a block holding only images.
+ */
+function inlineStatText(text: string, stat: Stat): string {
+  const items = inlineItems(text);
+  const onlyImages = items.length > 0 && items.every((i) => i.image);
+  let out = "";
+  items.forEach((item, i) => {
+    const { seg } = item;
+    if (item.image) {
+      stat.imageCount++;
+      out += onlyImages ? `${i === 0 ? ZWSP : ""}${seg.text}${ZWSP}` : seg.text;
+      return;
+    }
+    if (seg.types.includes("a")) stat.linkCount++;
+    if (seg.types.includes("block-ref")) stat.refCount++;
+    const zwsp = seg.types.some((t) => ZWSP_AFTER.has(t));
+    out += `${zwsp && i === 0 ? ZWSP : ""}${seg.text}${zwsp ? ZWSP : ""}`;
+  });
+  return out;
+}
+
+/** Go's `util.WordCount` (lute): runes without white space; an ASCII run or one other rune is a word. */
+function wordCount(s: string): { runes: number; words: number } {
+  let runes = 0;
+  let words = 0;
+  for (const field of s.split(/[\s\u0085\u00a0]+/u)) {
+    const chars = [...field];
+    if (chars.length === 0) continue;
+    runes += chars.length;
+    words++;
+    let ascii = chars[0]!.codePointAt(0)! < 0x80;
+    for (const ch of chars.slice(1)) {
+      if (ch.codePointAt(0)! >= 0x80) {
+        words++;
+        ascii = false;
+      } else if (!ascii) {
+        words++;
+        ascii = true;
+      }
+    }
+  }
+  return { runes, words };
+}
+
+/** Lute's `Node.Stat` of one block and everything under it (a database's cells are not read). */
+function statBlock(b: Block): Stat {
+  const stat: Stat = { runeCount: 0, wordCount: 0, linkCount: 0, imageCount: 0, refCount: 0 };
+  let buf = "";
+  const visit = (n: Block): void => {
+    switch (n.type) {
+      case "p":
+      case "h":
+        buf += inlineStatText(n.text, stat);
+        break;
+      case "c":
+      case "m":
+        buf += n.text;
+        break;
+      default:
+        break;
+    }
+    for (const c of n.children) visit(c);
+    buf += " ";
+  };
+  visit(b);
+  const { runes, words } = wordCount(buf);
+  stat.runeCount = runes;
+  stat.wordCount = words;
+  return stat;
+}
+
+/** `getBlocksWordCount`: sums over the IDs found; `blockCount` is the number of IDs sent. */
+function getBlocksWordCount(ctx: HandlerContext): unknown {
+  const ids = reqStrArray(ctx, "ids");
+  const stat = { runeCount: 0, wordCount: 0, linkCount: 0, imageCount: 0, refCount: 0 };
+  for (const id of ids) {
+    const loc = ctx.kernel.ws.locate(id);
+    if (!loc) continue;
+    const s = statBlock(loc.block);
+    stat.runeCount += s.runeCount;
+    stat.wordCount += s.wordCount;
+    stat.linkCount += s.linkCount;
+    stat.imageCount += s.imageCount;
+    stat.refCount += s.refCount;
+  }
+  return { reqId: ctx.body.reqId ?? null, stat: { ...stat, blockCount: ids.length } };
+}
+
+function parseIal(ial: string): Record<string, string> | null {
+  if (ial === "") return null;
+  const out: Record<string, string> = {};
+  for (const m of ial.matchAll(/([A-Za-z_][\w-]*)="([^"]*)"/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+/** `getRecentUpdatedBlocks`: the 16 paragraphs longer than one character updated last (SQL index). */
+function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
+  const rows = ctx.kernel.sql.select(
+    "SELECT * FROM blocks WHERE type = 'p' AND length > 1 ORDER BY updated DESC LIMIT 16",
+    [],
+  );
+  return rows.map((x) => {
+    const s = (k: string): string => String(x[k] ?? "");
+    return {
+      box: s("box"),
+      path: s("path"),
+      hPath: s("hpath"),
+      id: s("id"),
+      rootID: s("root_id"),
+      parentID: s("parent_id"),
+      name: s("name"),
+      alias: s("alias"),
+      memo: s("memo"),
+      tag: escapeHtml(s("tag")),
+      content: escapeHtml(s("content")),
+      fcontent: escapeHtml(s("fcontent")),
+      markdown: s("markdown"),
+      folded: false,
+      type: LUTE_NODE_NAMES.p,
+      subType: s("subtype"),
+      refText: "",
+      refs: null,
+      defID: "",
+      defPath: "",
+      ial: parseIal(s("ial")),
+      children: null,
+      depth: 0,
+      count: 0,
+      refCount: 0,
+      sort: Number(x.sort ?? 0),
+      created: "",
+      updated: "",
+      riffCardID: "",
+      riffCard: null,
+    };
+  });
+}
+
+const isAssetDest = (dest: string): boolean => dest.startsWith("assets/");
+
+/**
+ * `getDocAssets`: the document's asset links (`assets/…`) in document order, each once: link and
+ * image destinations, `custom-data-assets…` attributes, an HTML block's `src`; `?…` kept unless
+ * `retainQueryStr` is false; a `.rtfd` folder ends with `/`; `null` when there are none.
+ */
+function getDocAssets(ctx: HandlerContext): unknown {
+  const id = ctx.body.id;
+  if (typeof id !== "string") throw panicReply();
+  const retain = ctx.body.retainQueryStr;
+  if (retain !== undefined && retain !== null && typeof retain !== "boolean") throw panicReply();
+  const loc = ctx.kernel.ws.locate(id);
+  if (!loc) throw kernelError(-1, "tree not found");
+  const found: string[] = [];
+  const visit = (n: Block): void => {
+    for (const [k, v] of Object.entries(n.attrs)) {
+      if (k.startsWith("custom-data-assets") && v !== "" && isAssetDest(v)) found.push(v);
+    }
+    if (n.type === "p" || n.type === "h") {
+      for (const item of inlineItems(n.text)) {
+        const href = item.seg.href;
+        if (item.seg.types.includes("a") && href !== undefined && isAssetDest(href))
+          found.push(href.trim());
+      }
+    } else if (n.type === "html") {
+      const src = /\ssrc="([^"]*)"/.exec(n.text)?.[1];
+      if (src !== undefined && isAssetDest(src)) found.push(src);
+    }
+    for (const c of n.children) visit(c);
+  };
+  visit(loc.doc.root);
+  let out = [...new Set(found)];
+  if (retain === false) out = out.map((a) => a.split("?")[0]!);
+  // Go's nil slice: a document without assets answers null
+  return out.length === 0 ? null : out.map((a) => (a.endsWith(".rtfd") ? `${a}/` : a));
+}
+
+/** Jaro-Winkler similarity (smetrics: boost threshold 0.7, prefix 4), ranking template hits. */
+function jaroWinkler(a: string, b: string): number {
+  const s1 = [...a];
+  const s2 = [...b];
+  if (s1.length === 0 || s2.length === 0) return 0;
+  const range = Math.max(0, Math.floor(Math.max(s1.length, s2.length) / 2) - 1);
+  const m1 = new Array<boolean>(s1.length).fill(false);
+  const m2 = new Array<boolean>(s2.length).fill(false);
+  let matches = 0;
+  for (let i = 0; i < s1.length; i++) {
+    const lo = Math.max(0, i - range);
+    const hi = Math.min(s2.length - 1, i + range);
+    for (let j = lo; j <= hi; j++) {
+      if (!m2[j] && s1[i] === s2[j]) {
+        m1[i] = m2[j] = true;
+        matches++;
+        break;
+      }
+    }
+  }
+  if (matches === 0) return 0;
+  let t = 0;
+  let k = 0;
+  for (let i = 0; i < s1.length; i++) {
+    if (!m1[i]) continue;
+    while (!m2[k]) k++;
+    if (s1[i] !== s2[k]) t++;
+    k++;
+  }
+  const jaro = (matches / s1.length + matches / s2.length + (matches - t / 2) / matches) / 3;
+  if (jaro < 0.7) return jaro;
+  let prefix = 0;
+  while (prefix < Math.min(4, s1.length, s2.length) && s1[prefix] === s2[prefix]) prefix++;
+  return jaro + 0.1 * prefix * (1 - jaro);
+}
+
+/** `search.MarkText` with a case-insensitive match of each keyword, 32 runes kept before the first. */
+function markText(text: string, keywords: readonly string[]): string {
+  if (keywords.length === 0) return text;
+  const pattern = keywords.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  const marked = text.replace(new RegExp(pattern, "gi"), (m) => `<mark>${m}</mark>`);
+  const pos = marked.indexOf("<mark>");
+  if (pos < 0) return marked;
+  const before = [...marked.slice(0, pos)];
+  return before.length > 32 ? `...${before.slice(-33).join("")}${marked.slice(pos)}` : marked;
+}
+
+/**
+ * `searchTemplate`: `.md` files under `data/templates/` (not hidden, not a top-level README.md)
+ * whose path without `.md` holds every space-separated word of `k`, case-insensitively; ranked by
+ * the words' similarity to the file name, ties in directory order.
+ */
+function searchTemplate(ctx: HandlerContext): unknown {
+  const k = ctx.body.k;
+  if (typeof k !== "string") throw panicReply();
+  const files = ctx.kernel.files;
+  const root = "/data/templates";
+  const keywords = k
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
+  const hits: Array<{ item: Record<string, string>; score: number }> = [];
+  const consider = (rel: string, name: string, subject: string): void => {
+    let score = 0;
+    for (const kw of keywords) {
+      if (!subject.toLowerCase().includes(kw.toLowerCase())) return;
+      score += jaroWinkler(name.toLowerCase(), kw);
+    }
+    hits.push({
+      item: {
+        path: workspaceAbs(ctx.kernel, `${root}/${rel}`),
+        relativePath: rel,
+        content: markText(subject, keywords),
+      },
+      score,
+    });
+  };
+  const walk = (dir: string, rel: string): void => {
+    for (const e of files.list(dir).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.name.startsWith(".")) continue;
+      const childRel = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDir) walk(`${dir}/${e.name}`, childRel);
+      else if (e.name.toLowerCase().endsWith(".md")) {
+        consider(childRel, e.name, `/${childRel}`.replace(/\.md$/i, ""));
+      }
+    }
+  };
+  if (files.kind(root) === "dir") {
+    for (const e of files.list(root).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.name.startsWith(".")) continue;
+      if (e.isDir) walk(`${root}/${e.name}`, e.name);
+      else if (e.name.toLowerCase().endsWith(".md") && e.name !== "README.md") {
+        consider(e.name, e.name, e.name.slice(0, -3));
+      }
+    }
+  }
+  const ranked = hits.map((h, i) => ({ ...h, i })).sort((a, b) => b.score - a.score || a.i - b.i);
+  return { templates: ranked.map((h) => h.item), k };
+}
+
+/** The routes of this file. */
+export const readRoutes: Record<string, Route> = {
+  "/api/block/getBlocksWordCount": r(getBlocksWordCount),
+  "/api/block/getRecentUpdatedBlocks": r(getRecentUpdatedBlocks),
+  "/api/asset/getDocAssets": r(getDocAssets),
+  "/api/search/searchTemplate": r(searchTemplate),
+};
