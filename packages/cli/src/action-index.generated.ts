@@ -282,6 +282,88 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "block",
+    action: "batch_kramdown",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "ids",
+        key: "ids",
+        kind: "array",
+        items: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        ids: {
+          minItems: 1,
+          maxItems: 64,
+          type: "array",
+          items: {
+            type: "string",
+            pattern: "^\\d{14}-[a-z0-9]{7}$",
+          },
+        },
+      },
+      required: ["ids"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "block",
+    action: "word_count",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "ids",
+        key: "ids",
+        kind: "array",
+        items: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        ids: {
+          minItems: 1,
+          maxItems: 64,
+          type: "array",
+          items: {
+            type: "string",
+            pattern: "^\\d{14}-[a-z0-9]{7}$",
+          },
+        },
+      },
+      required: ["ids"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "block",
+    action: "recent_updated",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [],
+    schema: {
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "block",
     action: "insert",
     aliases: [],
     kind: "mutation",
@@ -1788,6 +1870,62 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     ],
   },
   {
+    tool: "file",
+    action: "list_templates",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "keyword",
+        key: "keyword",
+        kind: "string",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        keyword: {
+          default: "",
+          type: "string",
+          maxLength: 256,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "file",
+    action: "doc_assets",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "notebook",
     action: "list",
     aliases: [],
@@ -2713,6 +2851,20 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   {
     tool: "system",
     action: "version",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [],
+    schema: {
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "system",
+    action: "current_time",
     aliases: [],
     kind: "read",
     policyFor: false,

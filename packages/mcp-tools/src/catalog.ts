@@ -93,6 +93,8 @@ const additive = mutation("none");
 
 const updateItem = z.strictObject({ id: nodeId, data: z.string(), dataType });
 const id = z.strictObject({ id: nodeId });
+/** Several blocks of one read (each read once however often named). */
+const ids = z.strictObject({ ids: z.array(nodeId).min(1).max(64) });
 const notebookOnly = z.strictObject({ notebook: notebookId });
 /**
  * The page size of a paged read: settings' `pageSize` is the default when omitted, so its limits
@@ -258,6 +260,21 @@ export const CATALOG = {
       signature: "backmentions(id,page?,pageSize?) docs naming it unlinked",
     },
     breadcrumb: { policy: read, args: id, signature: "breadcrumb(id) doc→block path" },
+    batch_kramdown: {
+      policy: read,
+      args: ids,
+      signature: "batch_kramdown(ids) {id:Kramdown}, missing: unknown IDs",
+    },
+    word_count: {
+      policy: read,
+      args: ids,
+      signature: "word_count(ids) runes, words, links, images, refs summed",
+    },
+    recent_updated: {
+      policy: read,
+      args: z.strictObject({}),
+      signature: "recent_updated() the 16 paragraphs edited last",
+    },
     insert: {
       policy: additive,
       args: z
@@ -501,6 +518,12 @@ export const CATALOG = {
       args: z.strictObject({ id: nodeId, outputPath }),
       signature: "extract_doc(id,outputPath=new directory for Markdown+assets)",
     },
+    list_templates: {
+      policy: read,
+      args: z.strictObject({ keyword: z.string().max(256).default("") }),
+      signature: "list_templates(keyword?) template names, e.g. weekly.md",
+    },
+    doc_assets: { policy: read, args: id, signature: "doc_assets(id) assets/… its document links" },
   },
   notebook: {
     list: { policy: read, args: z.strictObject({}), signature: "list()" },
@@ -682,6 +705,11 @@ export const CATALOG = {
   system: {
     bootstrap: { policy: read, args: z.strictObject({}), signature: "bootstrap()" },
     version: { policy: read, args: z.strictObject({}), signature: "version()" },
+    current_time: {
+      policy: read,
+      args: z.strictObject({}),
+      signature: "current_time() SiYuan's clock: unixMs, iso",
+    },
     health: { policy: read, args: z.strictObject({}), signature: "health()" },
     notify: {
       policy: external,

@@ -17,6 +17,7 @@ import type {
   NewAvColumn,
   NotebookRow,
   OutlineHeading,
+  RecentBlock,
   RefDoc,
   UploadAnswer,
 } from "./kernel.js";
@@ -246,6 +247,38 @@ function kernelReads(c: SiyuanClient): KernelReads {
       ),
     getAttributeViewKeys: async (avID) =>
       (await c.av.getAttributeViewKeysByAvID({ avID })) as AvKey[],
+    getBlocksWordCount: async (ids) => {
+      const s = await c.block.getBlocksWordCount({ ids: [...ids] });
+      return {
+        runeCount: s.runeCount,
+        wordCount: s.wordCount,
+        linkCount: s.linkCount,
+        imageCount: s.imageCount,
+        refCount: s.refCount,
+      };
+    },
+    getRecentUpdatedBlocks: async () => {
+      // SiYuan 3.7.3's index may hold a row twice (kernel-probes reads.getRecentUpdatedBlocks)
+      const seen = new Map<string, RecentBlock>();
+      for (const b of await c.block.getRecentUpdatedBlocks()) {
+        if (seen.has(b.id)) continue;
+        seen.set(b.id, {
+          id: b.id,
+          notebook: b.box,
+          docID: b.rootID,
+          hpath: b.hPath ?? "",
+          content: b.content,
+          updated: b.ial?.["updated"] ?? "",
+        });
+      }
+      return [...seen.values()];
+    },
+    // An unknown ID: code -1 "tree not found"
+    getDocAssets: (id) => orNull(() => c.asset.getDocAssets({ id })),
+    searchTemplate: async (keyword) =>
+      (await c.search.searchTemplate({ k: keyword })).templates.map((t) => ({
+        path: t.relativePath,
+      })),
   };
 }
 

@@ -111,6 +111,31 @@ export interface RecentDoc {
 /** How `getRecentDocs` sorts: the UI's recent list by one of its times, or the index by `updated`. */
 export type RecentSort = "viewedAt" | "openAt" | "closedAt" | "updated";
 
+/** What `getBlocksWordCount` sums over the blocks it found (a database's cells not counted). */
+export interface BlockStat {
+  readonly runeCount: number;
+  readonly wordCount: number;
+  readonly linkCount: number;
+  readonly imageCount: number;
+  readonly refCount: number;
+}
+
+/** One paragraph of `getRecentUpdatedBlocks` (`updated` from its attributes, `YYYYMMDDhhmmss`). */
+export interface RecentBlock {
+  readonly id: string;
+  readonly notebook: string;
+  readonly docID: string;
+  readonly hpath: string;
+  /** Plain text as the index holds it, HTML-escaped by the kernel. */
+  readonly content: string;
+  readonly updated: string;
+}
+
+/** One template of `searchTemplate`: its path under `data/templates/`. */
+export interface TemplateHit {
+  readonly path: string;
+}
+
 /** A database column (`Key` of contract §4.7), as the kernel gives it; extra fields kept. */
 export interface AvKey {
   readonly id: string;
@@ -203,6 +228,14 @@ export interface KernelReads {
   renderAttributeView(id: string, page: AvPage): Promise<AvRender | null>;
   /** A database's columns (`/api/av/getAttributeViewKeysByAvID`); `[]` when it has no file. */
   getAttributeViewKeys(avID: string): Promise<AvKey[]>;
+  /** Counts summed over blocks the kernel finds (`/api/block/getBlocksWordCount`); unknown add 0. */
+  getBlocksWordCount(ids: readonly string[]): Promise<BlockStat>;
+  /** The 16 paragraphs updated last, once each (`/api/block/getRecentUpdatedBlocks`). */
+  getRecentUpdatedBlocks(): Promise<RecentBlock[]>;
+  /** Asset links (`assets/…`) of the block's document (`/api/asset/getDocAssets`); `null` if unknown. */
+  getDocAssets(id: string): Promise<string[] | null>;
+  /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
+  searchTemplate(keyword: string): Promise<TemplateHit[]>;
 }
 
 /** What `/api/asset/upload` answered: original file name → stored path (`assets/…`, under `data/`). */

@@ -8,7 +8,6 @@ import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStrArray } from "./handler-kit.js";
 import { workspaceAbs } from "./handlers-asset.js";
 import { type InlineSegment, parseInline } from "./markdown.js";
-import { escapeHtml } from "./render.js";
 
 const r = (handler: Route["handler"]): Route => ({
   handler,
@@ -151,6 +150,17 @@ function getBlocksWordCount(ctx: HandlerContext): unknown {
   return { reqId: ctx.body.reqId ?? null, stat: { ...stat, blockCount: ids.length } };
 }
 
+/** The kernel's `util.EscapeHTML`: Go's `html.EscapeString`, blank text left as it is. */
+function goEscapeHtml(s: string): string {
+  if (s.trim() === "") return s;
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/'/g, "&#39;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&#34;");
+}
+
 function parseIal(ial: string): Record<string, string> | null {
   if (ial === "") return null;
   const out: Record<string, string> = {};
@@ -176,9 +186,9 @@ function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
       name: s("name"),
       alias: s("alias"),
       memo: s("memo"),
-      tag: escapeHtml(s("tag")),
-      content: escapeHtml(s("content")),
-      fcontent: escapeHtml(s("fcontent")),
+      tag: goEscapeHtml(s("tag")),
+      content: goEscapeHtml(s("content")),
+      fcontent: goEscapeHtml(s("fcontent")),
       markdown: s("markdown"),
       folded: false,
       type: LUTE_NODE_NAMES.p,

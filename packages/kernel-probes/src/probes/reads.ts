@@ -67,7 +67,7 @@ export const readProbes = [
       const doc = await ctx.doc(
         nb,
         "/Recent blocks",
-        "x\n\nRecent **one** a < b & c\n\n# Not a paragraph\n\n- listed item\n\nRecent two {{{",
+        "x\n\nRecent **one** a < b & c \"q\" 's'\n\n# Not a paragraph\n\n- listed item\n\nRecent two {{{",
       );
       await ctx.flush();
       await ctx.post(

@@ -1,5 +1,5 @@
 /**
- * system: bootstrap, version, health (reads); notify (external side effect, no guarantee).
+ * system: bootstrap, version, current_time, health (reads); notify (external side effect, no guarantee).
  */
 import {
   LEASE_TTL_MS,
@@ -112,6 +112,12 @@ export const systemHandlers = {
   }),
   version: readAction({
     run: async (ctx) => ({ sisyphus: SISYPHUS_VERSION, kernel: await ctx.kernel.version() }),
+  }),
+  current_time: readAction({
+    run: async (ctx) => {
+      const unixMs = await ctx.kernel.currentTime();
+      return { unixMs, iso: new Date(unixMs).toISOString() };
+    },
   }),
   health: readAction({
     run: async (ctx) => {

@@ -1,9 +1,11 @@
 /**
- * block: reads by ID (backlinks, backmentions and the breadcrumb among them); additive insert/prepend/append; update, set_attrs, delete (state); move
+ * block: reads by ID (backlinks, backmentions and the breadcrumb among them), over several IDs
+ * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append; update, set_attrs, delete (state); move
  * (structure). One file per kind of write; this table joins them to the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
 import { setAttrs } from "./attrs.js";
+import { batchKramdown, recentUpdated, wordCount } from "./batch-reads.js";
 import { del } from "./delete.js";
 import { append, insert, prepend } from "./insert.js";
 import { move } from "./move.js";
@@ -21,6 +23,9 @@ export const blockHandlers = {
   backlinks,
   backmentions,
   breadcrumb,
+  batch_kramdown: batchKramdown,
+  word_count: wordCount,
+  recent_updated: recentUpdated,
   insert: mutationAction(insert),
   prepend: mutationAction(prepend),
   append: mutationAction(append),
