@@ -1926,6 +1926,48 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     },
   },
   {
+    tool: "file",
+    action: "list_unused_assets",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "page",
+        key: "page",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "page-size",
+        key: "pageSize",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        page: {
+          default: 1,
+          type: "integer",
+          minimum: 1,
+          maximum: 9007199254740991,
+        },
+        pageSize: {
+          default: 16,
+          type: "integer",
+          minimum: 1,
+          maximum: 64,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "notebook",
     action: "list",
     aliases: [],

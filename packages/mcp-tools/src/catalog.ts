@@ -524,6 +524,11 @@ export const CATALOG = {
       signature: "list_templates(keyword?) template names, e.g. weekly.md",
     },
     doc_assets: { policy: read, args: id, signature: "doc_assets(id) assets/… its document links" },
+    list_unused_assets: {
+      policy: read,
+      args: z.strictObject({ ...paged }),
+      signature: "list_unused_assets(page?,pageSize?) assets no document links",
+    },
   },
   notebook: {
     list: { policy: read, args: z.strictObject({}), signature: "list()" },

@@ -275,6 +275,8 @@ function kernelReads(c: SiyuanClient): KernelReads {
     },
     // An unknown ID: code -1 "tree not found"
     getDocAssets: (id) => orNull(() => c.asset.getDocAssets({ id })),
+    getUnusedAssets: async () =>
+      (await c.asset.getUnusedAssets()).map((a) => ({ path: a.item, name: a.name })),
     searchTemplate: async (keyword) =>
       (await c.search.searchTemplate({ k: keyword })).templates.map((t) => ({
         path: t.relativePath,

@@ -131,6 +131,12 @@ export interface RecentBlock {
   readonly updated: string;
 }
 
+/** One asset of `getUnusedAssets`: `assets/…` under `data/`, or `<notebook>/assets/…`. */
+export interface UnusedAsset {
+  readonly path: string;
+  readonly name: string;
+}
+
 /** One template of `searchTemplate`: its path under `data/templates/`. */
 export interface TemplateHit {
   readonly path: string;
@@ -234,6 +240,8 @@ export interface KernelReads {
   getRecentUpdatedBlocks(): Promise<RecentBlock[]>;
   /** Asset links (`assets/…`) of the block's document (`/api/asset/getDocAssets`); `null` if unknown. */
   getDocAssets(id: string): Promise<string[] | null>;
+  /** Asset files and folders no document links, newest first, at most 512 (`getUnusedAssets`). */
+  getUnusedAssets(): Promise<UnusedAsset[]>;
   /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
   searchTemplate(keyword: string): Promise<TemplateHit[]>;
 }

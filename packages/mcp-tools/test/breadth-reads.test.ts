@@ -233,6 +233,57 @@ describe("file.doc_assets", () => {
   });
 });
 
+describe("file.list_unused_assets", () => {
+  beforeAll(async () => {
+    for (const path of [
+      "/data/assets/unused-linked.png",
+      "/data/assets/unused-alone.png",
+      `/data/${fx.other}/assets/unused-private.png`,
+    ]) {
+      await h.client.file.putFile({ path, file: path });
+    }
+    h.sandbox.control.external.createDoc(
+      h.notebook,
+      "/Links one",
+      "![l](assets/unused-linked.png)",
+    );
+    await h.client.flush();
+  });
+
+  const paths = (r: { structuredContent: Record<string, unknown> }) =>
+    (r.structuredContent["assets"] as Array<{ path: string }>).map((a) => a.path);
+
+  it("lists the assets no document links, a notebook's by its notebook folder", async () => {
+    const r = await h.call("file", { action: "list_unused_assets", pageSize: 64 });
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined();
+    const all = paths(r);
+    expect(all).toContain("assets/unused-alone.png");
+    expect(all).toContain(`${fx.other}/assets/unused-private.png`);
+    expect(all).not.toContain("assets/unused-linked.png");
+    expect(r.structuredContent["assets"]).toContainEqual({
+      path: "assets/unused-alone.png",
+      name: "unused-alone.png",
+    });
+    expect(r.structuredContent).toMatchObject({ page: 1, pageSize: 64, total: all.length });
+    expect(r.structuredContent).not.toHaveProperty("capped");
+  });
+
+  it("pages the list", async () => {
+    const all = paths(await h.call("file", { action: "list_unused_assets", pageSize: 64 }));
+    const p2 = await h.call("file", { action: "list_unused_assets", pageSize: 1, page: 2 });
+    expect(paths(p2)).toEqual([all[1]]);
+    expect(p2.structuredContent).toMatchObject({ pageCount: all.length, total: all.length });
+  });
+
+  it("withholds the assets of notebooks the caller may not read", async () => {
+    denyOther();
+    const r = await h.call("file", { action: "list_unused_assets", pageSize: 64 });
+    expect(paths(r)).toContain("assets/unused-alone.png");
+    expect(paths(r).some((p) => p.startsWith(fx.other))).toBe(false);
+    expect(r.structuredContent).toMatchObject({ withheld: 1 });
+  });
+});
+
 describe("system.current_time", () => {
   it("answers the kernel's clock in Unix milliseconds and as ISO 8601", async () => {
     const before = await h.client.system.currentTime();

@@ -179,6 +179,11 @@ export interface SiyuanClient {
     upload(args: T.UploadAssetArgs): Promise<T.UploadResult>;
     /** Asset links of a document (unknown ID → `kernel_rejected` code -1 "tree not found"). */
     getDocAssets(args: T.GetDocAssetsArgs): Promise<T.DocAssetsResult>;
+    /**
+     * Asset files and folders no document links (nor a database, nor a title image), newest first,
+     * at most 512 (beyond that the kernel also shows the user a toast).
+     */
+    getUnusedAssets(): Promise<T.UnusedAssetsResult>;
   };
   readonly file: {
     /** Raw bytes; `null` when the file does not exist (HTTP 202 + code 404). */

@@ -227,6 +227,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     asset: {
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),
       getDocAssets: (a) => call("asset.getDocAssets", a, S.docAssetsSchema),
+      getUnusedAssets: () => call("asset.getUnusedAssets", {}, S.unusedAssetsSchema),
     },
     file: {
       // HTTP 202 with code 404 means "file does not exist".

@@ -133,6 +133,8 @@ export const ENDPOINTS = {
 
   "asset.upload": w("/api/asset/upload", "files"),
   "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),
+  // A read, although beyond 512 unused assets the kernel also shows the user a toast saying so.
+  "asset.getUnusedAssets": r("/api/asset/getUnusedAssets"),
 
   "file.getFile": r("/api/file/getFile", "path"),
   "file.putFile": w("/api/file/putFile", "path"),

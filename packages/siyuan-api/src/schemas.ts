@@ -365,3 +365,7 @@ export const searchTemplateSchema = z.looseObject({
   templates: nullableArray(templateHitSchema),
   k: z.string(),
 });
+
+/** One item of `getUnusedAssets`: `item` is `assets/…` or `<notebook>/assets/…` (a folder: no `/`). */
+export const unusedAssetSchema = z.looseObject({ item: z.string(), name: z.string() });
+export const unusedAssetsSchema = nullableArray(unusedAssetSchema);

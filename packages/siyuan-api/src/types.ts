@@ -22,6 +22,7 @@ import type {
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
   searchTemplateSchema,
+  unusedAssetsSchema,
   uploadSchema,
 } from "./schemas.js";
 
@@ -60,6 +61,8 @@ export type BlockStatResult = z.infer<typeof blockStatSchema>;
 export type RecentUpdatedBlocksResult = z.infer<typeof recentUpdatedBlocksSchema>;
 /** `getDocAssets` result: asset links of the document, in order, repeats kept. */
 export type DocAssetsResult = z.infer<typeof docAssetsSchema>;
+/** `getUnusedAssets` result: at most 512, newest first. */
+export type UnusedAssetsResult = z.infer<typeof unusedAssetsSchema>;
 /** `searchTemplate` result. */
 export type SearchTemplateResult = z.infer<typeof searchTemplateSchema>;
 

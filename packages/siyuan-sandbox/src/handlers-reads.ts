@@ -214,17 +214,10 @@ function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
 const isAssetDest = (dest: string): boolean => dest.startsWith("assets/");
 
 /**
- * `getDocAssets`: the document's asset links (`assets/…`) in document order, each once: link and
- * image destinations, `custom-data-assets…` attributes, an HTML block's `src`; `?…` kept unless
- * `retainQueryStr` is false; a `.rtfd` folder ends with `/`; `null` when there are none.
+ * The kernel's `getAssetsLinkDests` over a tree: link and image destinations, `custom-data-assets…`
+ * attributes and an HTML block's `src` that start with `assets/`, in document order, each once.
  */
-function getDocAssets(ctx: HandlerContext): unknown {
-  const id = ctx.body.id;
-  if (typeof id !== "string") throw panicReply();
-  const retain = ctx.body.retainQueryStr;
-  if (retain !== undefined && retain !== null && typeof retain !== "boolean") throw panicReply();
-  const loc = ctx.kernel.ws.locate(id);
-  if (!loc) throw kernelError(-1, "tree not found");
+function assetDests(root: Block): string[] {
   const found: string[] = [];
   const visit = (n: Block): void => {
     for (const [k, v] of Object.entries(n.attrs)) {
@@ -242,11 +235,108 @@ function getDocAssets(ctx: HandlerContext): unknown {
     }
     for (const c of n.children) visit(c);
   };
-  visit(loc.doc.root);
-  let out = [...new Set(found)];
+  visit(root);
+  return [...new Set(found)].map((a) => (a.endsWith(".rtfd") ? `${a}/` : a));
+}
+
+/**
+ * `getDocAssets`: the asset links of the block's document (`?…` cut when `retainQueryStr` is
+ * false); `null` when there are none (Go's nil slice).
+ */
+function getDocAssets(ctx: HandlerContext): unknown {
+  const id = ctx.body.id;
+  if (typeof id !== "string") throw panicReply();
+  const retain = ctx.body.retainQueryStr;
+  if (retain !== undefined && retain !== null && typeof retain !== "boolean") throw panicReply();
+  const loc = ctx.kernel.ws.locate(id);
+  if (!loc) throw kernelError(-1, "tree not found");
+  let out = assetDests(loc.doc.root);
   if (retain === false) out = out.map((a) => a.split("?")[0]!);
-  // Go's nil slice: a document without assets answers null
-  return out.length === 0 ? null : out.map((a) => (a.endsWith(".rtfd") ? `${a}/` : a));
+  return out.length === 0 ? null : out;
+}
+
+/** File and folder names the kernel skips in a workspace walk (`isSkipFile`). */
+const isSkipName = (name: string): boolean =>
+  name.startsWith(".") || name === "node_modules" || name === "dist" || name === "target";
+
+/** The kernel's most unused assets listed (a toast says how many more there are). */
+const MAX_UNUSED_ASSETS = 512;
+
+/**
+ * `getUnusedAssets` (`model.UnusedAssets`): every file and folder under `data/assets/` and under
+ * each notebook's `assets` folders, keyed `assets/…` (a folder with `/`), less those a document
+ * links (a key some link starts with, or under a linked folder), a document's title image, a
+ * database file mentions, and OCR and Android notification texts; newest first, then by path
+ * descending; a notebook's asset is named `<notebook>/assets/…`.
+ */
+function getUnusedAssets(ctx: HandlerContext): unknown {
+  const files = ctx.kernel.files;
+  // key → [workspace path, mtime in seconds]
+  const assets = new Map<string, { wsPath: string; updated: number }>();
+  const walkAssets = (dir: string, key: string): void => {
+    for (const e of files.list(dir)) {
+      if (isSkipName(e.name)) continue;
+      const childKey = `${key}${e.name}${e.isDir ? "/" : ""}`;
+      assets.set(childKey, { wsPath: `${dir}/${e.name}`, updated: e.updated });
+      if (e.isDir) walkAssets(`${dir}/${e.name}`, childKey);
+    }
+  };
+  const findAssetDirs = (dir: string): void => {
+    for (const e of files.list(dir)) {
+      if (isSkipName(e.name) || !e.isDir) continue;
+      if (e.name === "assets") walkAssets(`${dir}/assets`, "assets/");
+      else findAssetDirs(`${dir}/${e.name}`);
+    }
+  };
+  for (const box of ctx.kernel.ws.notebooks.keys()) {
+    if (files.kind(`/data/${box}`) === "dir") findAssetDirs(`/data/${box}`);
+  }
+  if (files.kind("/data/assets") === "dir") walkAssets("/data/assets", "assets/");
+
+  const linked = new Set<string>();
+  const folders: string[] = [];
+  const filesLinked: string[] = [];
+  for (const doc of ctx.kernel.ws.docs.values()) {
+    const dests = assetDests(doc.root);
+    const titleImg = /url\("?(assets\/[^")]+)"?\)/.exec(doc.root.attrs["title-img"] ?? "")?.[1];
+    if (titleImg) dests.push(titleImg);
+    for (let d of dests) {
+      d = d.split("?")[0]!;
+      if (!assets.has(d)) continue;
+      if (d.endsWith("/")) folders.push(d);
+      else filesLinked.push(d);
+    }
+  }
+  for (const key of [...assets.keys()]) {
+    if (folders.some((f) => key.startsWith(f)) || filesLinked.some((l) => l.startsWith(key)))
+      assets.delete(key);
+  }
+  for (const d of filesLinked) {
+    linked.add(d);
+    if (d.endsWith(".pdf")) linked.add(`${d}.sya`);
+  }
+  for (const key of [...assets.keys()]) {
+    if (key.endsWith("ocr-texts.json") || key.endsWith("android-notification-texts.txt"))
+      assets.delete(key);
+  }
+  if (files.kind("/data/storage/av") === "dir") {
+    for (const e of files.list("/data/storage/av")) {
+      if (!/^\d{14}-[a-z0-9]{7}\.json$/.test(e.name)) continue;
+      const text = files.read(`/data/storage/av/${e.name}`).toString("utf8");
+      for (const key of [...assets.keys()]) if (text.includes(key)) assets.delete(key);
+    }
+  }
+  const out = [...assets.entries()]
+    .filter(([key]) => !linked.has(key))
+    .map(([, a]) => {
+      // `assets/…` under data/, `<notebook>/assets/…` for a notebook's
+      const item = a.wsPath.slice("/data/".length);
+      const base = item.replace(/\/$/, "");
+      return { item, name: base.slice(base.lastIndexOf("/") + 1), updated: a.updated };
+    })
+    .sort((x, y) => y.updated - x.updated || (x.item < y.item ? 1 : x.item > y.item ? -1 : 0))
+    .map(({ item, name }) => ({ item, name }));
+  return out.slice(0, MAX_UNUSED_ASSETS);
 }
 
 /** Jaro-Winkler similarity (smetrics: boost threshold 0.7, prefix 4), ranking template hits. */
@@ -354,5 +444,6 @@ export const readRoutes: Record<string, Route> = {
   "/api/block/getBlocksWordCount": r(getBlocksWordCount),
   "/api/block/getRecentUpdatedBlocks": r(getRecentUpdatedBlocks),
   "/api/asset/getDocAssets": r(getDocAssets),
+  "/api/asset/getUnusedAssets": r(getUnusedAssets),
   "/api/search/searchTemplate": r(searchTemplate),
 };

@@ -126,6 +126,61 @@ export const readProbes = [
     },
   ),
   probe(
+    "reads.getUnusedAssets",
+    "getUnusedAssets: files and folders of data/assets and a notebook's assets no document links; prefixes, .sya, OCR texts, hidden files",
+    ["/api/asset/getUnusedAssets"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const put = (path: string) =>
+        ctx.quietRaw({
+          path: "/api/file/putFile",
+          form: [
+            { name: "path", value: path },
+            { name: "file", filename: path.split("/").pop() ?? path, bytes: utf8(path) },
+          ],
+        });
+      for (const name of [
+        "zunused-a.png",
+        "zunused-b.png",
+        "zunused-a.p",
+        "zunused-c.pdf",
+        "zunused-c.pdf.sya",
+        "zunused-d.pdf.sya",
+        "zunused-dir/inner.png",
+        "zunused-other/inner.png",
+        "zunused-ocr-texts.json",
+        ".zunused-hidden.png",
+      ]) {
+        await put(`/data/assets/${name}`);
+      }
+      await put(`/data/${nb}/assets/zunused-nb.png`);
+      await ctx.doc(
+        nb,
+        "/Links assets",
+        "![a](assets/zunused-a.png) [c](assets/zunused-c.pdf?p=2) [d](assets/zunused-dir/inner.png)",
+      );
+      await ctx.flush();
+      await ctx.post(
+        "unused",
+        "/api/asset/getUnusedAssets",
+        {},
+        {
+          keep: (j) => {
+            const e = j as Envelope<Array<{ item: string; name: string }> | null>;
+            return {
+              code: e.code,
+              isArray: Array.isArray(e.data),
+              // this probe's, by path: files written in one second have no order of their own
+              mine: (e.data ?? [])
+                .filter((a) => a.item.includes("zunused"))
+                .sort((a, b) => a.item.localeCompare(b.item)),
+            };
+          },
+        },
+      );
+    },
+  ),
+  probe(
     "reads.searchTemplate",
     "searchTemplate: .md files of data/templates by words of k; README.md, hidden files and other extensions left out",
     ["/api/search/searchTemplate"],

@@ -1,7 +1,8 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
  * create_template and update_template (`templates.ts`); export_resources and extract_doc
- * (external side effects: `exports.ts`); the reads list_templates and doc_assets (`file-reads.ts`).
+ * (external side effects: `exports.ts`); the reads list_templates, doc_assets
+ * and list_unused_assets (`file-reads.ts`).
  *
  * The probe reads the source through the shell's reader and hashes it; the digest it leases is the
  * file's own SHA-256, so a file that changed between preflight and commit answers `state_changed`
@@ -22,7 +23,7 @@ import {
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
 import { exportResources, extractDoc } from "./exports.js";
-import { docAssets, listTemplates } from "./file-reads.js";
+import { docAssets, listTemplates, listUnusedAssets } from "./file-reads.js";
 import { createTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
@@ -128,4 +129,5 @@ export const fileHandlers = {
   extract_doc: externalAction(extractDoc),
   list_templates: listTemplates,
   doc_assets: docAssets,
+  list_unused_assets: listUnusedAssets,
 } satisfies ToolHandlers<"file">;
