@@ -200,6 +200,14 @@ export interface SiyuanClient {
     /** A zip of workspace files; `path` is `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. */
     exportResources(args: T.ExportResourcesArgs): Promise<T.ExportResourcesResult>;
   };
+  readonly history: {
+    searchHistory(args: T.SearchHistoryArgs): Promise<T.SearchHistoryResult>;
+    getHistoryItems(args: T.GetHistoryItemsArgs): Promise<T.HistoryItem[]>;
+    /** All fields empty when no such history file exists (code 0). */
+    getDocHistoryContent(args: T.DocHistoryContentArgs): Promise<T.DocHistoryContent>;
+    createDocHistory(args: T.IdArg): Promise<void>;
+    rollbackDocHistory(args: T.HistoryPathArg): Promise<void>;
+  };
   readonly notification: {
     /** Returns the toast's message ID. */
     pushMsg(args: T.PushMsgArgs): Promise<string>;

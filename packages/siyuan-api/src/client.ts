@@ -247,6 +247,15 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       pushMsg: async (a) => (await call("notification.pushMsg", a, S.pushMsgSchema)).id,
       pushErrMsg: async (a) => (await call("notification.pushErrMsg", a, S.pushMsgSchema)).id,
     },
+    history: {
+      searchHistory: (a) => call("history.searchHistory", a, S.searchHistorySchema),
+      getHistoryItems: async (a) =>
+        (await call("history.getHistoryItems", a, S.historyItemsSchema)).items,
+      getDocHistoryContent: (a) =>
+        call("history.getDocHistoryContent", a, S.docHistoryContentSchema),
+      createDocHistory: (a) => callVoid("history.createDocHistory", a),
+      rollbackDocHistory: (a) => callVoid("history.rollbackDocHistory", a),
+    },
     system: {
       version: () => call("system.version", {}, S.stringSchema),
       currentTime: () => call("system.currentTime", {}, S.numberSchema),

@@ -143,6 +143,14 @@ export const ENDPOINTS = {
   "file.renameFile": w("/api/file/renameFile", "path", "newPath"),
 
   "export.exportMdContent": r("/api/export/exportMdContent", "id"),
+
+  // Document history (`history/`): searchHistory lists times, getHistoryItems one time's items.
+  "history.searchHistory": r("/api/history/searchHistory"),
+  "history.getHistoryItems": r("/api/history/getHistoryItems", "created"),
+  "history.getDocHistoryContent": r("/api/history/getDocHistoryContent", "historyPath"),
+  // Copies the document's file into this second's `history/<time>-update/` folder.
+  "history.createDocHistory": w("/api/history/createDocHistory", "id"),
+  "history.rollbackDocHistory": w("/api/history/rollbackDocHistory", "historyPath"),
   // Writes a zip under temp/export/ (served at GET /export/…): attempted once.
   "export.exportResources": w("/api/export/exportResources", "paths"),
 

@@ -289,6 +289,30 @@ export const createDailyNoteSchema = z.looseObject({ id: nodeIdSchema });
 
 export const bootProgressSchema = z.looseObject({ progress: z.number(), details: z.string() });
 export const pushMsgSchema = z.looseObject({ id: z.string() });
+/** `history/searchHistory`: the times (Unix seconds, as strings) with history, newest first. */
+export const searchHistorySchema = z.looseObject({
+  histories: z.array(z.string()),
+  pageCount: z.number(),
+  totalCount: z.number(),
+});
+/** `history/getHistoryItems`: one time's items; `path` is workspace-relative (`/history/…`). */
+export const historyItemsSchema = z.looseObject({
+  items: z.array(
+    z.looseObject({
+      title: z.string(),
+      path: z.string(),
+      op: z.string(),
+      notebook: z.string().optional(),
+    }),
+  ),
+});
+/** `history/getDocHistoryContent`: the item's blocks as protyle DOM; all empty for no such file. */
+export const docHistoryContentSchema = z.looseObject({
+  id: z.string(),
+  rootID: z.string(),
+  content: z.string(),
+  isLargeDoc: z.boolean(),
+});
 export const exportMdSchema = z.looseObject({ hPath: z.string(), content: z.string() });
 export const exportResourcesSchema = z.looseObject({ path: z.string() });
 

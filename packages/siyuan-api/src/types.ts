@@ -9,12 +9,14 @@ import type {
   bootProgressSchema,
   breadcrumbSchema,
   docAssetsSchema,
+  docHistoryContentSchema,
   docOutlineSchema,
   exportMdSchema,
   exportResourcesSchema,
   fullTextSearchSchema,
   getAttributeViewSchema,
   getDocSchema,
+  historyItemsSchema,
   listDocsSchema,
   lsNotebooksSchema,
   notebookConfSchema,
@@ -23,6 +25,7 @@ import type {
   renderAttributeViewSchema,
   searchTemplateSchema,
   unusedAssetsSchema,
+  searchHistorySchema,
   uploadSchema,
 } from "./schemas.js";
 
@@ -270,6 +273,34 @@ export interface ExportResourcesArgs {
 }
 /** `exportResources` result: the zip's workspace path (`temp/export/…`). */
 export type ExportResourcesResult = z.infer<typeof exportResourcesSchema>;
+/** `history/searchHistory` request: `type` 3 searches by document ID (`query`). */
+export interface SearchHistoryArgs {
+  readonly query?: string;
+  readonly type?: number;
+  readonly page?: number;
+  readonly op?: string;
+  readonly notebook?: string;
+}
+/** `history/getHistoryItems` request: `created` is one time `searchHistory` listed. */
+export interface GetHistoryItemsArgs extends SearchHistoryArgs {
+  readonly created: string;
+}
+/** `history/getDocHistoryContent` request. */
+export interface DocHistoryContentArgs {
+  readonly historyPath: string;
+  readonly k?: string;
+  readonly highlight?: boolean;
+}
+/** `history/rollbackDocHistory` request. */
+export interface HistoryPathArg {
+  readonly historyPath: string;
+}
+/** `history/searchHistory` result. */
+export type SearchHistoryResult = z.infer<typeof searchHistorySchema>;
+/** One `history/getHistoryItems` item. */
+export type HistoryItem = z.infer<typeof historyItemsSchema>["items"][number];
+/** `history/getDocHistoryContent` result. */
+export type DocHistoryContent = z.infer<typeof docHistoryContentSchema>;
 /** `exportMdContent` request. */
 export interface ExportMdContentArgs {
   readonly id: string;

@@ -17,6 +17,7 @@ import { assetPrefixRoutes, assetRoutes } from "./handlers-asset.js";
 import { avRoutes } from "./handlers-av.js";
 import { blockRoutes } from "./handlers-block.js";
 import { filetreeAndNotebookRoutes } from "./handlers-filetree.js";
+import { historyRoutes } from "./handlers-history.js";
 import { mcpRoutes } from "./handlers-mcp.js";
 import { miscRoutes } from "./handlers-misc.js";
 import { navRoutes } from "./handlers-nav.js";
@@ -95,6 +96,7 @@ export const ROUTES: Record<string, Route> = {
   ...navRoutes,
   ...mcpRoutes,
   ...avRoutes,
+  ...historyRoutes,
   ...pluginRoutes,
 };
 

@@ -6,6 +6,7 @@ import { blockProbes } from "./block.js";
 import { exportMiscProbes } from "./export-misc.js";
 import { fileProbes } from "./files.js";
 import { filetreeProbes } from "./filetree.js";
+import { historyProbes } from "./history.js";
 import { mcpProbes } from "./mcp.js";
 import { navProbes } from "./nav.js";
 import { notebookProbes } from "./notebook.js";
@@ -27,6 +28,7 @@ export const PROBES: readonly Probe[] = [
   ...exportMiscProbes,
   ...navProbes,
   ...readProbes,
+  ...historyProbes,
   ...pluginProbes,
   ...mcpProbes,
 ];
