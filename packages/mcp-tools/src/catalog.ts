@@ -26,6 +26,7 @@ export const TOOL_NAMES = [
   "search",
   "tag",
   "av",
+  "history",
   "system",
   "extension",
   "feedback",
@@ -229,6 +230,18 @@ const avCell = z.strictObject({
     z.null(),
   ]),
 });
+
+/**
+ * A history point's handle as `history.list` answers it: `/history/<time>-<op>/<notebook>/…/<id>.sy`
+ * (no `..`, nothing outside the workspace's history folder).
+ */
+const historyPath = z
+  .string()
+  .max(1024)
+  .regex(
+    /^\/history\/\d{4}-\d{2}-\d{2}-\d{6}-[a-z]+\/\d{14}-[0-9a-z]{7}(?:\/\d{14}-[0-9a-z]{7})+\.sy$/,
+    "must be a historyPath as history.list answers it",
+  );
 
 /** Where an export is saved on the saving process's host: checked there (absolute, new). */
 const outputPath = z.string().min(1).max(4096);
@@ -705,6 +718,32 @@ export const CATALOG = {
         removeBackKey: z.boolean().default(false),
       }),
       signature: "remove_column(id,keyID,removeBackKey?) two-way back key kept one-way unless",
+    },
+  },
+  history: {
+    list: {
+      policy: read,
+      args: z.strictObject({ id: nodeId, page: z.number().int().min(1).default(1) }),
+      signature: "list(id,page?) doc's restore points newest first: time,op,historyPath",
+    },
+    get: {
+      policy: read,
+      args: z.strictObject({ historyPath }),
+      signature: "get(historyPath) a point's content as Markdown",
+    },
+    create_point: {
+      policy: additive,
+      args: id,
+      signature: "create_point(id) saves the doc's content now; answers historyPath",
+    },
+    rollback_document: {
+      policy: state,
+      dangerous: true,
+      args: z
+        .strictObject({ id: nodeId, historyPath })
+        .refine((a) => a.historyPath.endsWith(`/${a.id}.sy`), "historyPath is not a point of id"),
+      signature:
+        "rollback_document(id,historyPath) content becomes the point's, same ID; current content not kept: create_point first",
     },
   },
   system: {

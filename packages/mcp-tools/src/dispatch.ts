@@ -24,6 +24,7 @@ import { extensionHandlers } from "./tools/extension.js";
 import { feedbackHandlers } from "./tools/feedback.js";
 import { fileHandlers } from "./tools/file.js";
 import { fsHandlers } from "./tools/fs/index.js";
+import { historyHandlers } from "./tools/history.js";
 import { notebookHandlers } from "./tools/notebook.js";
 import { searchHandlers } from "./tools/search.js";
 import { systemHandlers } from "./tools/system.js";
@@ -39,6 +40,7 @@ export const HANDLERS: { readonly [T in ToolName]: ToolHandlers<T> } = {
   search: searchHandlers,
   tag: tagHandlers,
   av: avHandlers,
+  history: historyHandlers,
   system: systemHandlers,
   extension: extensionHandlers,
   feedback: feedbackHandlers,
@@ -172,6 +174,7 @@ const BINDERS: { readonly [T in ToolName]: ReadonlyMap<string, Binder> } = {
   search: bindTable(CATALOG.search, HANDLERS.search),
   tag: bindTable(CATALOG.tag, HANDLERS.tag),
   av: bindTable(CATALOG.av, HANDLERS.av),
+  history: bindTable(CATALOG.history, HANDLERS.history),
   system: bindTable(CATALOG.system, HANDLERS.system),
   extension: bindTable(CATALOG.extension, HANDLERS.extension),
   feedback: bindTable(CATALOG.feedback, HANDLERS.feedback),

@@ -201,6 +201,22 @@ function kernelReads(c: SiyuanClient): KernelReads {
         // `export.exportMdContent`); every document has a non-empty hpath
         return r.hPath === "" ? null : { hPath: r.hPath, content: r.content };
       }),
+    historyTimes: async (docId, page) => {
+      const r = await c.history.searchHistory({ query: docId, type: 3, page });
+      return { times: r.histories, pageCount: r.pageCount, totalCount: r.totalCount };
+    },
+    historyItems: async (created, docId) =>
+      (await c.history.getHistoryItems({ created, query: docId, type: 3 })).map((i) => ({
+        title: i.title,
+        path: i.path,
+        op: i.op,
+        notebook: i.notebook ?? "",
+      })),
+    historyContent: async (historyPath) => {
+      const r = await c.history.getDocHistoryContent({ historyPath, highlight: false });
+      // an unknown path answers code 0 with every field empty (kernel-probes history.doc-points)
+      return r.rootID === "" ? null : { content: r.content, markdown: r.isLargeDoc };
+    },
     currentTime: () => c.system.currentTime(),
     getBacklinks: async (id) => {
       // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
@@ -373,6 +389,8 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     pushMsg: async (msg, timeout) => {
       await c.notification.pushMsg({ msg, ...(timeout === undefined ? {} : { timeout }) });
     },
+    createDocHistory: (id) => c.history.createDocHistory({ id }),
+    rollbackDocHistory: (historyPath) => c.history.rollbackDocHistory({ historyPath }),
     createDailyNote: async (notebook) => (await c.filetree.createDailyNote({ notebook })).id,
     uploadAsset: async (file, assetsDirPath): Promise<UploadAnswer> => {
       const r = await c.asset.upload({

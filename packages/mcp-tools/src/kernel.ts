@@ -215,6 +215,21 @@ export interface KernelReads {
   getFile(path: string): Promise<Uint8Array | null>;
   /** A document as Markdown without IALs (`/api/export/exportMdContent`), `null` for an unknown ID. */
   exportMdContent(id: string): Promise<{ hPath: string; content: string } | null>;
+  /**
+   * One page (32) of the times a document has history points, newest first, by its ID
+   * (`/api/history/searchHistory` type 3): Unix seconds as strings. Points show a few seconds
+   * after they are made (the kernel indexes its history every 3 s).
+   */
+  historyTimes(docId: string, page: number): Promise<HistoryTimes>;
+  /** The document's history points at one of those times (`/api/history/getHistoryItems`). */
+  historyItems(created: string, docId: string): Promise<HistoryPoint[]>;
+  /**
+   * A history point's blocks (`/api/history/getDocHistoryContent`): protyle DOM, or Markdown for
+   * a point of 1 MiB or more (`markdown: true`); `null` when no such file exists.
+   */
+  historyContent(
+    historyPath: string,
+  ): Promise<{ readonly content: string; readonly markdown: boolean } | null>;
   /** The kernel's clock, Unix milliseconds (`/api/system/currentTime`). */
   currentTime(): Promise<number>;
   /** Documents referencing / mentioning the block (`/api/ref/getBacklink2`); empty when unknown. */
@@ -244,6 +259,21 @@ export interface KernelReads {
   getUnusedAssets(): Promise<UnusedAsset[]>;
   /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
   searchTemplate(keyword: string): Promise<TemplateHit[]>;
+}
+
+/** A page of a document's history times. */
+export interface HistoryTimes {
+  readonly times: readonly string[];
+  readonly pageCount: number;
+  readonly totalCount: number;
+}
+
+/** One history point as the kernel lists it; `path` is the handle (`/history/…/<id>.sy`). */
+export interface HistoryPoint {
+  readonly title: string;
+  readonly path: string;
+  readonly op: string;
+  readonly notebook: string;
 }
 
 /** What `/api/asset/upload` answered: original file name → stored path (`assets/…`, under `data/`). */
@@ -291,6 +321,10 @@ export interface KernelWrites {
   performSync(): Promise<void>;
   /** `tools/call` at the kernel's own `/mcp` (stateless 2026-07-28), sent once: the HTTP answer. */
   mcpCallTool(name: string, args: Record<string, unknown>): Promise<McpHttpAnswer>;
+  /** Copies the document holding block `id` into this second's history folder (`createDocHistory`). */
+  createDocHistory(id: string): Promise<void>;
+  /** Replaces the point's document with the point (`rollbackDocHistory`); keeps no point of it. */
+  rollbackDocHistory(historyPath: string): Promise<void>;
   /** Today's daily note of the notebook, created when absent (kernel `createDailyNote`): its ID. */
   createDailyNote(notebook: string): Promise<string>;
   /** Uploads one file as an asset into `assetsDirPath` (relative to `data/`). */

@@ -34,6 +34,7 @@ const PURPOSE: Record<ToolName, string> = {
   search: "Search SiYuan (read-only)",
   tag: "SiYuan tags",
   av: "SiYuan databases (attribute views); id = avID (not the block's ID)",
+  history: "SiYuan document history: restore points by document ID",
   system: "this MCP server's write protocol, versions and health; call bootstrap first",
   extension:
     "SiYuan's built-in MCP tools (native, plugin, configured servers), outside Sisyphus's guarantee",
