@@ -442,6 +442,34 @@ export const SCENARIOS: readonly Scenario[] = [
     },
     shows: async () => sameBodies(env, f.doc, ["replaced body"]),
   })),
+  onParagraphs("history.create_point", "history.create_point of a document", (env, f) => ({
+    args: { action: "create_point", id: f.doc },
+    shows: async () => {
+      const listed = await env.verify.history.searchHistory({ query: f.doc, type: 3 });
+      return differ("history times of the document", listed.totalCount, 1);
+    },
+  })),
+  {
+    key: "history.rollback_document",
+    name: "history.rollback_document to a point before an append",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, {});
+      await env.verify.history.createDocHistory({ id: f.doc });
+      const created = (await env.verify.history.searchHistory({ query: f.doc, type: 3 }))
+        .histories[0] as string;
+      const [item] = await env.verify.history.getHistoryItems({ created, query: f.doc, type: 3 });
+      await env.verify.block.appendBlock({
+        parentID: f.doc,
+        dataType: "markdown",
+        data: "appended after the point",
+      });
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "rollback_document", id: f.doc, historyPath: item?.path },
+        shows: async () => sameBodies(env, f.doc, PARAGRAPHS),
+      };
+    },
+  },
   onParagraphs("fs.rm", "fs.rm a document", (env, f) => ({
     args: { action: "rm", path: `/${NOTEBOOK}/Doc` },
     shows: async () =>
