@@ -165,6 +165,7 @@ describe("the policy table", () => {
         "feedback.submit",
         "av.remove_rows",
         "av.remove_column",
+        "history.rollback_document",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");
