@@ -6,6 +6,7 @@
  *
  * Every request differs from the state before it, so `no_change` is never a right answer here.
  */
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import {
   differ,
   docBlocks,
@@ -455,8 +456,12 @@ export const SCENARIOS: readonly Scenario[] = [
     async setup(env) {
       const f = await fixtureParagraphs(env, {});
       await env.verify.history.createDocHistory({ id: f.doc });
-      const created = (await env.verify.history.searchHistory({ query: f.doc, type: 3 }))
-        .histories[0] as string;
+      // a real kernel lists the point a few seconds later (history index flushed every 3 s)
+      const created = await waitFor(
+        async () =>
+          (await env.verify.history.searchHistory({ query: f.doc, type: 3 })).histories[0],
+        { timeoutMs: 15_000, what: "the point listed" },
+      );
       const [item] = await env.verify.history.getHistoryItems({ created, query: f.doc, type: 3 });
       await env.verify.block.appendBlock({
         parentID: f.doc,
