@@ -45,7 +45,9 @@ describe("history", () => {
     const commit = await h.call("history", h.commitArgs(args, pre.structuredContent));
     const c = commit.structuredContent;
     expect(c["status"], JSON.stringify(c)).toBe("committed");
-    expect(c["historyPath"]).toMatch(new RegExp(`^/history/[^/]+-update/${h.notebook}/${id}\\.sy$`));
+    expect(c["historyPath"]).toMatch(
+      new RegExp(`^/history/[^/]+-update/${h.notebook}/${id}\\.sy$`),
+    );
     expect(h.writes(CREATE)).toBe(writes + 1);
 
     const replay = await h.call("history", h.commitArgs(args, pre.structuredContent));

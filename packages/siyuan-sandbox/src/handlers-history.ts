@@ -140,7 +140,12 @@ function getDocHistoryContent(ctx: HandlerContext): unknown {
   }
   const entry = store(ctx.kernel).find((e) => e.path === p);
   if (!entry) return { content: "", id: "", isLargeDoc: false, rootID: "" };
-  return { content: historyDom(entry.root), id: entry.docId, isLargeDoc: false, rootID: entry.docId };
+  return {
+    content: historyDom(entry.root),
+    id: entry.docId,
+    isLargeDoc: false,
+    rootID: entry.docId,
+  };
 }
 
 function createDocHistory(ctx: HandlerContext): unknown {

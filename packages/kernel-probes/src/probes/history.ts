@@ -31,8 +31,7 @@ export const historyProbes = [
       const nb = await ctx.notebook();
       const doc = await ctx.doc(nb, "/History", "# Head\n\nfirst **para**\n\n- a\n- b");
       await ctx.post("create point", "/api/history/createDocHistory", { id: doc });
-      const search = () =>
-        ctx.quiet<Search>("/api/history/searchHistory", { query: doc, type: 3 });
+      const search = () => ctx.quiet<Search>("/api/history/searchHistory", { query: doc, type: 3 });
       const found = await ctx.poll(search, (s) => s.histories.length > 0, 15_000);
       const created = found.histories[0];
       if (created === undefined) throw new ProbeError("the point was never indexed");

@@ -27,8 +27,8 @@ export {
   unwrapListItem,
 } from "./content-form/compare.js";
 export { formOfDom } from "./content-form/dom.js";
-export { markdownOfForm } from "./content-form/to-markdown.js";
 export { childrenOf, type Placement, placementOf } from "./content-form/structure.js";
+export { markdownOfForm } from "./content-form/to-markdown.js";
 export type { FormBlock, InlineRun } from "./content-form/types.js";
 
 /** The content form of data as the caller sent it. */

@@ -17,7 +17,6 @@ import {
   type ToolContext,
   type ToolHandlers,
 } from "../handler.js";
-import { readDocBody, requireDoc } from "../state/doc-state.js";
 import {
   canonicalForm,
   type FormBlock,
@@ -25,6 +24,7 @@ import {
   formOfMarkdown,
   markdownOfForm,
 } from "../state/content-form.js";
+import { readDocBody, requireDoc } from "../state/doc-state.js";
 import { splitOwnIal } from "../state/ial.js";
 
 /** How long `create_point` waits for the kernel to list the new point. */

@@ -45,8 +45,7 @@ function withIal(body: string, b: FormBlock): string {
 }
 
 function item(li: FormBlock, list: FormBlock["list"], n: number): string {
-  const marker =
-    list === "o" ? `${n}. ` : list === "t" ? `* [${li.checked ? "X" : " "}] ` : "* ";
+  const marker = list === "o" ? `${n}. ` : list === "t" ? `* [${li.checked ? "X" : " "}] ` : "* ";
   const body = blocks(li.children ?? []);
   return indent(body, marker, " ".repeat(marker.length));
 }
@@ -58,10 +57,7 @@ function block(b: FormBlock): string {
     case "h":
       return withIal(`${"#".repeat(b.level ?? 1)} ${inline(b.inline)}`, b);
     case "list":
-      return withIal(
-        (b.children ?? []).map((li, i) => item(li, b.list, i + 1)).join("\n"),
-        b,
-      );
+      return withIal((b.children ?? []).map((li, i) => item(li, b.list, i + 1)).join("\n"), b);
     case "li":
       return item(b, "u", 1);
     case "code":
