@@ -27,6 +27,7 @@ describe("the kernel authority", () => {
         "feedback",
         "file",
         "fs",
+        "history",
         "notebook",
         "search",
         "system",

@@ -31,6 +31,7 @@ export const TOOL_NAMES = [
   "feedback",
   "file",
   "fs",
+  "history",
   "notebook",
   "search",
   "system",
