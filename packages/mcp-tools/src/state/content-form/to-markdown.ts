@@ -25,7 +25,7 @@ function run(r: InlineRun): string {
   else if (m.has("tag")) s = `#${s}#`;
   if (m.has("ref") && r.target !== undefined) {
     const [id, kind] = r.target.split(" ");
-    s = kind === "d" ? `((${id} "${s}"))` : `((${id} '${s}'))`;
+    s = kind === "d" ? `((${id} '${s}'))` : `((${id} "${s}"))`;
   } else if (m.has("img")) s = `![${s}](${r.target ?? ""})`;
   else if (m.has("a")) s = `[${s}](${r.target ?? ""})`;
   for (const [mark, open, close] of WRAP) if (m.has(mark)) s = `${open}${s}${close}`;
@@ -47,7 +47,8 @@ function withIal(body: string, b: FormBlock): string {
 function item(li: FormBlock, list: FormBlock["list"], n: number): string {
   const marker = list === "o" ? `${n}. ` : list === "t" ? `* [${li.checked ? "X" : " "}] ` : "* ";
   const body = blocks(li.children ?? []);
-  return indent(body, marker, " ".repeat(marker.length));
+  // a task box is part of the item's content: its blocks continue under the bullet's text
+  return indent(body, marker, " ".repeat(list === "t" ? 2 : marker.length));
 }
 
 function block(b: FormBlock): string {

@@ -1,0 +1,27 @@
+/** The content form written back as Markdown parses to the same form (what history.get relies on). */
+import { describe, expect, it } from "vitest";
+import { canonicalForm, formOfMarkdown, markdownOfForm } from "./content-form.js";
+
+const key = (md: string) => canonicalForm(formOfMarkdown(md), { ownAttrs: "compare" });
+
+describe("markdownOfForm", () => {
+  it.each([
+    ["headings and marks", "## Title\n\nsome **bold**, *em*, ~~gone~~, ==hi== and `code`"],
+    ["ordered lists", "1. one\n2. two"],
+    ["task lists", "* [ ] open\n* [X] done"],
+    ["nested lists", "* a\n  * nested\n* b"],
+    [
+      "quote, code, math, rule",
+      "> quoted\n>\n> two\n\n```js\nlet x = 1;\n```\n\n$$\nx^2\n$$\n\n---",
+    ],
+    ["a block's attributes", 'tagged\n{: custom-x="y"}'],
+    ["links and refs", "see [site](https://example.com) and ((20200101000000-abcdefg 'ref'))"],
+  ])("%s", (_name, md) => {
+    const written = markdownOfForm(formOfMarkdown(md));
+    expect(key(written)).toBe(key(md));
+  });
+
+  it("says what it writes: a form that changes spells it differently", () => {
+    expect(markdownOfForm(formOfMarkdown("- a\n- b"))).toBe("* a\n* b");
+  });
+});
