@@ -23,9 +23,9 @@ import type {
   recentDocsSchema,
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  searchHistorySchema,
   searchTemplateSchema,
   unusedAssetsSchema,
-  searchHistorySchema,
   uploadSchema,
 } from "./schemas.js";
 
