@@ -259,7 +259,9 @@ describe("the advertised surface", () => {
     );
     expect(block).toContain("prepend(parentID,data): first child");
     expect(block).toContain("append(parentID,data): last child");
-    expect(block).toContain("move(id,previousID=after it|parentID,position?=first|last child)");
+    expect(block).toContain(
+      "move(id,previousID=after it|parentID=doc or container,position?=first(default)|last child)",
+    );
     expect(block).toContain("data is Markdown unless dataType:dom");
     expect(describeTool("document", true).description).toContain(
       "move(ids,toID=parent doc or notebook)",

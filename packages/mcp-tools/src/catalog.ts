@@ -352,7 +352,8 @@ export const CATALOG = {
           (a) => a.position === undefined || a.previousID === undefined,
           "position goes with parentID alone, not with previousID",
         ),
-      signature: "move(id,previousID=after it|parentID,position?=first|last child)",
+      signature:
+        "move(id,previousID=after it|parentID=doc or container,position?=first(default)|last child)",
     },
   },
   document: {

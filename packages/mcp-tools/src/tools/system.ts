@@ -52,7 +52,7 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
 
 /** What `search.sql` may read: SiYuan's tables, said once here instead of in the tool description. */
 export const SQL_GUIDE =
-  "search.sql runs one SQLite SELECT (or WITH) on SiYuan's index; 64 rows unless LIMIT says otherwise; select box (the notebook ID), or rows may be withheld under limited permissions. " +
+  "search.sql runs one SQLite SELECT (or WITH) on SiYuan's index; 64 rows unless LIMIT says otherwise; string literals in single quotes; select box (the notebook ID), or rows may be withheld under limited permissions. " +
   'Table blocks(id, parent_id (under a heading: that heading), root_id = its document\'s ID, box, path, hpath, name, alias, memo, tag, content = plain text (tags as #x#), markdown, type, subtype, ial = attributes as {: k="v"}, sort (by type, not document order: block.get_children gives the order), created, updated as YYYYMMDDhhmmss). ' +
   "type: d document (its row: id = root_id, content = the title, hpath its path), h heading (subtype h1-h6), p paragraph, l list (subtype u bulleted, o numbered, t task), i list item, c code, t table, b blockquote, s super block, av database, callout, m math, html. " +
   "Also attributes(name, value, block_id, root_id, box), one row per block attribute, and refs(block_id, def_block_id, root_id, box). " +
@@ -70,10 +70,10 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
       ? [
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
-          "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer has preconditionField, that field with the returned value (e.g. expectedStateHash).",
+          "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
           `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight.`,
           CREDENTIAL_NOTE,
-          "Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
+          "Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: resend it unchanged (confirm:true included if it had it) and you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true), and nextCall names the commit.',
           "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true). extension.list is an ordinary read.",
           "An error answers error.code, error.message and error.hint (the next call); errors below lists every code.",
