@@ -321,8 +321,12 @@ export function comparisonPage(): string {
   ];
   const cell = (text: string) =>
     text.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  // Unpadded: the longest cells would stretch every line of a padded table to hundreds of columns.
-  const line = (cells: readonly string[]) => `| ${cells.map(cell).join(" | ")} |`;
+  const body = [header, ...rows].map((cells) => cells.map(cell));
+  // Padded to the widest cell of each column, as the formatter (Biome) lays Markdown tables out.
+  const widths = header.map((_, i) => Math.max(3, ...body.map((cells) => cells[i]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  const [head = [], ...lines] = body;
   return [
     "# Sisyphus, the reference implementation and SiYuan's own MCP, action by action",
     "",
@@ -335,9 +339,9 @@ export function comparisonPage(): string {
     "without actions by its name), none of them under a write guarantee. A row names the counterparts",
     "of one capability; a row without a Sisyphus action says what we plan.",
     "",
-    line(header),
-    line(header.map(() => "---")),
-    ...rows.map(line),
+    line(head),
+    line(widths.map((w) => "-".repeat(w))),
+    ...lines.map(line),
     "",
   ].join("\n");
 }
