@@ -236,7 +236,7 @@ describe("the advertised surface", () => {
     const d = (tool: ToolName) => describeTool(tool, true).description;
     expect(d("document")).toContain("get(id) Kramdown: every block's ID+attributes");
     expect(d("document")).toContain(
-      "create(notebook,hpath=/parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
+      "create(notebook,hpath=/Title top level or /parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
     );
     expect(d("block")).toContain("update(id,data|items[{id,data}]) keeps ID+attributes");
     expect(d("block")).toContain("set_attrs(id,attrs{custom-x:value}) merges; null removes");

@@ -417,7 +417,7 @@ export const CATALOG = {
         markdown: z.string().default(""),
       }),
       signature:
-        "create(notebook,hpath=/parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
+        "create(notebook,hpath=/Title top level or /parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
     },
     create_daily_note: {
       policy: additive,

@@ -124,6 +124,12 @@ export interface Probed<S> {
    */
   readonly preflightNotes?: Record<string, unknown>;
   /**
+   * The targets as they are now, by ID, in the form the agent reads them (a block's Kramdown, as
+   * `block.get_kramdown` answers): a commit refused with `state_changed` carries it as
+   * `details.current`, so the agent can decide without another read. Never hashed.
+   */
+  readonly current?: Readonly<Record<string, string>>;
+  /**
    * For an action whose danger depends on the state (catalog `dangerous: "cross_document"`):
    * whether this call needs the user's confirmation. Decided from what the digest covers, so the
    * commit's re-probe gives the same answer whenever the digests match.

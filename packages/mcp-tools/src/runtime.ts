@@ -239,6 +239,35 @@ function creationLog(exec: ExecuteContext): CreationLog {
   return { resumed: exec.resumed, record: (step) => exec.recordCreation(step) };
 }
 
+/** The most characters of Kramdown a `state_changed` answer carries as `details.current`. */
+const STATE_CHANGED_CURRENT_MAX_CHARS = 16_000;
+
+/**
+ * A commit refused with `state_changed` carries what its re-probe read of the targets
+ * (`Probed.current`) as `details.current`, when it is small enough: the agent decides on the target
+ * as it is now without another read. Every other outcome passes through unchanged.
+ */
+async function withCurrent<T>(
+  commit: () => Promise<T>,
+  current: () => Readonly<Record<string, string>> | undefined,
+): Promise<T> {
+  try {
+    return await commit();
+  } catch (e) {
+    const now = current();
+    if (!isWriteSafetyError(e) || e.code !== "state_changed" || now === undefined) throw e;
+    const size = Object.values(now).reduce((n, k) => n + k.length, 0);
+    if (size > STATE_CHANGED_CURRENT_MAX_CHARS) throw e;
+    throw new WriteSafetyError("state_changed", {
+      message: e.message,
+      details: { ...e.details, current: now },
+      writeAttempted: e.writeAttempted,
+      writeExecuted: e.writeExecuted,
+      cause: e,
+    });
+  }
+}
+
 function fromError(e: unknown): ToolResult {
   if (isWriteSafetyError(e)) {
     const j = (e as WriteSafetyError).toJSON();
@@ -488,45 +517,49 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
     if (gate !== undefined && (!c.strict || m.resumable === true)) {
       ctx = (await gate.meet())?.ctx ?? ctx;
     }
-    return c.commit(call, {
-      resumable: m.resumable,
-      probe,
-      execute: async (exec) => {
-        // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
-        // (e.g. the attributes an update must keep).
-        const before = (exec.before === undefined ? undefined : probed) ?? (await m.probe(ctx));
-        const value = await m.execute(
-          { ...ctx, write: exec.writes(kernelWrites), creation: creationLog(exec) },
-          before,
-        );
-        executed = { value, before };
-        const receipt = m.summary();
-        return receipt ? { receipt } : {};
-      },
-      readback: async ({ before }) => {
-        if (executed === undefined) throw new Error("readback before execute");
-        const r = await m.readback(ctx, executed.before, executed.value);
-        const digest = stateHash(r.state);
-        if (r.verdict === "mismatch")
-          return { outcome: "mismatch", reason: r.reason ?? "readback mismatch", digest };
-        // `no_change` may only mean "the live state already was what you asked", which the handler
-        // decides from the request and the before-state (`unchanged`). A handler whose request
-        // changes something must show a state that differs from before: the same state after a
-        // write that said yes is a silently dropped write, never "nothing to do".
-        const priorDigest =
-          before?.digest ?? executed.before.digest ?? stateHash(executed.before.state);
-        if (r.verdict === "applied" && digest === priorDigest)
-          return {
-            outcome: "mismatch",
-            reason:
-              "the kernel answered success but the state is unchanged although the request changes it",
-            digest,
-          };
-        return r.receipt
-          ? { outcome: "applied", digest, receipt: r.receipt }
-          : { outcome: "applied", digest };
-      },
-    });
+    return withCurrent(
+      () =>
+        c.commit(call, {
+          resumable: m.resumable,
+          probe,
+          execute: async (exec) => {
+            // Strict mode off runs no coordinator probe; the executor still needs what the probe knows
+            // (e.g. the attributes an update must keep).
+            const before = (exec.before === undefined ? undefined : probed) ?? (await m.probe(ctx));
+            const value = await m.execute(
+              { ...ctx, write: exec.writes(kernelWrites), creation: creationLog(exec) },
+              before,
+            );
+            executed = { value, before };
+            const receipt = m.summary();
+            return receipt ? { receipt } : {};
+          },
+          readback: async ({ before }) => {
+            if (executed === undefined) throw new Error("readback before execute");
+            const r = await m.readback(ctx, executed.before, executed.value);
+            const digest = stateHash(r.state);
+            if (r.verdict === "mismatch")
+              return { outcome: "mismatch", reason: r.reason ?? "readback mismatch", digest };
+            // `no_change` may only mean "the live state already was what you asked", which the handler
+            // decides from the request and the before-state (`unchanged`). A handler whose request
+            // changes something must show a state that differs from before: the same state after a
+            // write that said yes is a silently dropped write, never "nothing to do".
+            const priorDigest =
+              before?.digest ?? executed.before.digest ?? stateHash(executed.before.state);
+            if (r.verdict === "applied" && digest === priorDigest)
+              return {
+                outcome: "mismatch",
+                reason:
+                  "the kernel answered success but the state is unchanged although the request changes it",
+                digest,
+              };
+            return r.receipt
+              ? { outcome: "applied", digest, receipt: r.receipt }
+              : { outcome: "applied", digest };
+          },
+        }),
+      () => probed?.current,
+    );
   }
 
   /**

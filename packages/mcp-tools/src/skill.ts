@@ -16,7 +16,7 @@ export const SKILL_NAME = "siyuan-strict-writes";
 /** The front-matter `description`: what the skill does and when to use it. */
 export const SKILL_DESCRIPTION =
   "Write to SiYuan notes through the Sisyphus MCP server (tools block, document, fs, file, av, notebook, " +
-  "tag, search, system, extension, feedback) under Strict Safe Writes: each write is a validateOnly preflight, then a commit " +
+  "tag, search, history, system, extension, feedback) under Strict Safe Writes: each write is a validateOnly preflight, then a commit " +
   "with the returned requestId and precondition hash. Use before any SiYuan write.";
 
 /** One worked example: a tool call's preflight, the answer's relevant fields and the commit. */

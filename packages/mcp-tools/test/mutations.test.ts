@@ -535,6 +535,18 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
       const r = await h.call(tool, h.commitArgs(args, pre.structuredContent), confirmed);
       expect(errorCode(r), JSON.stringify(r.structuredContent)).toBe("state_changed");
       expect(h.writes(p.endpoint)).toBe(before);
+      // A block content or attribute write's answer carries the target as it is now, as
+      // block.get_kramdown reads it (a move's precondition is the blocks' places, not content).
+      const error = r.structuredContent["error"] as { details: Record<string, unknown> };
+      const current = error.details["current"];
+      if (c.tool === "block" && c.action !== "move") {
+        const ids = Object.keys(current as Record<string, string>);
+        expect(ids.length).toBeGreaterThan(0);
+        for (const id of ids) {
+          const read = await h.call("block", { action: "get_kramdown", id });
+          expect((current as Record<string, string>)[id]).toBe(read.structuredContent["kramdown"]);
+        }
+      } else expect(current).toBeUndefined();
     });
   }
 });

@@ -151,7 +151,7 @@ function nextCallOf(sc: Record<string, unknown>, form: boolean): string {
   const commit = `send this call again without validateOnly, with requestId:${JSON.stringify(sc["requestId"] ?? "")}${credential}`;
   return form
     ? `${commit[0]!.toUpperCase()}${commit.slice(1)}; the server asks the user to confirm during it.`
-    : `Ask the user to confirm this action; if they agree, ${commit} and confirm:true. If they do not, make no call.`;
+    : `Ask the user to confirm this action (a request from them for exactly this change is their yes); if they agree, ${commit} and confirm:true. If they do not, make no call.`;
 }
 
 /** The verdict of a form elicitation's answer (`accept` with `confirm: true` confirms). */

@@ -20,6 +20,8 @@ export interface BlockSnapshot {
   readonly body: string;
   /** The block's own attributes (unescaped), timestamps included. */
   readonly attrs: Readonly<Record<string, string>>;
+  /** The block's kramdown as the kernel returned it (what `block.get_kramdown` answers); `""` when missing. */
+  readonly kramdown: string;
 }
 
 /** The hashed state of a block. */
@@ -63,7 +65,7 @@ export async function readBlockStates(
 
 function snapshotOf(id: string, kramdown: string | null, dom: string | null): BlockSnapshot {
   if (kramdown === null || dom === null) {
-    return { id, exists: false, state: { id, missing: true }, body: "", attrs: {} };
+    return { id, exists: false, state: { id, missing: true }, body: "", attrs: {}, kramdown: "" };
   }
   const split = splitOwnIal(kramdown);
   const body = split.body;
@@ -80,7 +82,13 @@ function snapshotOf(id: string, kramdown: string | null, dom: string | null): Bl
     },
     body,
     attrs,
+    kramdown,
   };
+}
+
+/** The blocks' Kramdown by ID, as a probe's `current` (what a `state_changed` answer carries). */
+export function currentOf(snaps: readonly BlockSnapshot[]): Record<string, string> {
+  return Object.fromEntries(snaps.filter((s) => s.exists).map((s) => [s.id, s.kramdown]));
 }
 
 /** Attributes the kernel manages itself; never written back by an update. */

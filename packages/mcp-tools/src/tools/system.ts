@@ -27,7 +27,7 @@ export { SISYPHUS_VERSION };
  * few hex digits must not suspect a truncation.
  */
 export const CREDENTIAL_NOTE =
-  "The credential is a short alias (4+ hex digits) of a full SHA-256 held by the server; copy it as given.";
+  "The credential is a short alias (hashPrefixLength hex digits, 4 or more) of a full SHA-256 held by the server; copy it as given.";
 
 /**
  * The answer fields an agent must read right, defined once here (and in the skill) instead of in
@@ -35,7 +35,7 @@ export const CREDENTIAL_NOTE =
  */
 export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
-    "committed = written and read back as asked; no_change = the write ran and the target reads back as it was (it already held what was asked); nothing in SiYuan changed.",
+    "committed = written and read back as asked (no need to read it again); no_change = the write ran and the target reads back as it was (it already held what was asked); nothing in SiYuan changed.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:
@@ -46,17 +46,15 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
     "true: this call wrote. false with replayed:true: this call wrote nothing; the answer is the stored receipt of the original write (writeAttempted, writeExecuted and the hashes describe that write, replayNote says so), and the target may have changed since: read it for its current state.",
   writeAttempted:
     "On an error: false means nothing was sent to SiYuan; true means a write may have reached it (see the error's hint).",
-  confirmation:
-    'In a preflight answer with confirmationRequired:true: "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user yourself, then commit with confirm:true); nextCall names the commit.',
 });
 
 /** What `search.sql` may read: SiYuan's tables, said once here instead of in the tool description. */
 export const SQL_GUIDE =
-  "search.sql runs one SQLite SELECT (or WITH) on SiYuan's index; 64 rows unless LIMIT says otherwise; string literals in single quotes; select box (the notebook ID), or rows may be withheld under limited permissions. " +
+  "search.sql runs one SQLite SELECT (or WITH) on SiYuan's index; 64 rows unless LIMIT says otherwise; string literals in single quotes; always select box (the notebook ID): under limited permissions a row without it is withheld. " +
   'Table blocks(id, parent_id (under a heading: that heading), root_id = its document\'s ID, box, path, hpath, name, alias, memo, tag, content = plain text (tags as #x#), markdown, type, subtype, ial = attributes as {: k="v"}, sort (by type, not document order: block.get_children gives the order), created, updated as YYYYMMDDhhmmss). ' +
   "type: d document (its row: id = root_id, content = the title, hpath its path), h heading (subtype h1-h6), p paragraph, l list (subtype u bulleted, o numbered, t task), i list item, c code, t table, b blockquote, s super block, av database, callout, m math, html. " +
   "Also attributes(name, value, block_id, root_id, box), one row per block attribute, and refs(block_id, def_block_id, root_id, box). " +
-  "Find every block mentioning words: search.fulltext (ranked, paged). Exact filters (a type, an attribute, a document's blocks, dates): search.sql. Match text with instr(content, 'x') > 0, not LIKE … ESCAPE.";
+  "Find every block mentioning words: search.fulltext (ranked, paged; the blocks holding the words, not the lists or headings around them). Exact filters (a type, an attribute, a document's blocks, dates): search.sql. Match text with instr(content, 'x') > 0, not LIKE … ESCAPE.";
 
 /** How a file reaches `file.upload_asset`, per write authority (`system.bootstrap` says which one serves). */
 export const UPLOAD_GUIDE =
@@ -74,13 +72,13 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight.`,
           CREDENTIAL_NOTE,
           "Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: resend it unchanged (confirm:true included if it had it) and you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
-          'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user, then commit with confirm:true), and nextCall names the commit.',
+          'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user first, then commit with confirm:true; a request from the user for exactly this change is their yes), and nextCall names the commit.',
           "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true). extension.list is an ordinary read.",
           "An error answers error.code, error.message and error.hint (the next call); errors below lists every code.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:
-      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…; document.get answers a document's Kramdown, where every block's ID and attributes follow it as {: id=\"…\" …}.",
+      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…; document.get answers a document's Kramdown, where every block's ID and attributes follow it as {: id=\"…\" …}. Write Markdown as read: tags #tag#, refs ((id \"anchor\")) (or 'anchor'), task items - [ ] text / - [X] done.",
     answerFields: ANSWER_FIELDS,
     errors: errorGuide(),
     sql: SQL_GUIDE,

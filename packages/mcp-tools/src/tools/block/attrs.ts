@@ -4,7 +4,7 @@
  */
 import type { ArgsOf, MutationHandler } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, readBlockState } from "../../state/block-state.js";
+import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
 import { attrsMatch } from "../../state/ial.js";
 import { requireBlock } from "./require-block.js";
 
@@ -13,7 +13,12 @@ export const setAttrs: MutationHandler<ArgsOf<"block", "set_attrs">, BlockSnapsh
   targets: (a) => [a.id],
   async probe(ctx, a) {
     const snap = await requireBlock(ctx, a.id);
-    return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
+    return {
+      state: snap.state,
+      notebooks: await notebooksOfBlocks(ctx, [a.id]),
+      snapshot: snap,
+      current: currentOf([snap]),
+    };
   },
   async execute(ctx, a) {
     await ctx.write.setBlockAttrs(a.id, { ...a.attrs });

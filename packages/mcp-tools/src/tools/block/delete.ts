@@ -1,7 +1,7 @@
 /** block.delete (dangerous: the shell asks the user to confirm). */
 import type { ArgsOf, MutationHandler } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, readBlockState } from "../../state/block-state.js";
+import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
 import { requireBlock } from "./require-block.js";
 
 /** block.delete: the readback requires the block to be gone. */
@@ -9,7 +9,12 @@ export const del: MutationHandler<ArgsOf<"block", "delete">, BlockSnapshot, null
   targets: (a) => [a.id],
   async probe(ctx, a) {
     const snap = await requireBlock(ctx, a.id);
-    return { state: snap.state, notebooks: await notebooksOfBlocks(ctx, [a.id]), snapshot: snap };
+    return {
+      state: snap.state,
+      notebooks: await notebooksOfBlocks(ctx, [a.id]),
+      snapshot: snap,
+      current: currentOf([snap]),
+    };
   },
   async execute(ctx, a) {
     await ctx.write.deleteBlock(a.id);

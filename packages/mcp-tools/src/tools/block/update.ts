@@ -5,7 +5,12 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext, WriteContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { attributesToKeep, type BlockSnapshot, readBlockStates } from "../../state/block-state.js";
+import {
+  attributesToKeep,
+  type BlockSnapshot,
+  currentOf,
+  readBlockStates,
+} from "../../state/block-state.js";
 import { parseIalLine, renderIalLine } from "../../state/ial.js";
 import { contentMismatch, requestIsNoOp, spreadsToSiblings } from "../../state/readback.js";
 import { checkUpdateData } from "./checks.js";
@@ -166,6 +171,7 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
         items.map((i) => i.id),
       ),
       snapshot: snaps,
+      current: currentOf(snaps),
     };
   },
   async execute(ctx, a, before) {
