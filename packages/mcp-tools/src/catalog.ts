@@ -600,7 +600,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words; compact unless full",
+        "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words, any case; compact unless full",
     },
   },
   tag: {

@@ -27,6 +27,8 @@ export interface Harness {
   readonly runtime: ToolRuntime;
   /** First open notebook of the demo seed. */
   readonly notebook: string;
+  /** Its name. */
+  readonly notebookName: string;
   permissions: PermissionMap;
   call(tool: string, args: Record<string, unknown>, confirmed?: boolean): Promise<ToolResult>;
   /** Preflight then commit; returns both answers. */
@@ -72,12 +74,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   void now;
   const notebooks = await client.notebook.lsNotebooks();
-  const notebook = notebooks.notebooks.find((n) => !n.closed)?.id as string;
+  const open = notebooks.notebooks.find((n) => !n.closed);
+  const notebook = open?.id as string;
   const h: Harness = {
     sandbox,
     client,
     coordinator,
     notebook,
+    notebookName: open?.name as string,
     permissions: { default: "delete" },
     runtime: undefined as unknown as ToolRuntime,
     call: (tool, args, confirmed) =>

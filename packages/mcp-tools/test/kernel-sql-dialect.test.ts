@@ -60,7 +60,13 @@ describe("SQL a real SiYuan 3.7.3 answers", () => {
     for (const title of ["100%_'s", "%_'", "RATE 100%"]) {
       const r = await runtime.callTool("document", { action: "find", title });
       expect(r.structuredContent["docs"], title).toEqual([
-        { id: odd, title: "Rate 100%_'Sure'", hpath: "/Rate 100%_'Sure'", notebook },
+        {
+          id: odd,
+          title: "Rate 100%_'Sure'",
+          hpath: "/Rate 100%_'Sure'",
+          notebook,
+          notebookName: "Work",
+        },
       ]);
     }
     expect(statements.length).toBeGreaterThan(0);

@@ -80,7 +80,13 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
     () => ({ action: "find", title: "eads FIXT" }),
     (s) =>
       expect(s["docs"]).toEqual([
-        { id: fx.doc, title: fx.title, hpath: `/${fx.title}`, notebook: h.notebook },
+        {
+          id: fx.doc,
+          title: fx.title,
+          hpath: `/${fx.title}`,
+          notebook: h.notebook,
+          notebookName: h.notebookName,
+        },
       ]),
   ],
   [
@@ -219,7 +225,13 @@ describe("read actions", () => {
     for (const title of ["100%_'s", "%_'"]) {
       const r = await h.call("document", { action: "find", title });
       expect(r.structuredContent["docs"], title).toEqual([
-        { id: odd, title: "Rate 100%_'sure'", hpath: "/Rate 100%_'sure'", notebook: h.notebook },
+        {
+          id: odd,
+          title: "Rate 100%_'sure'",
+          hpath: "/Rate 100%_'sure'",
+          notebook: h.notebook,
+          notebookName: h.notebookName,
+        },
       ]);
     }
     const none = await h.call("document", { action: "find", title: "0_s" });

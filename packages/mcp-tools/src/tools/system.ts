@@ -39,11 +39,11 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   previousHash:
     "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:
-    "Alias of that state after the write, as read back. Compare it with later answers; never send it as an expected hash: every write takes the hash of its own preflight, which may differ (another action hashes other state).",
+    "Alias of that state after the write, as read back; never send it as an expected hash: each write takes its own preflight's hash (another action may hash other state).",
   writeSafetyGuaranteed:
     "true: the write went through Strict Safe Writes (lease checked, recorded, read back; the same requestId never writes twice). false: an external action or Strict Safe Writes off: it ran once, unverified.",
   executedNow:
-    "true: this call wrote. false with replayed:true: this call wrote nothing; the answer is the stored receipt of the original write (writeAttempted, writeExecuted and the hashes describe that write, replayNote says so), and the target may have changed since: read it for its current state.",
+    "true: this call wrote. false with replayed:true: this call wrote nothing; the answer is the original write's stored receipt (its fields describe that write, replayNote says so) and the target may have changed since.",
   writeAttempted:
     "On an error: false means nothing was sent to SiYuan; true means a write may have reached it (see the error's hint).",
 });
@@ -69,7 +69,7 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
           "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
-          `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight.`,
+          `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight, and a later preflight leaves earlier ones valid.`,
           CREDENTIAL_NOTE,
           "Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: resend it unchanged (confirm:true included if it had it) and you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user first, then commit with confirm:true; a request from the user for exactly this change is their yes), and nextCall names the commit.',
@@ -78,7 +78,7 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
     addressing:
-      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…; document.get answers a document's Kramdown, where every block's ID and attributes follow it as {: id=\"…\" …}. Write Markdown as read: tags #tag#, refs ((id \"anchor\")) (or 'anchor'), task items - [ ] text / - [X] done.",
+      "block/document take SiYuan IDs (20260101120000-abc1234); fs takes paths /<notebook name>/<title>/…; document.get answers a document's Kramdown, where every block's ID and attributes follow it as {: id=\"…\" …}. Write Markdown as read: tags #tag#, refs ((id \"anchor\")) (or 'anchor'), task items - [ ] text / - [X] done (read as - {: id=…}[ ] text: leave out the {: …}).",
     answerFields: ANSWER_FIELDS,
     errors: errorGuide(),
     sql: SQL_GUIDE,

@@ -35,15 +35,17 @@ export interface FoundDoc {
   readonly title: string;
   readonly hpath: string;
   readonly notebook: string;
+  /** The notebook's name, so a caller need not list the notebooks to tell them apart. */
+  readonly notebookName: string;
 }
 
 /** document.find's run. */
 export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) {
-  if (a.notebook !== undefined) {
-    const notebooks = await ctx.kernel.lsNotebooks();
-    if (!notebooks.some((n) => n.id === a.notebook)) throw notFound("notebook", a.notebook);
-  }
-  await ctx.kernel.flush();
+  // The notebooks (for their names, and to refuse an unknown one) beside the flush.
+  const [notebooks] = await Promise.all([ctx.kernel.lsNotebooks(), ctx.kernel.flush()]);
+  if (a.notebook !== undefined && !notebooks.some((n) => n.id === a.notebook))
+    throw notFound("notebook", a.notebook);
+  const names = new Map(notebooks.map((n) => [n.id, n.name]));
   const where = [
     "type = 'd'",
     titleContains(a.title),
@@ -58,6 +60,7 @@ export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) 
     title: String(r["content"]),
     hpath: String(r["hpath"]),
     notebook: String(r["box"]),
+    notebookName: names.get(String(r["box"])) ?? "",
   }));
   return {
     docs,
