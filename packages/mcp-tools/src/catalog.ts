@@ -357,7 +357,13 @@ export const CATALOG = {
     },
   },
   document: {
-    get: { policy: read, args: id, signature: "get(id) Kramdown: every block's ID+attributes" },
+    get: {
+      policy: read,
+      args: z
+        .strictObject({ id: nodeId.optional(), title: z.string().min(1).optional() })
+        .refine((a) => (a.id === undefined) !== (a.title === undefined), "give id or title"),
+      signature: "get(id|title=exact title) Kramdown: every block's ID+attributes",
+    },
     list_tree: {
       policy: read,
       args: z.strictObject({

@@ -239,6 +239,39 @@ describe("read actions", () => {
     expect(none.structuredContent["hint"]).toMatch(/fulltext/);
   });
 
+  it("document.get takes an exact title: the one document, else not_found or the candidates", async () => {
+    const byTitle = await h.call("document", { action: "get", title: fx.title });
+    const byId = await h.call("document", { action: "get", id: fx.doc });
+    expect(byTitle.structuredContent).toEqual(byId.structuredContent);
+    // a part of a title is not a title
+    const part = await h.call("document", { action: "get", title: "Reads fix" });
+    expect(errorCode(part)).toBe("not_found");
+    const twice = "Twice titled";
+    const first = h.sandbox.control.external.createDoc(h.notebook, `/${twice}`, "a");
+    const second = h.sandbox.control.external.createDoc(h.notebook, `/${fx.title}/${twice}`, "b");
+    const both = await h.call("document", { action: "get", title: twice });
+    expect(errorCode(both)).toBe("ambiguous_path");
+    const candidates = (both.structuredContent["error"] as { candidates: Array<{ id: string }> })
+      .candidates;
+    expect(candidates.map((c) => c.id).sort()).toEqual([first, second].sort());
+    // a document the caller may not read does not count: the other one is the document
+    const hidden = h.sandbox.control.external.createNotebook("Hidden titles");
+    h.sandbox.control.external.createDoc(hidden, `/${fx.title}`, "secret");
+    h.permissions = { default: "delete", notebooks: { [hidden]: "none" } };
+    try {
+      const readable = await h.call("document", { action: "get", title: fx.title });
+      expect(readable.structuredContent["id"]).toBe(fx.doc);
+    } finally {
+      h.permissions = { default: "delete" };
+    }
+    const unrestricted = await h.call("document", { action: "get", title: fx.title });
+    expect(errorCode(unrestricted)).toBe("ambiguous_path");
+    for (const args of [{}, { id: fx.doc, title: fx.title }]) {
+      const r = await h.call("document", { action: "get", ...args });
+      expect(errorCode(r)).toBe("invalid_arguments");
+    }
+  });
+
   it("answers kernel_unavailable, not a crash, when the kernel is down", async () => {
     const down = createSiyuanClient({
       transport: undiciTransport({ baseUrl: "http://127.0.0.1:1", token: "t", timeoutMs: 2000 }),

@@ -12,7 +12,7 @@
  * `DISTINCT`: SiYuan 3.7.3 can hold a document's rows twice (it indexes a new notebook again about
  * 2.5 s after creating it, documents made meanwhile included; kernel-probes `sql.notebook-index`).
  */
-import { notFound } from "../../errors.js";
+import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, ToolContext } from "../../handler.js";
 import { readableRows } from "../../permissions.js";
 
@@ -72,4 +72,46 @@ export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) 
       ? { hint: "no title contains this; try search.fulltext for text inside documents" }
       : {}),
   };
+}
+
+/** At most this many documents an ambiguous title lists. */
+const TITLE_CANDIDATES_MAX = 8;
+
+/**
+ * The one document the caller may read whose title is exactly `title` (`document.get` by title),
+ * from the SQL index after a flush; `not_found` when none, `ambiguous_path` with the candidates
+ * (ID, path, notebook) when several. Documents of notebooks the caller may not read do not count.
+ */
+export async function docByTitle(
+  ctx: ToolContext,
+  title: string,
+): Promise<{ id: string; notebook: string }> {
+  await ctx.kernel.flush();
+  const raw = await ctx.kernel.sql(
+    `SELECT DISTINCT id, hpath, box FROM blocks WHERE type = 'd' AND content = ${sqlString(title)} ORDER BY hpath, id LIMIT ${TITLE_CANDIDATES_MAX + 1}`,
+  );
+  const { rows } = readableRows(ctx.permissions, raw);
+  const first = rows[0];
+  if (first === undefined) {
+    throw new ToolError("not_found", `no document is titled ${JSON.stringify(title)}`, {
+      title,
+      hint: "document.find matches part of a title",
+    });
+  }
+  if (rows.length > 1) {
+    throw new ToolError(
+      "ambiguous_path",
+      `${rows.length > TITLE_CANDIDATES_MAX ? "more than " + TITLE_CANDIDATES_MAX : rows.length} documents are titled ${JSON.stringify(title)}: get one by its id`,
+      {
+        candidates: rows
+          .slice(0, TITLE_CANDIDATES_MAX)
+          .map((r) => ({
+            id: String(r["id"]),
+            hpath: String(r["hpath"]),
+            notebook: String(r["box"]),
+          })),
+      },
+    );
+  }
+  return { id: String(first["id"]), notebook: String(first["box"]) };
 }

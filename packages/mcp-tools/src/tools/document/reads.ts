@@ -2,22 +2,26 @@
 import { notFound, ToolError } from "../../errors.js";
 import { readAction, type ToolHandlers } from "../../handler.js";
 import { locateDoc, normalizeHpath, requireDoc, resolveParent } from "../../state/doc-state.js";
-import { findDocs } from "./find.js";
+import { docByTitle, findDocs } from "./find.js";
 import { listTree } from "./tree.js";
 
 /** The document tool's reads. */
 export const documentReads = {
   get: readAction({
     run: async (ctx, a) => {
+      const id = a.id ?? (await docByTitle(ctx, a.title as string)).id;
       const [loc, kramdown, hpath] = await Promise.all([
-        locateDoc(ctx, a.id),
-        ctx.kernel.getBlockKramdown(a.id),
-        ctx.kernel.getHPathByID(a.id),
+        locateDoc(ctx, id),
+        ctx.kernel.getBlockKramdown(id),
+        ctx.kernel.getHPathByID(id),
       ]);
-      if (!loc || kramdown === null) throw notFound("document", a.id);
-      return { id: a.id, notebook: loc.notebook, hpath, kramdown };
+      if (!loc || kramdown === null) throw notFound("document", id);
+      return { id, notebook: loc.notebook, hpath, kramdown };
     },
-    notebooks: async (ctx, a) => [(await requireDoc(ctx, a.id)).notebook],
+    notebooks: async (ctx, a) =>
+      a.id === undefined
+        ? [(await docByTitle(ctx, a.title as string)).notebook]
+        : [(await requireDoc(ctx, a.id)).notebook],
   }),
   list_tree: readAction({
     run: async (ctx, a) => {
