@@ -402,6 +402,7 @@ describe("placement previews", () => {
       parentID: from.id,
       position: "last",
     });
+    expect(last.summary).toBe(`Moves “mover” in /Research/${from.title}, last, after “stays”`);
     expect(last.changes[0]?.after).toBe(`in /Research/${from.title}, last, after “stays”`);
   });
 

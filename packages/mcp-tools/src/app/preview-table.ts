@@ -325,7 +325,9 @@ function placement<A>(
       return {
         target: { ...(x.id === undefined ? {} : { id: x.id }), document: x.to.where },
         summary: moved
-          ? `Moves ${q(x.line)} from ${(x.from as Place).where} ${placeText(x.to, "to")}`
+          ? (x.from as Place).where === x.to.where
+            ? `Moves ${q(x.line)} ${placeText(x.to)}`
+            : `Moves ${q(x.line)} from ${(x.from as Place).where} ${placeText(x.to, "to")}`
           : `Adds ${x.what} ${q(x.line)} ${placeText(x.to)}`,
         changes: [
           // A moved block keeps its content: only its place changes.
