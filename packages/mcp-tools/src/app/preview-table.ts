@@ -866,8 +866,8 @@ export const PREVIEWS = {
     }),
     add_rows: creation(async (r, a) => {
       const av = await database(r, a.id);
-      const lines = await r.lines(a.blockIDs ?? []);
       for (const id of a.blockIDs ?? []) await r.block(id);
+      const lines = await r.lines(a.blockIDs ?? []);
       const rows = [
         ...(a.blockIDs ?? []).map((id) => ({
           what: "row",
@@ -996,6 +996,8 @@ export const PREVIEWS = {
     rollback_document: docContent(
       async (r, a) => {
         const doc = await r.doc(a.id);
+        // The point's own notebook (`/history/<time>-<op>/<notebook>/…`) is read too.
+        r.canRead(a.historyPath.split("/")[3] ?? "");
         const ctx = r.context();
         const [now, point] = await Promise.all([docForm(ctx, a.id), pointForm(ctx, a.historyPath)]);
         if (now === null) throw notFound("document", a.id);
