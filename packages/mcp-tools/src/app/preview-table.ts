@@ -6,6 +6,7 @@
  * the target. A new mutation needs one entry here; `test/previews.test.ts` fails for any catalog
  * mutation without one.
  */
+import { utf8Decode } from "@sisyphus/core-hash";
 import type { ActionName, Catalog, ToolName } from "../catalog.js";
 import { notFound, ToolError } from "../errors.js";
 import type { ArgsOf } from "../handler.js";
@@ -184,7 +185,7 @@ function templateContent<A extends { name: string; content: string }>(): Preview
     async read(r, a) {
       r.canRead(WORKSPACE);
       const bytes = await r.kernel.getFile(`${TEMPLATES_DIR}${a.name}`);
-      const before = bytes === null ? null : new TextDecoder().decode(bytes);
+      const before = bytes === null ? null : utf8Decode(bytes);
       const path = `${TEMPLATES_DIR}${a.name}`;
       return {
         target: { template: a.name, path },
