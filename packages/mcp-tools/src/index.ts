@@ -22,7 +22,7 @@ export {
   type AppOptions,
   registerApp,
 } from "./app/index.js";
-export type { WritePreview } from "./app/preview.js";
+export type { PreviewChange, PreviewKind, WritePreview } from "./app/preview.js";
 export { safetyFields } from "./args.js";
 export {
   ACTIONS,

@@ -176,6 +176,36 @@ describe("tools/list with the App", () => {
 });
 
 describe("the entry point", () => {
+  it("answers a host without Apps the same preview as text (block.delete: what is lost)", async () => {
+    const plain = await connect(appServer(), false);
+    try {
+      const id = await doc("doomed words\n\nkept");
+      const [block] = await h.client.block.getChildBlocks({ id });
+      const r = (await plain.request("tools/call", {
+        name: APP_PREVIEW_TOOL,
+        arguments: {
+          tool: "block",
+          arguments: { action: "delete", id: block?.id, validateOnly: true },
+        },
+      })) as { content: Array<{ text: string }>; structuredContent: Record<string, unknown> };
+      const title = `App ${seq}`;
+      expect(r.content[0]?.text.split("\n")).toEqual([
+        `block.delete: Deletes “doomed words” from /Research/${title}`,
+        JSON.stringify({
+          id: block?.id,
+          notebook: h.notebook,
+          document: `/Research/${title}`,
+        }).replace(/^/, "target: "),
+        `block ${block?.id} in /Research/${title}: doomed words → (none)`,
+        `${block?.id} (/Research/${title}): [-doomed words-]`,
+        "precondition: state, the preflight's expectedStateHash",
+      ]);
+      expect(r.structuredContent["shows"]).toBe("removal");
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("answers block.update's before and after as a word diff, with the precondition", async () => {
     const id = await doc("first paragraph");
     const [block] = await h.client.block.getChildBlocks({ id });

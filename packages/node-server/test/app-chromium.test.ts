@@ -4,8 +4,9 @@
  * answers `ui/initialize`, sends `ui/notifications/tool-input` and `ui/notifications/tool-result`
  * with a real preflight answer from the Node server against the sandbox, and proxies the App's
  * `tools/call` to the server through the official MCP client. The DOM must show the removed and
- * the inserted text as distinct `<del>`/`<ins>` elements (block.update) and the moved documents
- * (document.reorder); after a commit, the receipt. Screenshots go to `test-artifacts/`.
+ * the inserted text as distinct `<del>`/`<ins>` elements (block.update), the moved documents
+ * (document.reorder), a block's place before and after with its neighbours (block.move); after a
+ * commit, the receipt. Screenshots go to `test-artifacts/`.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -229,5 +230,49 @@ describe("the MCP App in Chromium", () => {
       sc(preflight)["expectedStructureHash"] as string,
     );
     await page.screenshot({ path: resolve(ARTIFACTS, "app-document-reorder.png") });
+  });
+
+  it("shows a block.move preflight as a person checks it: the summary and the place before → after", async () => {
+    const mcp = await appClient();
+    const sb = shared.sandbox;
+    const doc = sb.control.external.createDoc(
+      DEMO_IDS.notebookResearch,
+      "/Shelf",
+      "first\n\nsecond\n\nthird",
+    );
+    const kids = (
+      sc(await mcp.callTool({ name: "block", arguments: { action: "get_children", id: doc } }))[
+        "children"
+      ] as Array<{ id: string }>
+    ).map((k) => k.id);
+    const args = { action: "move", id: kids[2], previousID: kids[0], validateOnly: true };
+    const preflight = await mcp.callTool({ name: "block", arguments: args });
+    expect(sc(preflight)["preconditionField"]).toBe("expectedStructureHash");
+    const page = await newPage();
+    const frame = await showApp(page, "block", args, preflight);
+
+    const summary = frame.locator("#summary");
+    await expect
+      .poll(() => summary.textContent(), { timeout: EXPECT_POLL_TIMEOUT_MS })
+      .toBe("Moves “third” in /Research/Shelf, between “first” and “second”");
+    const row = frame.locator("[data-role=changes] tr");
+    expect(await row.count()).toBe(1);
+    expect(await row.locator("td.what").textContent()).toBe("place of “third”");
+    expect(await row.locator("td.before").textContent()).toBe(
+      "in /Research/Shelf, last, after “second”",
+    );
+    expect(await row.locator("td.after").textContent()).toBe(
+      "in /Research/Shelf, between “first” and “second”",
+    );
+    expect(await frame.locator("#title").textContent()).toBe("block.move");
+    expect(await frame.locator("#precondition-list").textContent()).toContain(
+      sc(preflight)["expectedStructureHash"] as string,
+    );
+    // Nothing moved: the preview only read.
+    const after = sc(
+      await mcp.callTool({ name: "block", arguments: { action: "get_children", id: doc } }),
+    );
+    expect((after["children"] as Array<{ id: string }>).map((k) => k.id)).toEqual(kids);
+    await page.screenshot({ path: resolve(ARTIFACTS, "app-block-move.png") });
   });
 });

@@ -38,6 +38,14 @@ dd { margin: 0; font-family: var(--font-mono, ui-monospace, monospace); overflow
 .diff { white-space: pre-wrap; font-family: var(--font-mono, ui-monospace, monospace); }
 del { background: var(--del-bg); color: var(--del-fg); }
 ins { background: var(--ins-bg); color: var(--ins-fg); text-decoration: none; }
+table.changes { border-collapse: collapse; width: 100%; }
+table.changes th { text-align: left; color: var(--muted); font-weight: normal; font-size: 12px; padding: 2px 8px 2px 0; }
+table.changes td { border-top: 1px solid var(--line); padding: 4px 8px 4px 0; vertical-align: top; overflow-wrap: anywhere; }
+table.changes td.before { background: var(--del-bg); color: var(--del-fg); }
+table.changes td.after { background: var(--ins-bg); color: var(--ins-fg); }
+table.changes td.none { background: none; color: var(--muted); font-style: italic; }
+table.changes .where { color: var(--muted); font-size: 12px; }
+#summary { font-weight: 600; margin: 6px 0 0; }
 .orders { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 ol { margin: 0; padding-left: 22px; }
 .error { color: var(--color-text-danger, light-dark(#a40000, #ff9c9c)); }
@@ -47,6 +55,8 @@ ol { margin: 0; padding-left: 22px; }
 <body>
 <h1 id="title">Strict write</h1>
 <div id="status" class="note">Waiting for the host.</div>
+<p id="summary" hidden></p>
+<section id="changes" hidden><h2>Before &rarr; after</h2><table class="changes"><thead><tr><th>What</th><th>Before</th><th>After</th></tr></thead><tbody data-role="changes"></tbody></table></section>
 <section id="target" hidden><h2>Target</h2><dl id="target-list"></dl></section>
 <section id="content" hidden><h2>Content: before &rarr; after</h2><div id="blocks"></div></section>
 <section id="order" hidden><h2>Order: before &rarr; after</h2>
@@ -118,7 +128,7 @@ ol { margin: 0; padding-left: 22px; }
       var block = document.createElement("div");
       block.className = "block";
       block.setAttribute("data-block", c.id);
-      block.appendChild(text("div", "block " + c.id + (c.document ? " in " + c.document : ""), "who"));
+      block.appendChild(text("div", (c.document || "") + (c.id === "(new)" ? " · new" : " · " + c.id), "who"));
       var diff = document.createElement("div");
       diff.className = "diff";
       diff.setAttribute("data-role", "diff");
@@ -147,12 +157,30 @@ ol { margin: 0; padding-left: 22px; }
     fill("[data-role=order-after]", order.after, "ins");
     show("order");
   }
+  /** Each thing changed: what (and where), its value before and after; none shown as such. */
+  function renderChanges(changes) {
+    var body = document.querySelector("[data-role=changes]");
+    body.textContent = "";
+    changes.forEach(function (c) {
+      var tr = document.createElement("tr");
+      var what = text("td", c.what, "what");
+      if (c.where) { what.appendChild(document.createElement("br")); what.appendChild(text("span", c.where, "where")); }
+      tr.appendChild(what);
+      [["before", c.before], ["after", c.after]].forEach(function (side) {
+        var none = side[1] === null || side[1] === undefined;
+        tr.appendChild(text("td", none ? "(none)" : side[1], side[0] + (none ? " none" : "")));
+      });
+      body.appendChild(tr);
+    });
+    if (changes.length > 0) show("changes");
+  }
   function renderPreview(preview) {
     renderTarget(preview);
+    if (preview.summary) { $("summary").textContent = preview.summary; $("summary").hidden = false; }
+    if (preview.changes) renderChanges(preview.changes);
     if (preview.content) renderContent(preview.content);
     if (preview.order) renderOrder(preview.order);
-    if (!preview.supported) status("No before/after view for this action; check the target and the precondition.");
-    else status("Preflight: nothing is written until the commit.");
+    status("Preflight: nothing is written until the commit.");
     precondition = preview.precondition;
     renderPrecondition();
   }

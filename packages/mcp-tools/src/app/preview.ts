@@ -1,8 +1,10 @@
 /**
  * The write preview behind the App: given the arguments of a strict write's preflight, what a person
- * checks before confirming — the target, the content before and after (`block.update`, as a word
- * diff) or the order before and after (`document.reorder`, with the moved documents), and which
- * precondition guards it. Reads only, under the caller's read permission; it issues no lease and
+ * checks before confirming — a one-sentence summary, each thing changed before → after in their
+ * words (a block's first line and its document, a document's title and path, attribute values, a
+ * new place's neighbours, what a removal loses), texts as word diffs, an order before and after,
+ * and which precondition guards it. Every strict mutation has one: its entry in the preview table
+ * (`preview-table.ts`). Reads only, under the caller's read permission; it issues no lease and
  * never hashes (the aliased hash is the preflight's, which the App already holds).
  */
 import { splitArguments } from "../args.js";
@@ -13,18 +15,41 @@ import {
   policyOf,
   preconditionFieldName,
 } from "../catalog.js";
-import { notFound, ToolError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import type { KernelReads } from "../kernel.js";
-import { type PermissionMap, requirePermission } from "../permissions.js";
-import { splitOwnIal } from "../state/ial.js";
-import { type DiffOp, diffText, diffWords, movedItems } from "./diff.js";
+import type { PermissionMap } from "../permissions.js";
+import { type DiffOp, diffText } from "./diff.js";
+import { PreviewReads } from "./preview-reads.js";
+import { previewEntryOf } from "./preview-table.js";
 
-/** The most blocks one preview shows (an update carries at most 64). */
-const MAX_PREVIEW_BLOCKS = 16;
+/** What a preview shows, by group. */
+export type PreviewKind =
+  | "content"
+  | "attributes"
+  | "removal"
+  | "placement"
+  | "creation"
+  | "rename"
+  | "order";
 
-/** One block of a content preview. */
+/**
+ * One thing the write changes, before → after, in a person's words: `before` `null` where it does
+ * not exist yet (a creation), `after` `null` where it will be gone (a removal).
+ */
+export interface PreviewChange {
+  /** What it is: `block`, `document`, `title`, an attribute's name, `place`, `row`, `column`, … */
+  readonly what: string;
+  readonly id?: string;
+  /** Where it lives: `/<notebook>/<document path>`, a database's name, a folder. */
+  readonly where?: string;
+  readonly before: string | null;
+  readonly after: string | null;
+}
+
+/** One text of a content preview (a block, a document, a template) as a word diff. */
 export interface ContentChange {
   readonly id: string;
+  /** Where the text lives: `/<notebook>/<document path>` or a template's path. */
   readonly document: string;
   readonly before: string;
   readonly after: string;
@@ -38,18 +63,25 @@ export interface OrderItem {
   readonly moved: boolean;
 }
 
-/** What the App shows before a strict write. */
+/** What the App shows before a strict write (and `write_preview` answers as text). */
 export interface WritePreview {
   readonly tool: string;
   readonly action: string;
-  /** `false`: this action has no before/after view yet; target and precondition still apply. */
-  readonly supported: boolean;
+  /** Every strict mutation has a before/after view: the preview table has an entry for each. */
+  readonly supported: true;
+  /** The group of what is shown. */
+  readonly shows: PreviewKind;
+  /** One sentence: what the write will do. */
+  readonly summary: string;
   readonly target: Record<string, unknown>;
   /** The precondition kind and the argument carrying its (aliased) hash; `null` for additive writes. */
   readonly precondition: { readonly kind: string; readonly field: string } | null;
+  /** Each thing changed, before → after. */
+  readonly changes: readonly PreviewChange[];
+  /** Texts before → after as word diffs (changed, removed or added content). */
   readonly content?: readonly ContentChange[];
   readonly order?: { readonly before: readonly OrderItem[]; readonly after: readonly OrderItem[] };
-  /** Blocks beyond {@link MAX_PREVIEW_BLOCKS} that the preview leaves out. */
+  /** Blocks beyond the most a content preview shows that it leaves out. */
   readonly omitted?: number;
 }
 
@@ -77,98 +109,6 @@ export function resolveAction(
   );
 }
 
-/** Strips a trailing own IAL line (`{: …}`) so a person compares content, not attributes. */
-function shownContent(markdown: string): string {
-  return splitOwnIal(markdown).body.replace(/\s+$/, "");
-}
-
-async function contentPreview(
-  kernel: KernelReads,
-  permissions: PermissionMap,
-  a: Record<string, unknown>,
-): Promise<Pick<WritePreview, "target" | "content" | "omitted">> {
-  const items = (
-    Array.isArray(a["items"])
-      ? a["items"]
-      : [{ id: a["id"], data: a["data"], dataType: a["dataType"] }]
-  ) as Array<{ id: string; data: string; dataType: string }>;
-  const shown = items.slice(0, MAX_PREVIEW_BLOCKS);
-  const changes = await Promise.all(
-    shown.map(async (item) => {
-      // Like for like: Markdown data against the block's Kramdown, DOM data against its DOM.
-      const dom = item.dataType === "dom";
-      const [info, current] = await Promise.all([
-        kernel.getBlockInfo(item.id),
-        dom ? kernel.getBlockDOM(item.id) : kernel.getBlockKramdown(item.id),
-      ]);
-      if (info === null || current === null) throw notFound("block", item.id);
-      requirePermission(permissions, [info.box], "read");
-      const before = dom ? current : shownContent(current);
-      const after = dom ? item.data : shownContent(item.data);
-      return {
-        change: {
-          id: item.id,
-          document: info.rootTitle,
-          before,
-          after,
-          diff: diffWords(before, after),
-        },
-        notebook: info.box,
-      };
-    }),
-  );
-  const first = changes[0];
-  return {
-    target: {
-      ids: items.map((i) => i.id),
-      ...(first === undefined ? {} : { notebook: first.notebook, document: first.change.document }),
-    },
-    content: changes.map((c) => c.change),
-    ...(items.length > shown.length ? { omitted: items.length - shown.length } : {}),
-  };
-}
-
-function titleOf(name: string): string {
-  return name.endsWith(".sy") ? name.slice(0, -".sy".length) : name;
-}
-
-async function orderPreview(
-  kernel: KernelReads,
-  permissions: PermissionMap,
-  a: Record<string, unknown>,
-): Promise<Pick<WritePreview, "target" | "order">> {
-  const parentID = a["parentID"] as string;
-  const orderedIDs = a["orderedIDs"] as string[];
-  const notebooks = await kernel.lsNotebooks();
-  const nb = notebooks.find((n) => n.id === parentID);
-  let parent: { notebook: string; path: string; title: string };
-  if (nb !== undefined) {
-    parent = { notebook: nb.id, path: "/", title: nb.name };
-  } else {
-    const [loc, info] = await Promise.all([
-      kernel.getPathByID(parentID),
-      kernel.getBlockInfo(parentID),
-    ]);
-    if (loc === null || !loc.path.endsWith(`/${parentID}.sy`)) throw notFound("document", parentID);
-    parent = { notebook: loc.notebook, path: loc.path, title: info?.rootTitle ?? parentID };
-  }
-  requirePermission(permissions, [parent.notebook], "read");
-  const list = await kernel.listDocsByPath(parent.notebook, parent.path);
-  if (list === null) throw notFound("document folder", parentID);
-  const titles = new Map(list.files.map((f) => [f.id, titleOf(f.name)]));
-  const beforeIds = list.files.map((f) => f.id);
-  const moved = movedItems(beforeIds, orderedIDs);
-  const item = (id: string): OrderItem => ({
-    id,
-    title: titles.get(id) ?? id,
-    moved: moved.has(id),
-  });
-  return {
-    target: { parentID, notebook: parent.notebook, parent: parent.title },
-    order: { before: beforeIds.map(item), after: orderedIDs.map(item) },
-  };
-}
-
 /** The preview of one strict write's preflight arguments (`tool` optional, see {@link resolveAction}). */
 export async function previewWrite(
   kernel: KernelReads,
@@ -191,25 +131,34 @@ export async function previewWrite(
         ? null
         : { kind: policy.precondition, field: preconditionFieldName(policy.precondition) },
   };
-  const key = `${surface.tool}.${surface.action}`;
-  if (key === "block.update")
-    return { ...base, supported: true, ...(await contentPreview(kernel, permissions, business)) };
-  if (key === "document.reorder")
-    return { ...base, supported: true, ...(await orderPreview(kernel, permissions, business)) };
-  return { ...base, supported: false, target: business };
+  const entry = previewEntryOf(surface.tool, surface.action);
+  if (entry === undefined)
+    throw new ToolError(
+      "invalid_arguments",
+      `${surface.tool}.${surface.action} has no preview: add its entry to the preview table`,
+    );
+  const { shows, ...body } = await entry.read(new PreviewReads(kernel, permissions), business);
+  return { ...base, supported: true, shows: shows ?? entry.shows, ...body };
 }
+
+const shownValue = (v: string | null) => (v === null ? "(none)" : v === "" ? '""' : v);
 
 /** The preview as text, for hosts that show tool results without the App. */
 export function previewText(p: WritePreview): string {
-  const lines = [`${p.tool}.${p.action} on ${JSON.stringify(p.target)}`];
-  for (const c of p.content ?? []) lines.push(`block ${c.id} (${c.document}): ${diffText(c.diff)}`);
+  const lines = [`${p.tool}.${p.action}: ${p.summary}`, `target: ${JSON.stringify(p.target)}`];
+  for (const c of p.changes) {
+    const who = [c.what, c.id, c.where === undefined ? undefined : `in ${c.where}`]
+      .filter((x) => x !== undefined)
+      .join(" ");
+    lines.push(`${who}: ${shownValue(c.before)} → ${shownValue(c.after)}`);
+  }
+  for (const c of p.content ?? []) lines.push(`${c.id} (${c.document}): ${diffText(c.diff)}`);
   if (p.order !== undefined) {
     const show = (items: readonly OrderItem[]) =>
       items.map((i) => (i.moved ? `*${i.title}*` : i.title)).join(" | ");
     lines.push(`order before: ${show(p.order.before)}`, `order after:  ${show(p.order.after)}`);
   }
   if (p.omitted !== undefined) lines.push(`${p.omitted} more blocks not shown`);
-  if (!p.supported) lines.push("no before/after view for this action");
   lines.push(
     p.precondition === null
       ? "precondition: none (additive)"

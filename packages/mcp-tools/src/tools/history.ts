@@ -51,14 +51,17 @@ function formOfPointDom(dom: string): FormBlock[] {
 }
 
 /** The content form of a point, or `null` when the kernel has no such point. */
-async function pointForm(ctx: ToolContext, historyPath: string): Promise<FormBlock[] | null> {
+export async function pointForm(
+  ctx: ToolContext,
+  historyPath: string,
+): Promise<FormBlock[] | null> {
   const c = await ctx.kernel.historyContent(historyPath);
   if (c === null) return null;
   return c.markdown ? formOfMarkdown(c.content) : formOfPointDom(c.content);
 }
 
 /** The content form of a document's blocks (its own IAL left out), `null` when it is gone. */
-async function docForm(ctx: ToolContext, id: string): Promise<FormBlock[] | null> {
+export async function docForm(ctx: ToolContext, id: string): Promise<FormBlock[] | null> {
   const kramdown = await ctx.kernel.getBlockKramdown(id);
   return kramdown === null ? null : formOfMarkdown(splitOwnIal(kramdown).body);
 }

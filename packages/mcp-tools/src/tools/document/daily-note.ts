@@ -89,7 +89,7 @@ export function renderDailyNotePath(template: string, t: Date): string | null {
 }
 
 /** Today as the daily note's template sees it, and what the kernel holds at that hpath. */
-interface Today {
+export interface Today {
   /** `YYYY-MM-DD` in this authority's local time zone. */
   readonly date: string;
   readonly hpath: string;
@@ -98,7 +98,7 @@ interface Today {
 }
 
 /** Finds today's note of an open notebook (3 reads in parallel, then the hpath lookup). */
-async function findToday(ctx: ToolContext, notebook: string): Promise<Today> {
+export async function findToday(ctx: ToolContext, notebook: string): Promise<Today> {
   const [, conf, now] = await Promise.all([
     probeNotebookOpen(ctx, notebook),
     ctx.kernel.getNotebookConf(notebook),

@@ -1,0 +1,1051 @@
+/**
+ * The preview table: for every strict mutation of the catalog, what a person checks before
+ * confirming it, in their terms. Entries are grouped by what the preview shows — a content change,
+ * an attributes change, a removal, a placement (a move or a new block's place), a creation, a
+ * rename, an order — and each is one line naming its group's reader with the arguments that pick
+ * the target. A new mutation needs one entry here; `test/previews.test.ts` fails for any catalog
+ * mutation without one.
+ */
+import { utf8Decode } from "@sisyphus/core-hash";
+import type { ActionName, Catalog, ToolName } from "../catalog.js";
+import { notFound, ToolError } from "../errors.js";
+import type { ArgsOf } from "../handler.js";
+import { avKey, avKeys, cellState, primaryKey, rowIds, valuesOf } from "../state/av-state.js";
+import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
+import { splitOwnIal } from "../state/ial.js";
+import { plainCell } from "../tools/av/reads.js";
+import { findToday } from "../tools/document/daily-note.js";
+import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
+import { docForm, pointForm } from "../tools/history.js";
+import { TEMPLATES_DIR } from "../tools/templates.js";
+import { diffWords, movedItems } from "./diff.js";
+import type { ContentChange, OrderItem, PreviewChange, PreviewKind } from "./preview.js";
+import {
+  cut,
+  type DocView,
+  firstLine,
+  type Place,
+  type PreviewReads,
+  placeText,
+  WORKSPACE,
+} from "./preview-reads.js";
+
+/** What one entry reads for its preview (the shared fields are added by `previewWrite`). */
+export interface PreviewBody {
+  /** The group, when this call's differs from its entry's (fs.write creating rather than replacing). */
+  readonly shows?: PreviewKind;
+  readonly target: Record<string, unknown>;
+  /** One sentence: what the write will do, in a person's words. */
+  readonly summary: string;
+  readonly changes: readonly PreviewChange[];
+  readonly content?: readonly ContentChange[];
+  readonly order?: { readonly before: readonly OrderItem[]; readonly after: readonly OrderItem[] };
+  readonly omitted?: number;
+}
+
+/** One entry: the group it shows and its reader. */
+export interface PreviewEntry<A> {
+  readonly shows: PreviewKind;
+  readonly read: (r: PreviewReads, a: A) => Promise<PreviewBody>;
+}
+
+/** The most blocks one content preview shows (an update carries at most 64). */
+export const MAX_PREVIEW_BLOCKS = 16;
+
+const q = (s: string) => `“${s}”`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A content change of one text, with its word diff. */
+function contentChange(id: string, document: string, before: string, after: string): ContentChange {
+  return { id, document, before, after, diff: diffWords(before, after) };
+}
+
+/** Kramdown as clean Markdown (no IALs), as `history.get` and `document.get` readers see it. */
+const readable = (kramdown: string) =>
+  markdownOfForm(formOfMarkdown(splitOwnIal(kramdown).body)).replace(/\s+$/, "");
+
+/** A block's content as a person compares it: its own IAL line left out, trailing space trimmed. */
+const shown = (markdown: string) => splitOwnIal(markdown).body.replace(/\s+$/, "");
+
+// ------------------------------------------------------------------ content
+
+/** A content change of some blocks: each block's text now, and what it becomes. */
+function blockContents<A>(
+  items: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<ReadonlyArray<{ id: string; after: (before: string) => string; dom?: boolean }>>,
+  say: (n: number, where: string, a: A) => string,
+  extra: (a: A) => readonly PreviewChange[] = () => [],
+): PreviewEntry<A> {
+  return {
+    shows: "content",
+    async read(r, a) {
+      const all = await items(r, a);
+      const picked = all.slice(0, MAX_PREVIEW_BLOCKS);
+      const blocks = await Promise.all(
+        picked.map(async (item) => {
+          const b = await r.block(item.id);
+          const before = item.dom ? ((await r.kernel.getBlockDOM(item.id)) ?? "") : b.body;
+          return { b, change: contentChange(item.id, b.where, before, item.after(before)) };
+        }),
+      );
+      const first = blocks[0]?.b;
+      return {
+        target: {
+          ids: all.map((i) => i.id),
+          ...(first === undefined ? {} : { notebook: first.notebook, document: first.where }),
+        },
+        summary: say(all.length, first?.where ?? "", a),
+        changes: [
+          ...extra(a),
+          ...blocks.map(({ b, change }) => ({
+            what: "block",
+            id: b.id,
+            where: b.where,
+            before: firstLine(change.before),
+            after: firstLine(change.after),
+          })),
+        ],
+        content: blocks.map((x) => x.change),
+        ...(all.length > picked.length ? { omitted: all.length - picked.length } : {}),
+      };
+    },
+  };
+}
+
+/** The blocks holding `#label#` (the SQL index after a flush, as the tag tool finds them). */
+async function tagged(r: PreviewReads, label: string): Promise<string[]> {
+  await r.kernel.flush();
+  const tag = `'#${label.replaceAll("'", "''")}#'`;
+  const rows = await r.kernel.sql(
+    `SELECT DISTINCT id, box FROM blocks WHERE type != 'd' AND instr(markdown, ${tag}) > 0 ORDER BY id LIMIT 65`,
+  );
+  for (const row of rows) r.canRead(String(row["box"]));
+  return rows.map((row) => String(row["id"]));
+}
+
+function retag<A>(labels: (a: A) => { from: string; to: string | null }): PreviewEntry<A> {
+  return blockContents(
+    async (r, a) => {
+      const { from, to } = labels(a);
+      return (await tagged(r, from)).map((id) => ({
+        id,
+        after: (before: string) => before.replaceAll(`#${from}#`, to === null ? "" : `#${to}#`),
+      }));
+    },
+    (n, _where, a) => {
+      const { from, to } = labels(a);
+      if (n === 0) return `No block carries #${from}#: nothing changes`;
+      return to === null
+        ? `Removes the tag #${from}# from ${plural(n, "block")}`
+        : `Renames the tag #${from}# to #${to}# in ${plural(n, "block")}`;
+    },
+    (a) => {
+      const { from, to } = labels(a);
+      return [{ what: "tag", before: `#${from}#`, after: to === null ? null : `#${to}#` }];
+    },
+  );
+}
+
+/** A whole document's content before and after (the current text and what replaces it). */
+function docContent<A>(
+  read: (r: PreviewReads, a: A) => Promise<{ doc: DocView; before: string; after: string }>,
+  say: (doc: DocView, a: A) => string,
+): PreviewEntry<A> {
+  return {
+    shows: "content",
+    async read(r, a) {
+      const x = await read(r, a);
+      return {
+        target: { id: x.doc.id, notebook: x.doc.notebook, document: x.doc.path },
+        summary: say(x.doc, a),
+        changes: [
+          {
+            what: "document",
+            id: x.doc.id,
+            where: x.doc.path,
+            before: `${plural(blockCountOf(x.before), "block")}: ${firstLine(x.before)}`,
+            after: `${plural(blockCountOf(x.after), "block")}: ${firstLine(x.after)}`,
+          },
+        ],
+        content: [contentChange(x.doc.id, x.doc.path, x.before, x.after)],
+      };
+    },
+  };
+}
+
+/** Top-level blocks of some Markdown, as a person counts paragraphs, headings and lists. */
+const blockCountOf = (markdown: string) => formOfMarkdown(markdown).length;
+
+/** A template's text before (`null`: no such template) and after. */
+function templateContent<A extends { name: string; content: string }>(): PreviewEntry<A> {
+  return {
+    shows: "content",
+    async read(r, a) {
+      r.canRead(WORKSPACE);
+      const bytes = await r.kernel.getFile(`${TEMPLATES_DIR}${a.name}`);
+      const before = bytes === null ? null : utf8Decode(bytes);
+      const path = `${TEMPLATES_DIR}${a.name}`;
+      return {
+        target: { template: a.name, path },
+        summary:
+          before === null
+            ? `Creates the template ${a.name}`
+            : `Replaces the text of the template ${a.name}`,
+        changes: [
+          {
+            what: "template",
+            where: path,
+            before: before === null ? null : firstLine(before),
+            after: firstLine(a.content),
+          },
+        ],
+        content: [contentChange(a.name, path, before ?? "", a.content)],
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------ attributes
+
+/** Values before and after, one row per name set (`null` before: not set; after: removed). */
+function attributes<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{
+    target: Record<string, unknown>;
+    subject: string;
+    where?: string;
+    id?: string;
+    rows: ReadonlyArray<{ name: string; before: string | null; after: string | null }>;
+  }>,
+): PreviewEntry<A> {
+  return {
+    shows: "attributes",
+    async read(r, a) {
+      const x = await read(r, a);
+      const changed = x.rows.filter((row) => row.before !== row.after).length;
+      return {
+        target: x.target,
+        summary: `Sets ${plural(x.rows.length, "value")} of ${x.subject} (${changed} changed)`,
+        changes: x.rows.map((row) => ({
+          what: row.name,
+          ...(x.id === undefined ? {} : { id: x.id }),
+          ...(x.where === undefined ? {} : { where: x.where }),
+          before: row.before,
+          after: row.after,
+        })),
+      };
+    },
+  };
+}
+
+function attrRows(
+  now: Readonly<Record<string, string>>,
+  set: Readonly<Record<string, string | null>>,
+) {
+  return Object.entries(set).map(([name, v]) => ({ name, before: now[name] ?? null, after: v }));
+}
+
+const shownValue = (v: unknown): string | null =>
+  v === null || v === undefined
+    ? null
+    : typeof v === "string"
+      ? v
+      : Array.isArray(v) && v.length === 0
+        ? null
+        : JSON.stringify(v);
+
+// ------------------------------------------------------------------ removal
+
+/** What a removal loses: one row per thing, its content shown as removed text where it has some. */
+function removal<A>(
+  read: (r: PreviewReads, a: A) => Promise<Omit<PreviewBody, "content"> & { lost?: ContentChange }>,
+): PreviewEntry<A> {
+  return {
+    shows: "removal",
+    async read(r, a) {
+      const { lost, ...body } = await read(r, a);
+      return { ...body, ...(lost === undefined ? {} : { content: [lost] }) };
+    },
+  };
+}
+
+async function docRemoval(r: PreviewReads, id: string): Promise<Omit<PreviewBody, "content">> {
+  const doc = await r.doc(id);
+  const [blocks, subs] = await Promise.all([
+    r.docBlocks(id),
+    r.subdocs(doc.notebook, doc.storagePath),
+  ]);
+  const subText =
+    subs.n === 0 ? "" : ` and ${subs.atLeast ? "at least " : ""}${plural(subs.n, "subdocument")}`;
+  return {
+    target: { id, notebook: doc.notebook, document: doc.path },
+    summary: `Removes the document ${q(doc.title)} (${doc.path}) with its ${plural(blocks, "block")}${subText}`,
+    changes: [
+      { what: "document", id, where: doc.path, before: doc.title, after: null },
+      { what: "blocks", where: doc.path, before: String(blocks), after: null },
+      ...(subs.n === 0
+        ? []
+        : [
+            {
+              what: "subdocuments",
+              where: doc.path,
+              before: `${subs.atLeast ? "≥" : ""}${subs.n}`,
+              after: null,
+            },
+          ]),
+    ],
+  };
+}
+
+// ------------------------------------------------------------------ placement
+
+/** A block's place before (`null`: a new block) and after, with its neighbours. */
+function placement<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{
+    what: string;
+    id?: string;
+    line: string;
+    from: Place | null;
+    to: Place;
+    content?: ContentChange;
+    extra?: readonly PreviewChange[];
+  }>,
+): PreviewEntry<A> {
+  return {
+    shows: "placement",
+    async read(r, a) {
+      const x = await read(r, a);
+      const moved = x.from !== null;
+      return {
+        target: { ...(x.id === undefined ? {} : { id: x.id }), document: x.to.where },
+        summary: moved
+          ? (x.from as Place).where === x.to.where
+            ? `Moves ${q(x.line)} ${placeText(x.to)}`
+            : `Moves ${q(x.line)} from ${(x.from as Place).where} ${placeText(x.to, "to")}`
+          : `Adds ${x.what} ${q(x.line)} ${placeText(x.to)}`,
+        changes: [
+          // A moved block keeps its content: only its place changes.
+          ...(moved ? [] : [{ what: x.what, before: null, after: x.line }]),
+          {
+            what: moved ? `place of ${q(x.line)}` : "place",
+            ...(x.id === undefined ? {} : { id: x.id }),
+            before: x.from === null ? null : placeText(x.from),
+            after: placeText(x.to),
+          },
+          ...(x.extra ?? []),
+        ],
+        ...(x.content === undefined ? {} : { content: [x.content] }),
+      };
+    },
+  };
+}
+
+/** A new block's content: all of it inserted. */
+function newBlock(where: string, data: string): ContentChange {
+  return contentChange("(new)", where, "", data.replace(/\s+$/, ""));
+}
+
+/** The place of a block.insert-like anchor (`nextID` before it, `previousID` after it, `parentID` first). */
+function anchorPlace(
+  r: PreviewReads,
+  a: {
+    nextID?: string | undefined;
+    previousID?: string | undefined;
+    parentID?: string | undefined;
+  },
+): Promise<Place> {
+  if (a.nextID !== undefined) return r.place(a.nextID, "before");
+  if (a.previousID !== undefined) return r.place(a.previousID, "after");
+  return r.place(a.parentID as string, "first");
+}
+
+/** Documents moving to another folder: each one's path before and after. */
+function docMoves<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{ moves: ReadonlyArray<{ doc: DocView; to: string }>; toText: string }>,
+): PreviewEntry<A> {
+  return {
+    shows: "placement",
+    async read(r, a) {
+      const { moves, toText } = await read(r, a);
+      return {
+        target: { ids: moves.map((m) => m.doc.id), to: toText },
+        summary: `Moves ${plural(moves.length, "document")} to ${toText}`,
+        changes: moves.map((m) => ({
+          what: "document",
+          id: m.doc.id,
+          before: m.doc.path,
+          after: m.to,
+        })),
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------ creation
+
+/** Something new: what it is, where it goes, and its content when it has some. */
+function creation<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{
+    target: Record<string, unknown>;
+    summary: string;
+    changes: readonly PreviewChange[];
+    content?: string;
+    where?: string;
+  }>,
+): PreviewEntry<A> {
+  return {
+    shows: "creation",
+    async read(r, a) {
+      const { content, where, ...body } = await read(r, a);
+      return {
+        ...body,
+        ...(content === undefined || content.trim() === ""
+          ? {}
+          : { content: [newBlock(where ?? "", content)] }),
+      };
+    },
+  };
+}
+
+/** A new document at `/<notebook><hpath>` (what is there now, the parent it lands under). */
+async function newDoc(r: PreviewReads, notebook: string, hpath: string, markdown: string) {
+  const parts = hpath
+    .split("/")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  const title = parts[parts.length - 1] ?? "";
+  const parentHpath = `/${parts.slice(0, -1).join("/")}`;
+  const [existing, parentIds] = await Promise.all([
+    r.kernel.getIDsByHPath(notebook, `/${parts.join("/")}`),
+    parentHpath === "/"
+      ? Promise.resolve(["(notebook)"])
+      : r.kernel.getIDsByHPath(notebook, parentHpath),
+  ]);
+  const path = await r.pathOf(notebook, `/${parts.join("/")}`);
+  const parentPath = await r.pathOf(notebook, parentHpath);
+  return {
+    target: { notebook, document: path },
+    summary: `Creates the document ${q(title)} at ${path}${parentIds.length === 0 ? ` (no document is at ${parentPath} yet)` : ""}`,
+    changes: [
+      { what: "document", where: parentPath, before: null, after: title },
+      ...(existing.length > 0
+        ? [
+            {
+              what: "same path",
+              where: path,
+              before: `${plural(existing.length, "document")} already`,
+              after: "one more",
+            },
+          ]
+        : []),
+    ],
+    content: markdown,
+    where: path,
+  };
+}
+
+// ------------------------------------------------------------------ rename
+
+function rename<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{
+    what: string;
+    id: string;
+    where?: string;
+    before: string;
+    after: string;
+    extra?: readonly PreviewChange[];
+  }>,
+): PreviewEntry<A> {
+  return {
+    shows: "rename",
+    async read(r, a) {
+      const x = await read(r, a);
+      return {
+        target: { id: x.id, ...(x.where === undefined ? {} : { where: x.where }) },
+        summary: `Renames the ${x.what} ${q(x.before)} to ${q(x.after)}`,
+        changes: [
+          {
+            what: x.what,
+            id: x.id,
+            ...(x.where === undefined ? {} : { where: x.where }),
+            before: x.before,
+            after: x.after,
+          },
+          ...(x.extra ?? []),
+        ],
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------ order
+
+/** A folder's child documents in their order now and in the requested one. */
+function order<A>(
+  read: (
+    r: PreviewReads,
+    a: A,
+  ) => Promise<{
+    parentID: string;
+    folder: string;
+    notebook: string;
+    storagePath: string;
+    ordered: (titles: Map<string, string>) => string[];
+  }>,
+): PreviewEntry<A> {
+  return {
+    shows: "order",
+    async read(r, a) {
+      const x = await read(r, a);
+      const list = await r.kernel.listDocsByPath(x.notebook, x.storagePath);
+      if (list === null) throw notFound("document folder", x.parentID);
+      const titles = new Map(list.files.map((f) => [f.id, titleOf(f.name)]));
+      const beforeIds = list.files.map((f) => f.id);
+      const afterIds = x.ordered(titles);
+      const moved = movedItems(beforeIds, afterIds);
+      const item = (id: string): OrderItem => ({
+        id,
+        title: titles.get(id) ?? id,
+        moved: moved.has(id),
+      });
+      return {
+        target: { parentID: x.parentID, notebook: x.notebook, parent: x.folder },
+        summary:
+          moved.size === 0
+            ? `Keeps the order of the documents in ${x.folder}`
+            : `Reorders the documents in ${x.folder}: moves ${[...moved].map((id) => q(titles.get(id) ?? id)).join(", ")}`,
+        changes: afterIds.flatMap((id, i) =>
+          moved.has(id)
+            ? [
+                {
+                  what: "document",
+                  id,
+                  where: x.folder,
+                  before: `#${beforeIds.indexOf(id) + 1}`,
+                  after: `#${i + 1}`,
+                },
+              ]
+            : [],
+        ),
+        order: { before: beforeIds.map(item), after: afterIds.map(item) },
+      };
+    },
+  };
+}
+
+function titleOf(name: string): string {
+  return name.endsWith(".sy") ? name.slice(0, -".sy".length) : name;
+}
+
+/** A reorder's parent (a notebook or a document) as a folder. */
+async function folderOf(r: PreviewReads, parentID: string) {
+  const nb = (await r.notebookRows()).find((n) => n.id === parentID);
+  if (nb !== undefined) {
+    r.canRead(nb.id);
+    return { notebook: nb.id, storagePath: "/", folder: `/${nb.name}` };
+  }
+  const doc = await r.doc(parentID);
+  return {
+    notebook: doc.notebook,
+    storagePath: doc.storagePath.replace(/\.sy$/, ""),
+    folder: doc.path,
+  };
+}
+
+/** The folder a path names (`/<notebook>` or a document), resolved as the fs tool resolves it. */
+async function fsFolder(r: PreviewReads, path: string) {
+  const parent = await parentAt(r.context(), path);
+  return { parentID: parent.id, ...(await folderOf(r, parent.id)) };
+}
+
+/** The document a path names, as the fs tool resolves it. */
+async function fsDoc(r: PreviewReads, path: string): Promise<DocView> {
+  return r.doc((await requireDocAt(r.context(), path)).id);
+}
+
+// ------------------------------------------------------------------ the table
+
+/** The mutation actions of one tool. */
+type MutationsOf<T extends ToolName> = {
+  [A in ActionName<T>]: Catalog[T][A] extends { readonly policy: { readonly kind: "mutation" } }
+    ? A
+    : never;
+}[ActionName<T>];
+
+/** The table's type: by tool, then mutation action, an entry over the action's parsed arguments. */
+export type PreviewTable = {
+  readonly [T in ToolName]?: { readonly [A in MutationsOf<T>]?: PreviewEntry<ArgsOf<T, A>> };
+};
+
+/** Every strict mutation's preview, by tool then action. */
+export const PREVIEWS = {
+  block: {
+    update: blockContents(
+      async (_r, a) =>
+        (a.items ?? [{ id: a.id as string, data: a.data as string, dataType: a.dataType }]).map(
+          (i) => ({
+            id: i.id,
+            dom: i.dataType === "dom",
+            after: () => (i.dataType === "dom" ? i.data : shown(i.data)),
+          }),
+        ),
+      (n, where) => `Changes the content of ${plural(n, "block")}${n === 1 ? ` in ${where}` : ""}`,
+    ),
+    set_attrs: attributes(async (r, a) => {
+      const b = await r.block(a.id);
+      const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
+      return {
+        target: { id: a.id, document: b.where },
+        subject: `the block ${q(b.line)}`,
+        id: a.id,
+        where: b.where,
+        rows: attrRows(now, a.attrs),
+      };
+    }),
+    delete: removal(async (r, a) => {
+      const b = await r.block(a.id);
+      const inside = b.blocks - 1;
+      return {
+        target: { id: a.id, notebook: b.notebook, document: b.where },
+        summary: `Deletes ${q(b.line)}${inside > 0 ? ` and ${plural(inside, "block")} inside it` : ""} from ${b.where}`,
+        changes: [{ what: "block", id: a.id, where: b.where, before: b.line, after: null }],
+        lost: contentChange(a.id, b.where, readable(b.body), ""),
+      };
+    }),
+    move: placement(async (r, a) => {
+      const b = await r.block(a.id);
+      const to =
+        a.previousID !== undefined
+          ? await r.place(a.previousID, "after", a.id)
+          : await r.place(a.parentID as string, a.position ?? "first", a.id);
+      return { what: "block", id: a.id, line: b.line, from: await r.placeOf(a.id), to };
+    }),
+    insert: placement(async (r, a) => {
+      const to = await anchorPlace(r, a);
+      return {
+        what: "block",
+        line: firstLine(a.data),
+        from: null,
+        to,
+        content: newBlock(to.where, a.data),
+      };
+    }),
+    prepend: placement(async (r, a) => {
+      const to = await r.place(a.parentID, "first");
+      return {
+        what: "block",
+        line: firstLine(a.data),
+        from: null,
+        to,
+        content: newBlock(to.where, a.data),
+      };
+    }),
+    append: placement(async (r, a) => {
+      const to = await r.place(a.parentID, "last");
+      return {
+        what: "block",
+        line: firstLine(a.data),
+        from: null,
+        to,
+        content: newBlock(to.where, a.data),
+      };
+    }),
+  },
+  document: {
+    create: creation((r, a) => newDoc(r, a.notebook, a.hpath, a.markdown)),
+    create_daily_note: creation(async (r, a) => {
+      await r.notebook(a.notebook);
+      const today = await findToday(r.context(), a.notebook);
+      const path = await r.pathOf(a.notebook, today.hpath);
+      return {
+        target: { notebook: a.notebook, document: path },
+        summary:
+          today.id === null
+            ? `Creates today's note ${path}`
+            : `Today's note ${path} exists: nothing is created`,
+        changes: [
+          {
+            what: "daily note",
+            where: path,
+            before: today.id === null ? null : today.date,
+            after: today.date,
+          },
+        ],
+      };
+    }),
+    rename: rename(async (r, a) => {
+      const doc = await r.doc(a.id);
+      const to = `${doc.path.slice(0, doc.path.lastIndexOf("/"))}/${a.title}`;
+      return {
+        what: "document",
+        id: a.id,
+        where: doc.path,
+        before: doc.title,
+        after: a.title,
+        extra: [{ what: "path", id: a.id, before: doc.path, after: to }],
+      };
+    }),
+    set_attrs: attributes(async (r, a) => {
+      const doc = await r.doc(a.id);
+      const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
+      return {
+        target: { id: a.id, document: doc.path },
+        subject: `the document ${q(doc.title)}`,
+        id: a.id,
+        where: doc.path,
+        rows: attrRows(now, a.attrs),
+      };
+    }),
+    remove: removal((r, a) => docRemoval(r, a.id)),
+    move: docMoves(async (r, a) => {
+      const to = await folderOf(r, a.toID);
+      const docs = await Promise.all(a.ids.map((id) => r.doc(id)));
+      return {
+        moves: docs.map((doc) => ({ doc, to: `${to.folder}/${doc.title}` })),
+        toText: to.folder,
+      };
+    }),
+    reorder: order(async (r, a) => ({
+      parentID: a.parentID,
+      ...(await folderOf(r, a.parentID)),
+      ordered: () => a.orderedIDs,
+    })),
+  },
+  fs: {
+    write: {
+      shows: "content",
+      async read(r, a) {
+        if (!a.overwrite) {
+          const p = parsePath(a.path);
+          const notebook = (await r.notebookRows()).find((n) => n.name === p.notebookName);
+          if (notebook === undefined) throw notFound("notebook", p.notebookName);
+          r.canRead(notebook.id);
+          const made = await creation((rr) => newDoc(rr, notebook.id, p.hpath, a.markdown)).read(
+            r,
+            a,
+          );
+          return { ...made, shows: "creation" };
+        }
+        return docContent(
+          async (rr, aa: typeof a) => {
+            const doc = await fsDoc(rr, aa.path);
+            const kramdown = (await rr.kernel.getBlockKramdown(doc.id)) ?? "";
+            return {
+              doc,
+              before: readable(kramdown),
+              after: readable(aa.markdown),
+            };
+          },
+          (doc) => `Replaces the content of ${q(doc.title)} (${doc.path})`,
+        ).read(r, a);
+      },
+    },
+    rm: removal(async (r, a) => docRemoval(r, (await fsDoc(r, a.path)).id)),
+    mv: docMoves(async (r, a) => {
+      const doc = await fsDoc(r, a.from);
+      const to = parsePath(a.to);
+      const folder = await fsFolder(r, `/${to.notebookName}${dirname(to.hpath)}`);
+      const existing = await docAt(r.context(), folder.notebook, to.hpath);
+      if (existing !== null)
+        throw new ToolError("already_exists", `${a.to} exists: choose another destination`);
+      return {
+        moves: [{ doc, to: `${folder.folder}/${basename(to.hpath)}` }],
+        toText: folder.folder,
+      };
+    }),
+    reorder: order(async (r, a) => {
+      const folder = await fsFolder(r, a.path);
+      return {
+        ...folder,
+        ordered: (titles) =>
+          a.order.map((title) => [...titles].find(([, t]) => t === title)?.[0] ?? title),
+      };
+    }),
+  },
+  file: {
+    upload_asset: creation(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const name = basename((a.localFilePath ?? a.uploadSource ?? "").replaceAll("\\", "/"));
+      return {
+        target: { assetsDirPath: a.assetsDirPath },
+        summary: `Uploads ${q(name)} into ${a.assetsDirPath} (the kernel names the stored file)`,
+        changes: [{ what: "asset", where: a.assetsDirPath, before: null, after: name }],
+      };
+    }),
+    create_template: templateContent(),
+    update_template: templateContent(),
+  },
+  notebook: {
+    create: creation(async (r, a) => {
+      const same = (await r.notebookRows()).filter((n) => n.name === a.name).length;
+      return {
+        target: { name: a.name },
+        summary: `Creates the notebook ${q(a.name)}${same > 0 ? ` (${plural(same, "notebook")} already carry this name)` : ""}`,
+        changes: [{ what: "notebook", before: null, after: a.name }],
+      };
+    }),
+    rename: rename(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return { what: "notebook", id: a.notebook, before: nb.name, after: a.name };
+    }),
+    set_conf: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      const conf = (await r.kernel.getNotebookConf(a.notebook)) ?? {};
+      const now = Object.fromEntries(Object.entries(conf).map(([k, v]) => [k, String(v)]));
+      const set = Object.fromEntries(Object.entries(a.conf).map(([k, v]) => [k, String(v)]));
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)}`,
+        id: a.notebook,
+        rows: attrRows(now, set),
+      };
+    }),
+    set_open_state: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)}`,
+        id: a.notebook,
+        rows: [
+          {
+            name: "state",
+            before: nb.closed ? "closed" : "open",
+            after: a.open ? "open" : "closed",
+          },
+        ],
+      };
+    }),
+    remove: removal(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      const docs = await r.subdocs(a.notebook, "/");
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        summary: `Removes the notebook ${q(nb.name)} with its ${docs.atLeast ? "at least " : ""}${plural(docs.n, "document")}`,
+        changes: [
+          { what: "notebook", id: a.notebook, before: nb.name, after: null },
+          {
+            what: "documents",
+            where: `/${nb.name}`,
+            before: `${docs.atLeast ? "≥" : ""}${docs.n}`,
+            after: null,
+          },
+        ],
+      };
+    }),
+  },
+  tag: {
+    rename: retag((a) => ({ from: a.oldLabel, to: a.newLabel })),
+    remove: retag((a) => ({ from: a.label, to: null })),
+  },
+  av: {
+    create: placement(async (r, a) => {
+      const to = await anchorPlace(r, a);
+      const columns = (a.columns ?? [{ name: "Select" }]).map((c) => c.name);
+      return {
+        what: "database",
+        line: a.name ?? "(no name)",
+        from: null,
+        to,
+        extra: [{ what: "columns", before: null, after: ["Primary Key", ...columns].join(", ") }],
+      };
+    }),
+    add_rows: creation(async (r, a) => {
+      const av = await database(r, a.id);
+      for (const id of a.blockIDs ?? []) await r.block(id);
+      const lines = await r.lines(a.blockIDs ?? []);
+      const rows = [
+        ...(a.blockIDs ?? []).map((id) => ({
+          what: "row",
+          id,
+          where: dbName(av),
+          before: null,
+          after: `${lines.get(id) ?? id} (bound block)`,
+        })),
+        ...(a.detached ?? []).map((text) => ({
+          what: "row",
+          where: dbName(av),
+          before: null,
+          after: cut(text),
+        })),
+      ];
+      return {
+        target: { id: a.id, database: dbName(av) },
+        summary: `Adds ${plural(rows.length, "row")} to the database ${q(dbName(av))}`,
+        changes: rows,
+      };
+    }),
+    remove_rows: removal(async (r, a) => {
+      const av = await database(r, a.id);
+      const pk = primaryKey(av);
+      const values = pk === undefined ? new Map() : valuesOf(av, pk.id);
+      const known = new Set(rowIds(av));
+      const rows = a.rowIDs.map((id) => {
+        const cell = cellState(values.get(id)) as {
+          content?: string;
+          bound?: string | null;
+        } | null;
+        return {
+          what: cell?.bound ? "row (its bound block is kept)" : "row",
+          id,
+          where: dbName(av),
+          before: known.has(id) ? cut(cell?.content ?? "") : "(no such row)",
+          after: null,
+        };
+      });
+      return {
+        target: { id: a.id, database: dbName(av) },
+        summary: `Removes ${plural(rows.length, "row")} from the database ${q(dbName(av))}`,
+        changes: rows,
+      };
+    }),
+    set_cells: attributes(async (r, a) => {
+      const av = await database(r, a.id);
+      const pk = primaryKey(av);
+      const names = pk === undefined ? new Map() : valuesOf(av, pk.id);
+      return {
+        target: { id: a.id, database: dbName(av) },
+        subject: `the database ${q(dbName(av))}`,
+        where: dbName(av),
+        rows: a.cells.map((c) => {
+          const row =
+            (cellState(names.get(c.rowID)) as { content?: string } | null)?.content ?? c.rowID;
+          const column = avKey(av, c.keyID)?.name ?? c.keyID;
+          return {
+            name: `${column} of ${q(cut(row))}`,
+            before: shownValue(plainCell(valuesOf(av, c.keyID).get(c.rowID) ?? null)),
+            after: shownValue(c.value),
+          };
+        }),
+      };
+    }),
+    add_column: creation(async (r, a) => {
+      const av = await database(r, a.id);
+      const keys = avKeys(av);
+      const after =
+        a.previousKeyID === undefined ? keys[keys.length - 1] : avKey(av, a.previousKeyID);
+      return {
+        target: { id: a.id, database: dbName(av) },
+        summary: `Adds the column ${q(a.name)} (${a.type}) to the database ${q(dbName(av))}`,
+        changes: [
+          { what: "column", where: dbName(av), before: null, after: `${a.name} (${a.type})` },
+          {
+            what: "place",
+            where: dbName(av),
+            before: null,
+            after: after === undefined ? "first" : `after ${q(after.name)}`,
+          },
+        ],
+      };
+    }),
+    remove_column: removal(async (r, a) => {
+      const av = await database(r, a.id);
+      const k = avKey(av, a.keyID);
+      if (k === undefined) throw notFound("column", a.keyID);
+      const filled = [...valuesOf(av, a.keyID).values()].filter(
+        (v) => shownValue(plainCell(v)) !== null,
+      ).length;
+      return {
+        target: { id: a.id, database: dbName(av), keyID: a.keyID },
+        summary: `Removes the column ${q(k.name)} and its ${plural(filled, "filled cell")} from the database ${q(dbName(av))}`,
+        changes: [
+          {
+            what: "column",
+            id: a.keyID,
+            where: dbName(av),
+            before: `${k.name} (${k.type})`,
+            after: null,
+          },
+          { what: "filled cells", where: dbName(av), before: String(filled), after: null },
+        ],
+      };
+    }),
+  },
+  history: {
+    create_point: creation(async (r, a) => {
+      const doc = await r.doc(a.id);
+      const blocks = await r.docBlocks(a.id);
+      return {
+        target: { id: a.id, document: doc.path },
+        summary: `Saves a restore point of ${q(doc.title)} (${doc.path}) as it is now`,
+        changes: [
+          {
+            what: "restore point",
+            id: a.id,
+            where: doc.path,
+            before: null,
+            after: `${plural(blocks, "block")} as they are now`,
+          },
+        ],
+      };
+    }),
+    rollback_document: docContent(
+      async (r, a) => {
+        const doc = await r.doc(a.id);
+        // The point's own notebook (`/history/<time>-<op>/<notebook>/…`) is read too.
+        r.canRead(a.historyPath.split("/")[3] ?? "");
+        const ctx = r.context();
+        const [now, point] = await Promise.all([docForm(ctx, a.id), pointForm(ctx, a.historyPath)]);
+        if (now === null) throw notFound("document", a.id);
+        if (point === null) throw notFound("history point", a.historyPath);
+        return {
+          doc,
+          before: markdownOfForm(now).replace(/\s+$/, ""),
+          after: markdownOfForm(point).replace(/\s+$/, ""),
+        };
+      },
+      (doc, a) =>
+        `Replaces the content of ${q(doc.title)} (${doc.path}) with its restore point of ${pointTime(a.historyPath)}; the current content is not kept as a point`,
+    ),
+  },
+} satisfies PreviewTable;
+
+/** A database, readable (databases live in the workspace), or `not_found`. */
+async function database(r: PreviewReads, id: string) {
+  r.canRead(WORKSPACE);
+  const av = await r.kernel.getAttributeView(id);
+  if (av === null) throw notFound("database", id);
+  return av;
+}
+
+const dbName = (av: { id: string; name?: string | undefined }) =>
+  av.name === undefined || av.name === "" ? av.id : av.name;
+
+/** `/history/2026-12-02-101500-update/…` → `2026-12-02 10:15:00`. */
+function pointTime(historyPath: string): string {
+  const m = /^\/history\/(\d{4}-\d{2}-\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(historyPath);
+  return m === null ? historyPath : `${m[1]} ${m[2]}:${m[3]}:${m[4]}`;
+}
+
+/**
+ * The preview entry of `tool.action`, or `undefined` when the table has none. Its reader takes the
+ * arguments as that action's catalog schema parsed them (`resolveAction`), which is the type the
+ * table checked the entry against.
+ */
+export function previewEntryOf(
+  tool: string,
+  action: string,
+): PreviewEntry<Record<string, unknown>> | undefined {
+  const byTool = (
+    PREVIEWS as unknown as Record<
+      string,
+      Record<string, PreviewEntry<Record<string, unknown>>> | undefined
+    >
+  )[tool];
+  return byTool?.[action];
+}
