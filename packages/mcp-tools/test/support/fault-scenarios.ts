@@ -343,6 +343,19 @@ export const SCENARIOS: readonly Scenario[] = [
         ),
     }),
   ),
+  onParagraphs(
+    "block.replace",
+    "block.replace text inside a paragraph with a user attribute",
+    OWNER,
+    (env, f) => ({
+      args: { action: "replace", id: f.blocks[0], find: "one", replacement: "**uno**" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha **uno**", "beta two", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
   onParagraphs("block.set_attrs", "block.set_attrs on a paragraph", OWNER, (env, f) => ({
     args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
     shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),
