@@ -1234,6 +1234,37 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "document",
+    action: "duplicate",
+    aliases: [],
+    kind: "mutation",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+      {
+        flag: "validate-only",
+        key: "validateOnly",
+        kind: "boolean",
+        required: false,
+        safety: true,
+      },
+      {
+        flag: "request-id",
+        key: "requestId",
+        kind: "string",
+        required: false,
+        safety: true,
+      },
+    ],
+  },
+  {
+    tool: "document",
     action: "rename",
     aliases: [],
     kind: "mutation",

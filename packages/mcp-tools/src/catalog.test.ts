@@ -120,6 +120,7 @@ describe("the policy table", () => {
       "block.insert": "none",
       "document.reorder": "structure",
       "document.create": "none",
+      "document.duplicate": "none",
       "fs.write": "state",
       "fs.mv": "structure",
       "file.upload_asset": "source",

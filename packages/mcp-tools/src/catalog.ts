@@ -435,6 +435,12 @@ export const CATALOG = {
       args: notebookOnly,
       signature: "create_daily_note(notebook) unless it exists",
     },
+    duplicate: {
+      policy: additive,
+      args: id,
+      signature:
+        'duplicate(id) copy beside it, title+" (Duplicated <time>)", new block IDs, no subdocs; answers its id',
+    },
     rename: {
       policy: state,
       args: z.strictObject({ id: nodeId, title: z.string().min(1).max(512) }),

@@ -397,6 +397,22 @@ export const SCENARIOS: readonly Scenario[] = [
       return notes.length === 1 ? undefined : `${notes.length} daily notes in the notebook`;
     },
   })),
+  onParagraphs("document.duplicate", "document.duplicate beside the source", OWNER, (env, f) => ({
+    args: { action: "duplicate", id: f.doc },
+    shows: async () => {
+      const listed = await env.verify.filetree.listDocsByPath({ notebook: f.nb, path: "/" });
+      const copies = listed.files.filter((d) => d.id !== f.doc);
+      if (copies.length !== 1) return `${copies.length} copies beside the source`;
+      const copy = copies[0]?.id as string;
+      const blocks = docBlocks(env, copy) ?? [];
+      return first(
+        sameBodies(env, copy, PARAGRAPHS),
+        sameBodies(env, f.doc, PARAGRAPHS),
+        blocks.some((b) => f.blocks.includes(b.id)) ? "the copy shares block IDs" : undefined,
+        keepsAttrs(env, blocks[0]?.id ?? "", OWNER),
+      );
+    },
+  })),
   onParagraphs("document.rename", "document.rename", (env, f) => ({
     args: { action: "rename", id: f.doc, title: "Renamed" },
     shows: async () => differ("title", env.sandbox.control.attrs(f.doc)?.["title"], "Renamed"),
