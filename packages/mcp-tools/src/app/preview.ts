@@ -1,7 +1,7 @@
 /**
  * The write preview behind the App: given the arguments of a strict write's preflight, what a person
- * checks before confirming — the target, the content before and after (`block.update`, as a word
- * diff) or the order before and after (`document.reorder`, with the moved documents), and which
+ * checks before confirming — the target, the content before and after (`block.update` and
+ * `block.replace`, as a word diff) or the order before and after (`document.reorder`, with the moved documents), and which
  * precondition guards it. Reads only, under the caller's read permission; it issues no lease and
  * never hashes (the aliased hash is the preflight's, which the App already holds).
  */
@@ -17,6 +17,7 @@ import { notFound, ToolError } from "../errors.js";
 import type { KernelReads } from "../kernel.js";
 import { type PermissionMap, requirePermission } from "../permissions.js";
 import { splitOwnIal } from "../state/ial.js";
+import { replacedText } from "../tools/block/replace.js";
 import { type DiffOp, diffText, diffWords, movedItems } from "./diff.js";
 
 /** The most blocks one preview shows (an update carries at most 64). */
@@ -128,6 +129,40 @@ async function contentPreview(
   };
 }
 
+/**
+ * block.replace: the block's Kramdown before, and after the replacement as the commit would apply
+ * it (the preflight's refusal when the text is missing or ambiguous).
+ */
+async function replacePreview(
+  kernel: KernelReads,
+  permissions: PermissionMap,
+  a: Record<string, unknown>,
+): Promise<Pick<WritePreview, "target" | "content">> {
+  const id = a["id"] as string;
+  const [info, kramdown] = await Promise.all([
+    kernel.getBlockInfo(id),
+    kernel.getBlockKramdown(id),
+  ]);
+  if (info === null || kramdown === null) throw notFound("block", id);
+  requirePermission(permissions, [info.box], "read");
+  const body = splitOwnIal(kramdown).body;
+  const replaced = replacedText(
+    {
+      id,
+      find: a["find"] as string,
+      replacement: a["replacement"] as string,
+      all: a["all"] === true,
+    },
+    body,
+  );
+  const before = body.replace(/\s+$/, "");
+  const after = replaced.replace(/\s+$/, "");
+  return {
+    target: { ids: [id], notebook: info.box, document: info.rootTitle },
+    content: [{ id, document: info.rootTitle, before, after, diff: diffWords(before, after) }],
+  };
+}
+
 function titleOf(name: string): string {
   return name.endsWith(".sy") ? name.slice(0, -".sy".length) : name;
 }
@@ -194,6 +229,8 @@ export async function previewWrite(
   const key = `${surface.tool}.${surface.action}`;
   if (key === "block.update")
     return { ...base, supported: true, ...(await contentPreview(kernel, permissions, business)) };
+  if (key === "block.replace")
+    return { ...base, supported: true, ...(await replacePreview(kernel, permissions, business)) };
   if (key === "document.reorder")
     return { ...base, supported: true, ...(await orderPreview(kernel, permissions, business)) };
   return { ...base, supported: false, target: business };

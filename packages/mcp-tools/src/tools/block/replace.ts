@@ -50,7 +50,12 @@ function ialSpans(body: string): Array<[number, number]> {
   return [...body.matchAll(/\{:[^}]*\}/g)].map((m) => [m.index, m.index + m[0].length]);
 }
 
-function refuse(a: ReplaceArgs, reason: string, message: string, extra = {}): ToolError {
+function refuse(
+  a: Pick<ReplaceArgs, "id">,
+  reason: string,
+  message: string,
+  extra = {},
+): ToolError {
   return new ToolError("invalid_arguments", message, { id: a.id, reason, ...extra });
 }
 
@@ -60,22 +65,11 @@ function nodeTypeOfSnapshot(snap: BlockSnapshot): string | undefined {
   return /^\s*<div\b[^>]*\sdata-type="([^"]*)"/.exec(dom)?.[1];
 }
 
-/**
- * The block's new body, or the refusal the commit would meet: a document or container, text not
- * found, several occurrences without `all`, a match inside an attribute list, a replacement that
- * writes one, or a result that is empty, several blocks, or names kernel-managed identity.
- */
-export function plannedBody(a: ReplaceArgs, snap: BlockSnapshot): { body: string; count: number } {
-  const type = snap.attrs["type"] === "doc" ? "NodeDocument" : nodeTypeOfSnapshot(snap);
-  if (type === undefined || NOT_REPLACEABLE.has(type)) {
-    throw refuse(
-      a,
-      "not_a_text_block",
-      `block ${a.id} is a ${type ?? "block of unknown type"}, whose text is not its own: replace inside one of its child blocks (block.get_children), or edit a database with av.set_cells`,
-      { nodeType: type ?? null },
-    );
-  }
-  const at = occurrencesOf(snap.body, a.find);
+type Occurrence = Pick<ReplaceArgs, "id" | "find" | "replacement" | "all">;
+
+/** Where `find` occurs in `body`, or the refusal: not found, or several without `all`. */
+function checkedOccurrences(a: Occurrence, body: string): number[] {
+  const at = occurrencesOf(body, a.find);
   if (at.length === 0) {
     throw refuse(
       a,
@@ -92,6 +86,33 @@ export function plannedBody(a: ReplaceArgs, snap: BlockSnapshot): { body: string
       { occurrences: at.length },
     );
   }
+  return at;
+}
+
+/**
+ * A block's Kramdown body with the replacement applied (the write preview's "after"), or the
+ * refusal when `find` is missing or ambiguous.
+ */
+export function replacedText(a: Occurrence, body: string): string {
+  return replaceAt(body, a.find, a.replacement, checkedOccurrences(a, body));
+}
+
+/**
+ * The block's new body, or the refusal the commit would meet: a document or container, text not
+ * found, several occurrences without `all`, a match inside an attribute list, a replacement that
+ * writes one, or a result that is empty or ends in an attribute line.
+ */
+export function plannedBody(a: ReplaceArgs, snap: BlockSnapshot): { body: string; count: number } {
+  const type = snap.attrs["type"] === "doc" ? "NodeDocument" : nodeTypeOfSnapshot(snap);
+  if (type === undefined || NOT_REPLACEABLE.has(type)) {
+    throw refuse(
+      a,
+      "not_a_text_block",
+      `block ${a.id} is a ${type ?? "block of unknown type"}, whose text is not its own: replace inside one of its child blocks (block.get_children), or edit a database with av.set_cells`,
+      { nodeType: type ?? null },
+    );
+  }
+  const at = checkedOccurrences(a, snap.body);
   const spans = ialSpans(snap.body);
   if (at.some((i) => spans.some(([s, e]) => i < e && i + a.find.length > s))) {
     throw refuse(
