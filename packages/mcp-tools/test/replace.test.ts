@@ -136,6 +136,21 @@ describe("block.replace", () => {
     expect(body(p)).toBe("changed text");
   });
 
+  it("a replacement equal to the text answers no_change", async () => {
+    const d = await doc("Same", "keep this text");
+    const p = d.blocks[0] as string;
+    const { commit } = await h.write("block", {
+      action: "replace",
+      id: p,
+      find: "this",
+      replacement: "this",
+    });
+    expect(commit.structuredContent["status"], JSON.stringify(commit.structuredContent)).toBe(
+      "no_change",
+    );
+    expect(body(p)).toBe("keep this text");
+  });
+
   it("replaces inside a heading and a list item's paragraph, keeping the block type", async () => {
     const d = await doc("Shapes", "## Old title\n\n- old item");
     const [heading, list] = d.blocks as [string, string];
