@@ -104,7 +104,7 @@ export const ROWS: readonly Row[] = [
   ["block.set_attrs", "block.set_attrs", "attr.set"],
   ["block.delete", "block.delete", "block.delete"],
   ["block.move", "block.move", "block.move"],
-  ["", "block.replace", "", PLANNED],
+  ["block.replace", "block.replace", ""],
   ["", "block.set_fold_state", "", PLANNED],
   ["", "block.transfer_references", "", PLANNED],
   ["", "block.add_to_daily_note", "dailynote.append dailynote.prepend", PLANNED],
@@ -124,7 +124,7 @@ export const ROWS: readonly Row[] = [
   ["document.remove", "document.remove", "document.delete"],
   ["document.move", "document.move", "document.move"],
   ["document.reorder", "document.reorder", ""],
-  ["", "document.duplicate", "document.duplicate", PLANNED],
+  ["document.duplicate", "document.duplicate", "document.duplicate"],
   ["", "document.get_child_sort_mode document.set_child_sort_mode", "", PLANNED],
   ["", "document.heading_to_doc document.doc_to_heading", "", PLANNED],
   // fs

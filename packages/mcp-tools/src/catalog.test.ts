@@ -113,12 +113,14 @@ describe("the policy table", () => {
     );
     expect(table).toMatchObject({
       "block.update": "state",
+      "block.replace": "state",
       "block.set_attrs": "state",
       "block.delete": "state",
       "block.move": "structure",
       "block.insert": "none",
       "document.reorder": "structure",
       "document.create": "none",
+      "document.duplicate": "none",
       "fs.write": "state",
       "fs.mv": "structure",
       "file.upload_asset": "source",
@@ -197,7 +199,7 @@ describe("the advertised surface", () => {
 
   it("names, in a mixed tool's description, which actions need which field", () => {
     const block = describeTool("block", true).description;
-    expect(block).toMatch(/update,set_attrs,delete: expectedStateHash/);
+    expect(block).toMatch(/update,replace,set_attrs,delete: expectedStateHash/);
     expect(block).toMatch(/move: expectedStructureHash/);
     expect(block).toMatch(/insert,prepend,append: requestId only/);
     const file = describeTool("file", true).description;

@@ -331,6 +331,17 @@ export const CATALOG = {
       signature:
         "update(id,data|items[{id,data}]) keeps ID+attributes; data: Markdown as read, without the {: } line",
     },
+    replace: {
+      policy: state,
+      args: z.strictObject({
+        id: nodeId,
+        find: z.string().min(1).max(65536),
+        replacement: z.string().max(65536),
+        all: z.boolean().default(false),
+      }),
+      signature:
+        "replace(id,find,replacement,all?=false: find must occur once) literal, in its Kramdown; keeps ID+attributes; answers replacedCount",
+    },
     set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
@@ -429,6 +440,12 @@ export const CATALOG = {
       policy: additive,
       args: notebookOnly,
       signature: "create_daily_note(notebook) unless it exists",
+    },
+    duplicate: {
+      policy: additive,
+      args: id,
+      signature:
+        'duplicate(id) copy beside it, title+" (Duplicated <time>)", new block IDs, no subdocs; answers its id',
     },
     rename: {
       policy: state,

@@ -383,6 +383,10 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     renameDocByID: (id, title) => c.filetree.renameDocByID({ id, title }),
     removeDocByID: (id) => c.filetree.removeDocByID({ id }),
     moveDocsByID: (ids, toID) => c.filetree.moveDocsByID({ fromIDs: ids, toID }),
+    duplicateDoc: async (id) => {
+      const r = await c.filetree.duplicateDoc({ id });
+      return { id: r.id, path: r.path };
+    },
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
     performSync: () => c.sync.performSync(),
     mcpCallTool: (name, args) => mcpSend(c, "tools/call", { name, arguments: args }, "write"),

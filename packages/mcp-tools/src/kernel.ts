@@ -315,6 +315,11 @@ export interface KernelWrites {
   renameDocByID(id: string, title: string): Promise<void>;
   removeDocByID(id: string): Promise<void>;
   moveDocsByID(ids: readonly string[], toID: string): Promise<void>;
+  /**
+   * Copies the document holding `id` beside it (`duplicateDoc`: new block IDs, title suffixed
+   * ` (Duplicated <time>)`, child documents not copied); answers the copy's ID and storage path.
+   */
+  duplicateDoc(id: string): Promise<{ readonly id: string; readonly path: string }>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
   /** Starts a cloud sync by hand; the kernel reports no outcome (`data: null` always). */

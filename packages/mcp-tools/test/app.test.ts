@@ -231,6 +231,29 @@ describe("the entry point", () => {
     expect(r.content[0]?.text).toContain("first {+changed +}paragraph");
   });
 
+  it("answers block.replace's before and after as the commit would apply it; an ambiguous find is refused", async () => {
+    const id = await doc("the colour of the colour wheel");
+    const [block] = await h.client.block.getChildBlocks({ id });
+    const args = {
+      action: "replace",
+      id: block?.id,
+      find: "colour",
+      replacement: "color",
+      all: true,
+      validateOnly: true,
+    };
+    const r = await preview(args, "block");
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined();
+    const p = r.structuredContent as unknown as WritePreview;
+    expect(p.supported).toBe(true);
+    expect(p.precondition).toEqual({ kind: "state", field: "expectedStateHash" });
+    expect(p.content?.[0]?.before).toBe("the colour of the colour wheel");
+    expect(p.content?.[0]?.after).toBe("the color of the color wheel");
+    const ambiguous = await preview({ ...args, all: false }, "block");
+    expect(ambiguous.isError).toBe(true);
+    expect(JSON.stringify(ambiguous.structuredContent)).toContain("ambiguous");
+  });
+
   it("infers the tool from the arguments when the host does not name it", async () => {
     const parent = await doc("parent");
     const title = `App ${seq}`;

@@ -79,6 +79,12 @@ export interface FiletreeApi {
   /** `null` when the block is not found (kernel code 3, or code 1 "tree not found" for an unknown ID). */
   getDoc(args: T.GetDocArgs): Promise<T.GetDocResult | null>;
   /**
+   * Copies the document holding the block (a block ID copies its whole document) beside it, with
+   * new block IDs and the title suffixed ` (Duplicated <time of the new ID>)`; answers the copy.
+   * Unknown ID → `kernel_rejected` ("tree not found"). Not idempotent: each call makes a copy.
+   */
+  duplicateDoc(args: T.IdArg): Promise<T.DuplicateDocResult>;
+  /**
    * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,
    * absent → created** (with missing parents). Unknown or closed notebook → `kernel_rejected` code 1.
    */

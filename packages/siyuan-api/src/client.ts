@@ -147,6 +147,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
         }
       },
       createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
+      duplicateDoc: (a) => call("filetree.duplicateDoc", a, S.duplicateDocSchema),
     },
     block: {
       getBlockKramdown: async (a) => {

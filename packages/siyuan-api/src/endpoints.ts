@@ -64,6 +64,7 @@ export const ENDPOINTS = {
   "filetree.listDocsByPath": r("/api/filetree/listDocsByPath", "notebook", "path"),
   "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
   "filetree.getDoc": r("/api/filetree/getDoc", "id"),
+  "filetree.duplicateDoc": w("/api/filetree/duplicateDoc", "id"),
   "filetree.createDailyNote": w("/api/filetree/createDailyNote", "notebook"),
 
   "block.getBlockKramdown": r("/api/block/getBlockKramdown", "id"),

@@ -82,6 +82,7 @@ export type {
   DocHistoryContent,
   DocHistoryContentArgs,
   DomResult,
+  DuplicateDocResult,
   ExportMdContentArgs,
   ExportMdResult,
   ExportResourcesArgs,

@@ -91,6 +91,14 @@ export const pathByIdSchema = z
   })
   .transform((v) => ({ path: v.path, notebook: (v.notebook ?? v.box) as string }));
 
+/** `duplicateDoc` result (`kernel/api/filetree.go`). */
+export const duplicateDocSchema = z.looseObject({
+  id: z.string(),
+  notebook: z.string(),
+  path: z.string(),
+  hPath: z.string(),
+});
+
 /** `File` of `listDocsByPath` (contract §4.3). */
 export const docFileSchema = z.looseObject({
   id: z.string(),

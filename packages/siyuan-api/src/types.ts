@@ -98,6 +98,13 @@ export interface PathByIdResult {
   readonly path: string;
   readonly notebook: string;
 }
+/** `duplicateDoc` result: the new document (its storage path, notebook and human path). */
+export interface DuplicateDocResult {
+  readonly id: string;
+  readonly notebook: string;
+  readonly path: string;
+  readonly hPath: string;
+}
 /** `getFile` result: the raw bytes and the kernel's `Content-Type`. */
 export interface FileContent {
   readonly bytes: Uint8Array;

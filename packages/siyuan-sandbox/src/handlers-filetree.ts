@@ -297,6 +297,36 @@ async function getDoc(ctx: HandlerContext): Promise<unknown> {
   };
 }
 
+/**
+ * duplicateDoc: copies the document holding the block (a block ID copies its whole document) and
+ * places the copy right after it: the visible siblings, listed in the notebook's effective order
+ * without the copy, get sort values 0, 1, … with the copy's after the source's (`box.addSort`).
+ * A missing `id` panics in the kernel, whose recovery answers code 0 with null data.
+ */
+function duplicateDoc(ctx: HandlerContext): unknown {
+  if (ctx.body.id === undefined) return null;
+  const ws = ctx.kernel.ws;
+  const loc = ws.locate(reqId(ctx));
+  if (!loc) throw kernelError(-1, "tree not found", { closeTimeout: 7000 });
+  const src = loc.doc;
+  const box = ws.notebooks.get(src.box) as Notebook;
+  const siblings = sortDocs(
+    ws,
+    box,
+    ws.childDocs(src.box, src.parentId).filter((d) => d.root.attrs["custom-hidden"] !== "true"),
+    effectiveSortMode(box, undefined),
+  );
+  const { doc, hPath } = ws.duplicateDoc(src.id);
+  let n = 0;
+  for (const d of siblings) {
+    box.sortMap[d.id] = n++;
+    if (d.id === src.id) box.sortMap[doc.id] = n++;
+  }
+  ws.dirtyBoxes.add(box.id);
+  ws.version++;
+  return { id: doc.id, notebook: src.box, path: ws.docPath(doc.id), hPath };
+}
+
 const filetreeRoutes: Record<string, Route> = {
   "/api/filetree/createDocWithMd": w((ctx) => {
     const box = notebookArg(ctx);
@@ -426,6 +456,7 @@ const filetreeRoutes: Record<string, Route> = {
     return null;
   }),
   "/api/filetree/getDoc": r(getDoc),
+  "/api/filetree/duplicateDoc": w(duplicateDoc),
 };
 
 /** Notebook and file-tree routes. */

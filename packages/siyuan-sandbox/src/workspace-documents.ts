@@ -1,5 +1,5 @@
 /** Document-tree operations of the workspace: paths, create, rename, move, remove, custom sort. */
-import { type Block, newBlock, walk } from "./block.js";
+import { type Block, cloneBlock, newBlock, walk } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { MAX_DOC_DEPTH_LEVELS, MAX_TITLE_CHARS } from "./constants.js";
 import { kernelError } from "./errors.js";
@@ -23,6 +23,9 @@ export function cleanTags(v: string): string {
     ),
   ].join(",");
 }
+
+/** Attributes duplicateDoc drops from every block: database bindings and flashcard decks. */
+const DUPLICATE_DROPPED_ATTR = /^(?:custom-avs|av-names|custom-sy-av-s-text.*|custom-riff-decks)$/;
 
 /** The document layer of `Workspace`. */
 export class WorkspaceDocuments extends WorkspaceNotebooks {
@@ -182,6 +185,57 @@ export class WorkspaceDocuments extends WorkspaceNotebooks {
       ...(opts.id === undefined ? {} : { id: opts.id }),
       attrs,
     });
+  }
+
+  /**
+   * duplicateDoc (SiYuan 3.7.3 `model.DuplicateDoc`, kernel-probes `filetree.duplicateDoc`): a copy
+   * of the document (not of its child documents) beside it, with a new ID for it and every block,
+   * `updated` kept, the title suffixed ` (Duplicated <the new ID's time>)` (none for "Untitled"),
+   * references to its own blocks re-targeted to their copies, and `scroll`, database bindings
+   * (`custom-avs`, `av-names`, `custom-sy-av-s-text*`) and `custom-riff-decks` dropped. Returns the
+   * copy and the kernel's answer's `hPath` (the source's hpath, a space, then the suffix with its
+   * own leading space). The caller places it in the sort order.
+   */
+  duplicateDoc(docId: string): { doc: DocEntry; hPath: string } {
+    const src = this.docs.get(docId);
+    if (!src) throw treeNotFound();
+    const root = cloneBlock(src.root);
+    const renamed = new Map<string, string>();
+    walk(root, (node) => {
+      const id = this.ids.newId((x) => this.isTaken(x) || renamed.has(x));
+      renamed.set(node.id, id);
+      node.id = id;
+      node.attrs.id = id;
+      if (node !== root) {
+        for (const k of Object.keys(node.attrs)) {
+          if (DUPLICATE_DROPPED_ATTR.test(k)) delete node.attrs[k];
+        }
+      }
+    });
+    const newId = root.id;
+    const title = src.root.attrs.title ?? "";
+    const t = newId.slice(0, 14);
+    const suffix =
+      title === "Untitled"
+        ? ""
+        : ` (Duplicated ${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)} ${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)})`;
+    for (const k of Object.keys(root.attrs)) {
+      if (k === "scroll" || DUPLICATE_DROPPED_ATTR.test(k)) delete root.attrs[k];
+    }
+    root.attrs.title = title + suffix;
+    walk(root, (node) => {
+      if (node.type !== "p" && node.type !== "h") return;
+      node.text = node.text.replace(/\(\((\d{14}-[0-9a-z]{7})(?=[\s)])/g, (m, ref: string) => {
+        const to = renamed.get(ref);
+        return to === undefined || ref === docId ? m : `((${to}`;
+      });
+    });
+    const hPath = `${this.hpath(docId)} ${suffix}`;
+    const doc: DocEntry = { id: newId, box: src.box, parentId: src.parentId, root };
+    this.docs.set(newId, doc);
+    this.reindexDoc(newId);
+    this.touchDoc(newId);
+    return { doc, hPath };
   }
 
   /** Renames a document (updated = now when the title changes). */

@@ -365,6 +365,72 @@ export const filetreeProbes = [
     },
   ),
   probe(
+    "filetree.duplicateDoc",
+    "duplicateDoc: the answer (new ID, notebook, path, hPath with its double space), the copy's " +
+      "kramdown (new block IDs, updated kept, title suffixed, own references re-targeted, database " +
+      "and flashcard attributes dropped), its place after the source, a block ID (its document is " +
+      "copied), a child document (its children are not), unknown and missing IDs",
+    ["/api/filetree/duplicateDoc"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      await ctx.doc(nb, "/First", "first");
+      const src = await ctx.doc(nb, "/Source", "# Head\n\nfirst **para**\n\n- a\n- b");
+      await ctx.doc(nb, "/Last", "last");
+      const kid = await ctx.doc(nb, "/Source/Kid", "kid");
+      const [head] = await ctx.quiet<Array<{ id: string }>>("/api/block/getChildBlocks", {
+        id: src,
+      });
+      await ctx.quiet("/api/block/appendBlock", {
+        parentID: src,
+        dataType: "markdown",
+        data: `see ((${head?.id} 'the head')) and ((${src} 'the doc'))`,
+      });
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: src,
+        attrs: { "custom-kind": "plan", "custom-riff-decks": "20200101000000-zzzzzzz" },
+      });
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: head?.id,
+        attrs: { "custom-owner": "ana", "custom-avs": "20200101000000-zzzzzzz" },
+      });
+      await ctx.flush();
+      const dup = data<{ id: string; path: string }>(
+        await ctx.post("duplicate", "/api/filetree/duplicateDoc", { id: src }),
+      );
+      await ctx.flush();
+      ctx.note("source kramdown after", await kramdown(ctx, src));
+      ctx.note("copy kramdown", await kramdown(ctx, dup.id));
+      await ctx.post("copy hpath", "/api/filetree/getHPathByID", { id: dup.id });
+      await ctx.post(
+        "listing after",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: "/" },
+        { keep: listing },
+      );
+      await ctx.post(
+        "copy's children",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: dup.path },
+        { keep: listing },
+      );
+      const byBlock = data<{ id: string }>(
+        await ctx.post("duplicate by a block ID", "/api/filetree/duplicateDoc", { id: head?.id }),
+      );
+      await ctx.flush();
+      ctx.note("copy by block ID title", (await kramdown(ctx, byBlock.id)).split("\n").at(-1));
+      await ctx.post("duplicate a child document", "/api/filetree/duplicateDoc", { id: kid });
+      await ctx.flush();
+      await ctx.post(
+        "children after",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: `/${src}.sy` },
+        { keep: listing },
+      );
+      await ctx.post("duplicate unknown", "/api/filetree/duplicateDoc", { id: UNKNOWN_ID });
+      await ctx.post("duplicate without id", "/api/filetree/duplicateDoc", {});
+    },
+  ),
+  probe(
     "filetree.getDoc",
     "getDoc: the loaded-content shape, size 1, unknown ID",
     ["/api/filetree/getDoc"],

@@ -14,6 +14,7 @@ import { avKey, avKeys, cellState, primaryKey, rowIds, valuesOf } from "../state
 import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
 import { splitOwnIal } from "../state/ial.js";
 import { plainCell } from "../tools/av/reads.js";
+import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { docForm, pointForm } from "../tools/history.js";
@@ -607,6 +608,11 @@ export const PREVIEWS = {
         ),
       (n, where) => `Changes the content of ${plural(n, "block")}${n === 1 ? ` in ${where}` : ""}`,
     ),
+    replace: blockContents(
+      async (_r, a) => [{ id: a.id, after: (before: string) => replacedText(a, before) }],
+      (_n, where, a) =>
+        `Replaces ${a.all === true ? "every" : "the"} ${q(a.find)} with ${q(a.replacement)} in a block of ${where}`,
+    ),
     set_attrs: attributes(async (r, a) => {
       const b = await r.block(a.id);
       const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
@@ -669,6 +675,16 @@ export const PREVIEWS = {
   },
   document: {
     create: creation((r, a) => newDoc(r, a.notebook, a.hpath, a.markdown)),
+    duplicate: creation(async (r, a) => {
+      const doc = await r.doc(a.id);
+      return {
+        target: { id: a.id, notebook: doc.notebook, document: doc.path },
+        summary: `Creates a copy of ${q(doc.title)} (its blocks under new IDs) right after it in ${doc.path.slice(0, doc.path.lastIndexOf("/")) || "/"}`,
+        changes: [
+          { what: "document", where: doc.path, before: null, after: `${doc.title} (Duplicated …)` },
+        ],
+      };
+    }),
     create_daily_note: creation(async (r, a) => {
       await r.notebook(a.notebook);
       const today = await findToday(r.context(), a.notebook);

@@ -343,6 +343,19 @@ export const SCENARIOS: readonly Scenario[] = [
         ),
     }),
   ),
+  onParagraphs(
+    "block.replace",
+    "block.replace text inside a paragraph with a user attribute",
+    OWNER,
+    (env, f) => ({
+      args: { action: "replace", id: f.blocks[0], find: "one", replacement: "**uno**" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha **uno**", "beta two", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
   onParagraphs("block.set_attrs", "block.set_attrs on a paragraph", OWNER, (env, f) => ({
     args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
     shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),
@@ -382,6 +395,22 @@ export const SCENARIOS: readonly Scenario[] = [
         `SELECT block_id FROM attributes WHERE name LIKE 'custom-dailynote-%' AND box = '${nb}'`,
       );
       return notes.length === 1 ? undefined : `${notes.length} daily notes in the notebook`;
+    },
+  })),
+  onParagraphs("document.duplicate", "document.duplicate beside the source", OWNER, (env, f) => ({
+    args: { action: "duplicate", id: f.doc },
+    shows: async () => {
+      const listed = await env.verify.filetree.listDocsByPath({ notebook: f.nb, path: "/" });
+      const copies = listed.files.filter((d) => d.id !== f.doc);
+      if (copies.length !== 1) return `${copies.length} copies beside the source`;
+      const copy = copies[0]?.id as string;
+      const blocks = docBlocks(env, copy) ?? [];
+      return first(
+        sameBodies(env, copy, PARAGRAPHS),
+        sameBodies(env, f.doc, PARAGRAPHS),
+        blocks.some((b) => f.blocks.includes(b.id)) ? "the copy shares block IDs" : undefined,
+        keepsAttrs(env, blocks[0]?.id ?? "", OWNER),
+      );
     },
   })),
   onParagraphs("document.rename", "document.rename", (env, f) => ({

@@ -1,6 +1,6 @@
 /**
  * block: reads by ID (backlinks, backmentions and the breadcrumb among them), over several IDs
- * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append; update, set_attrs, delete (state); move
+ * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append; update, replace, set_attrs, delete (state); move
  * (structure). One file per kind of write; this table joins them to the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
@@ -11,6 +11,7 @@ import { append, insert, prepend } from "./insert.js";
 import { move } from "./move.js";
 import { backlinks, backmentions, breadcrumb } from "./navigation.js";
 import { dom, getAttrs, getChildren, getKramdown, info } from "./reads.js";
+import { replace } from "./replace.js";
 import { update } from "./update.js";
 
 /** The block tool's handlers. */
@@ -30,6 +31,7 @@ export const blockHandlers = {
   prepend: mutationAction(prepend),
   append: mutationAction(append),
   update: mutationAction(update),
+  replace: mutationAction(replace),
   set_attrs: mutationAction(setAttrs),
   delete: mutationAction(del),
   move: mutationAction(move),

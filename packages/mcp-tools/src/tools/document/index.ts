@@ -1,6 +1,6 @@
 /**
  * document: get, list_tree, find, lookup, outline, recent, daily_note, snapshot (reads); create,
- * create_daily_note (additive); rename, set_attrs (alias set_attr), remove (state); move, reorder
+ * create_daily_note, duplicate (additive); rename, set_attrs (alias set_attr), remove (state); move, reorder
  * (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */
@@ -8,6 +8,7 @@ import { mutationAction, readAction, type ToolHandlers } from "../../handler.js"
 import { snapshot } from "../snapshot.js";
 import { create } from "./create.js";
 import { createDailyNote, dailyNote } from "./daily-note.js";
+import { duplicate } from "./duplicate.js";
 import { remove, rename, setAttrs } from "./meta-mutations.js";
 import { outline, recent } from "./navigation.js";
 import { documentReads } from "./reads.js";
@@ -27,4 +28,5 @@ export const documentHandlers = {
   daily_note: dailyNote,
   snapshot: readAction(snapshot),
   create_daily_note: mutationAction(createDailyNote),
+  duplicate: mutationAction(duplicate),
 } satisfies ToolHandlers<"document">;
