@@ -309,9 +309,12 @@ export type RiffDeck = z.infer<typeof riffDeckSchema>;
 /** `riff/getRiffCards` result. */
 export type RiffCardsPage = z.infer<typeof riffCardsSchema>;
 /** `riff/getRiffDueCards` result (the client turns a null list into []). */
-export type RiffDueCards = Omit<z.infer<typeof riffDueCardsSchema>, "cards"> & {
+export interface RiffDueCards {
   readonly cards: NonNullable<z.infer<typeof riffDueCardsSchema>["cards"]>;
-};
+  readonly unreviewedCount: number;
+  readonly unreviewedNewCardCount: number;
+  readonly unreviewedOldCardCount: number;
+}
 /** `riff/getRiffCards` request: `id` a deck ("" every deck); `pageSize` defaults to 20. */
 export interface GetRiffCardsArgs {
   readonly id: string;
