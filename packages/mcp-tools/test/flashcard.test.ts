@@ -6,6 +6,7 @@
  * the deck's own listing.
  */
 import { describe, expect, it } from "vitest";
+import { turnedOff } from "../src/index.js";
 import { errorCode, useHarness } from "./harness.js";
 
 const ADD = "/api/riff/addRiffCards";
@@ -217,5 +218,15 @@ describe("flashcard", () => {
     const commit = await h.call("flashcard", h.commitArgs(args, pre.structuredContent), true);
     expect(errorCode(commit)).toBe("state_changed");
     expect(h.writes(REMOVE)).toBe(writes);
+  });
+
+  it("is turned off like every tool: the settings can hide the tool or only remove_cards", () => {
+    expect(turnedOff(["flashcard"]).has("flashcard", "add_cards")).toBe(true);
+    expect(h.runtime.listTools(["flashcard"]).map((t) => t.name)).not.toContain("flashcard");
+    const listed = h.runtime
+      .listTools(["flashcard.remove_cards"])
+      .find((t) => t.name === "flashcard");
+    const properties = listed?.inputSchema["properties"] as Record<string, { enum?: string[] }>;
+    expect(properties["action"]?.enum).toEqual(["decks", "cards", "due", "add_cards", "review"]);
   });
 });
