@@ -182,6 +182,8 @@ const addCards: MutationHandler<ArgsOf<"flashcard", "add_cards">, AddSnapshot, n
     return null;
   },
   async readback(ctx, a, before) {
+    // the deck's listing takes its blocks from the SQL index, which a flush brings up to date
+    await ctx.kernel.flush();
     const ids = unique(a.ids);
     const byBlock = new Map((await deckCards(ctx, a.deckId)).map((c) => [c.blockId, c]));
     const cardsOf = ids.map((id) => ({ blockId: id, cardId: byBlock.get(id)?.cardId ?? "" }));
@@ -241,6 +243,7 @@ const removeCards: MutationHandler<ArgsOf<"flashcard", "remove_cards">, RemoveSn
     return null;
   },
   async readback(ctx, a, before) {
+    await ctx.kernel.flush();
     const ids = new Set(a.ids);
     const left = (await deckCards(ctx, a.deckId)).filter((c) => ids.has(c.blockId));
     const state = { deckId: a.deckId, cards: left.map(scheduleOf) };
