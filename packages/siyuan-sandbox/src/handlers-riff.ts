@@ -16,8 +16,11 @@
  *
  * Scheduling: a new card's first rating is exact for SiYuan's default FSRS parameters (1 minute,
  * 5 minutes, 10 minutes or 16 days); later ratings follow a simpler rule (documented in
- * {@link schedule}) the probes do not compare. Decks live in memory, as the history store does.
+ * {@link schedule}) the probes do not compare. A persisted kernel keeps its decks in one file
+ * (`data/storage/riff/sandbox-decks.json`), so they outlive a restart.
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { type BlockType, LUTE_NODE_NAMES } from "./block.js";
 import { dateParts, isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
@@ -74,13 +77,31 @@ interface RiffStore {
 
 const stores = new WeakMap<Kernel, RiffStore>();
 
+/**
+ * Where a persisted kernel keeps its decks: one JSON file under `data/storage/riff/` (SiYuan keeps
+ * a `<deck>.deck` and a `<deck>.cards` file there), so decks outlive a restart as SiYuan's do.
+ */
+const decksFile = (dataDir: string) =>
+  join(dataDir, "data", "storage", "riff", "sandbox-decks.json");
+
 function store(kernel: Kernel): RiffStore {
   let s = stores.get(kernel);
   if (!s) {
-    s = { decks: new Map(), reviewed: new Map() };
+    const file = kernel.dataDir === null ? null : decksFile(kernel.dataDir);
+    const saved =
+      file !== null && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Deck[]) : [];
+    s = { decks: new Map(saved.map((d) => [d.id, d])), reviewed: new Map() };
     stores.set(kernel, s);
   }
   return s;
+}
+
+/** Writes the decks of a persisted kernel (after every deck or card write). */
+function save(kernel: Kernel): void {
+  if (kernel.dataDir === null) return;
+  const file = decksFile(kernel.dataDir);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify([...store(kernel).decks.values()]));
 }
 
 const r = (handler: Route["handler"], write = false): Route => ({
@@ -148,7 +169,9 @@ function createRiffDeck(ctx: HandlerContext): unknown {
   const name = field(ctx, "name", "String") as string;
   const decks = store(ctx.kernel).decks;
   const id = ctx.kernel.ids.newId((x) => decks.has(x));
-  return deckData(ctx, newDeck(ctx, id, name));
+  const deck = newDeck(ctx, id, name);
+  save(ctx.kernel);
+  return deckData(ctx, deck);
 }
 
 /** The deck IDs of a block's attribute, as the kernel splits them. */
@@ -180,6 +203,7 @@ async function addRiffCards(ctx: HandlerContext): Promise<unknown> {
     ws.setAttrs(id, { [DECKS_ATTR]: v });
   }
   const deck = s.decks.get(deckID);
+  save(ctx.kernel);
   if (!deck) return null;
   for (const blockId of blockIDs) {
     if (deck.cards.some((c) => c.blockId === blockId)) continue;
@@ -194,6 +218,7 @@ async function addRiffCards(ctx: HandlerContext): Promise<unknown> {
     });
   }
   deck.updated = now(ctx);
+  save(ctx.kernel);
   return deckData(ctx, deck);
 }
 
@@ -221,6 +246,7 @@ async function removeRiffCards(ctx: HandlerContext): Promise<unknown> {
     deck.cards.splice(0, before, ...kept);
     deck.updated = now(ctx);
   }
+  save(ctx.kernel);
   const deck = deckID === "" ? undefined : s.decks.get(deckID);
   return deck ? deckData(ctx, deck) : null;
 }
@@ -523,6 +549,7 @@ function reviewRiffCard(ctx: HandlerContext): unknown {
   const t = now(ctx);
   deck.cards[i] = { id: card.id, blockId: card.blockId, ...schedule(base, rating, t) };
   deck.updated = t;
+  save(ctx.kernel);
   return null;
 }
 

@@ -223,7 +223,8 @@ const removeCards: MutationHandler<ArgsOf<"flashcard", "remove_cards">, RemoveSn
     const byBlock = new Map((await deckCards(ctx, a.deckId)).map((c) => [c.blockId, c]));
     const named = ids.map((id) => byBlock.get(id));
     const without = ids.filter((_, i) => named[i] === undefined);
-    if (without.length > 0) {
+    // at commit a card gone since the preflight only changes the digest (state_changed)
+    if (without.length > 0 && ctx.phase !== "commit") {
       throw new ToolError(
         "not_found",
         `deck ${a.deckId} has no card of ${without.join(", ")}: take blockIds from flashcard.cards`,
@@ -286,7 +287,8 @@ const review: MutationHandler<ArgsOf<"flashcard", "review">, null, null> = {
     const dueCard = (await ctx.kernel.riffDueCards(a.deckId)).cards.find(
       (c) => c.cardId === a.cardId,
     );
-    if (!dueCard) {
+    // at commit a card no longer due only changes the digest (state_changed)
+    if (!dueCard && ctx.phase !== "commit") {
       throw new ToolError(
         "invalid_arguments",
         `card ${a.cardId} is not due${card.due === null ? "" : ` (due ${card.due})`}: take a cardId from flashcard.due`,
@@ -294,10 +296,10 @@ const review: MutationHandler<ArgsOf<"flashcard", "review">, null, null> = {
       );
     }
     return {
-      state: { deckId: a.deckId, card: scheduleOf(card) },
+      state: { deckId: a.deckId, card: scheduleOf(card), dueNow: dueCard !== undefined },
       notebooks: [notebook],
       snapshot: null,
-      preflightNotes: { nextDue: dueCard.nextDues[String(a.rating)] ?? null },
+      preflightNotes: { nextDue: dueCard?.nextDues[String(a.rating)] ?? null },
     };
   },
   async execute(ctx, a) {
