@@ -26,6 +26,7 @@ describe("the kernel authority", () => {
         "extension",
         "feedback",
         "file",
+        "flashcard",
         "fs",
         "history",
         "notebook",

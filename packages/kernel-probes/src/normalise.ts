@@ -41,6 +41,7 @@ const TIME_KEYS = new Set([
   "openAt",
   "closedAt",
   "modTime",
+  "lastReview",
 ]);
 /** Keys whose string value is a humanised time (`hMtime`: "2 minutes ago" or a date). */
 const HUMAN_TIME_KEYS = new Set(["hMtime", "hCtime"]);

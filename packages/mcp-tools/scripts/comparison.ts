@@ -227,8 +227,12 @@ export const ROWS: readonly Row[] = [
     "not planned: whole-workspace repository operations",
   ],
   // flashcard
-  ["", "flashcard.get_decks flashcard.get_cards flashcard.list_cards", "", PLANNED],
-  ["", "flashcard.create_card flashcard.review_card flashcard.remove_card", "", PLANNED],
+  ["flashcard.decks", "flashcard.get_decks", ""],
+  ["flashcard.cards", "flashcard.get_cards", ""],
+  ["flashcard.due", "flashcard.list_cards", ""],
+  ["flashcard.add_cards", "flashcard.create_card", ""],
+  ["flashcard.remove_cards", "flashcard.remove_card", ""],
+  ["flashcard.review", "flashcard.review_card", ""],
   // system
   ["system.bootstrap", "system.bootstrap", ""],
   ["system.version", "system.get_version", "system.version"],

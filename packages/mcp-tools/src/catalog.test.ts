@@ -168,6 +168,7 @@ describe("the policy table", () => {
         "av.remove_rows",
         "av.remove_column",
         "history.rollback_document",
+        "flashcard.remove_cards",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");

@@ -27,6 +27,7 @@ export const TOOL_NAMES = [
   "tag",
   "av",
   "history",
+  "flashcard",
   "system",
   "extension",
   "feedback",
@@ -742,6 +743,48 @@ export const CATALOG = {
         removeBackKey: z.boolean().default(false),
       }),
       signature: "remove_column(id,keyID,removeBackKey?) two-way back key kept one-way unless",
+    },
+  },
+  flashcard: {
+    decks: {
+      policy: read,
+      args: z.strictObject({}),
+      signature: "decks() id,name,size; builtin deck included",
+    },
+    cards: {
+      policy: read,
+      args: z.strictObject({ deckId: nodeId, ...paged }),
+      signature: "cards(deckId,page?,pageSize?) blockId,cardId,due,reps,state",
+    },
+    due: {
+      policy: read,
+      args: z
+        .strictObject({ deckId: nodeId.optional(), notebook: notebookId.optional() })
+        .refine(
+          (a) => (a.deckId === undefined) !== (a.notebook === undefined),
+          "deckId or notebook",
+        ),
+      signature: "due(deckId|notebook) cards to review now, nextDues per rating",
+    },
+    add_cards: {
+      policy: additive,
+      args: z.strictObject({ deckId: nodeId, ids: z.array(nodeId).min(1).max(64) }),
+      signature: "add_cards(deckId,ids) a card per block; existing cards kept",
+    },
+    remove_cards: {
+      policy: state,
+      dangerous: true,
+      args: z.strictObject({ deckId: nodeId, ids: z.array(nodeId).min(1).max(64) }),
+      signature: "remove_cards(deckId,ids) drops cards and review history; blocks kept",
+    },
+    review: {
+      policy: state,
+      args: z.strictObject({
+        deckId: nodeId,
+        cardId: nodeId,
+        rating: z.number().int().min(1).max(4),
+      }),
+      signature: "review(deckId,cardId,rating 1again-4easy) a due card; answers next due",
     },
   },
   history: {

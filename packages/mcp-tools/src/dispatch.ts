@@ -23,6 +23,7 @@ import { documentHandlers } from "./tools/document/index.js";
 import { extensionHandlers } from "./tools/extension.js";
 import { feedbackHandlers } from "./tools/feedback.js";
 import { fileHandlers } from "./tools/file.js";
+import { flashcardHandlers } from "./tools/flashcard.js";
 import { fsHandlers } from "./tools/fs/index.js";
 import { historyHandlers } from "./tools/history.js";
 import { notebookHandlers } from "./tools/notebook.js";
@@ -41,6 +42,7 @@ export const HANDLERS: { readonly [T in ToolName]: ToolHandlers<T> } = {
   tag: tagHandlers,
   av: avHandlers,
   history: historyHandlers,
+  flashcard: flashcardHandlers,
   system: systemHandlers,
   extension: extensionHandlers,
   feedback: feedbackHandlers,
@@ -175,6 +177,7 @@ const BINDERS: { readonly [T in ToolName]: ReadonlyMap<string, Binder> } = {
   tag: bindTable(CATALOG.tag, HANDLERS.tag),
   av: bindTable(CATALOG.av, HANDLERS.av),
   history: bindTable(CATALOG.history, HANDLERS.history),
+  flashcard: bindTable(CATALOG.flashcard, HANDLERS.flashcard),
   system: bindTable(CATALOG.system, HANDLERS.system),
   extension: bindTable(CATALOG.extension, HANDLERS.extension),
   feedback: bindTable(CATALOG.feedback, HANDLERS.feedback),

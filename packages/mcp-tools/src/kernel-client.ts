@@ -19,8 +19,37 @@ import type {
   OutlineHeading,
   RecentBlock,
   RefDoc,
+  RiffDeck,
+  RiffDue,
   UploadAnswer,
 } from "./kernel.js";
+
+/** Go's zero `time.Time` as JSON: a card never rated has it as `lastReview`. */
+const GO_ZERO_TIME = "0001-01-01T00:00:00Z";
+/** Go's zero `time.Time` in Unix ms, as the due list answers a card never rated. */
+const GO_ZERO_TIME_MS = -62135596800000;
+
+function deckOf(d: RiffDeck): RiffDeck {
+  return { id: d.id, name: d.name, size: d.size, created: d.created, updated: d.updated };
+}
+
+function dueOf(d: Awaited<ReturnType<SiyuanClient["riff"]["getRiffDueCards"]>>): RiffDue {
+  return {
+    cards: d.cards.map((c) => ({
+      deckId: c.deckID,
+      cardId: c.cardID,
+      blockId: c.blockID,
+      reps: c.reps,
+      lapses: c.lapses,
+      state: c.state,
+      lastReview: c.lastReview === GO_ZERO_TIME_MS ? null : new Date(c.lastReview).toISOString(),
+      nextDues: c.nextDues,
+    })),
+    unreviewed: d.unreviewedCount,
+    unreviewedNew: d.unreviewedNewCardCount,
+    unreviewedOld: d.unreviewedOldCardCount,
+  };
+}
 
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
@@ -218,6 +247,33 @@ function kernelReads(c: SiyuanClient): KernelReads {
       return r.rootID === "" ? null : { content: r.content, markdown: r.isLargeDoc };
     },
     currentTime: () => c.system.currentTime(),
+    riffDecks: async () => (await c.riff.getRiffDecks()).map(deckOf),
+    riffCards: async (deckId, page, pageSize) => {
+      const r = await c.riff.getRiffCards({ id: deckId, page, pageSize });
+      return {
+        cards: r.blocks.map((b) => {
+          const card = b.riffCard;
+          const rated = card !== null && (card.reps > 0 || card.lastReview !== GO_ZERO_TIME);
+          return {
+            blockId: b.id,
+            cardId: b.riffCardID,
+            notebook: b.box,
+            content: b.content,
+            // a card never rated shows the time of the call as its due time (SiYuan's getRiffCard)
+            due: card !== null && rated ? card.due : null,
+            reps: card?.reps ?? 0,
+            lapses: card?.lapses ?? 0,
+            state: card?.state ?? 0,
+            lastReview: card === null || card.lastReview === GO_ZERO_TIME ? null : card.lastReview,
+          };
+        }),
+        total: r.total,
+        pageCount: r.pageCount,
+      };
+    },
+    riffDueCards: async (deckId) => dueOf(await c.riff.getRiffDueCards({ deckID: deckId })),
+    riffNotebookDueCards: async (notebook) =>
+      dueOf(await c.riff.getNotebookRiffDueCards({ notebook })),
     getBacklinks: async (id) => {
       // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
       const r = await c.ref.getBacklink2({ id, k: "", mk: "", sort: "3", mSort: "3" });
@@ -395,6 +451,16 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     },
     createDocHistory: (id) => c.history.createDocHistory({ id }),
     rollbackDocHistory: (historyPath) => c.history.rollbackDocHistory({ historyPath }),
+    addRiffCards: async (deckId, blockIds) => {
+      const d = await c.riff.addRiffCards({ deckID: deckId, blockIDs: blockIds });
+      return d === null ? null : deckOf(d);
+    },
+    removeRiffCards: async (deckId, blockIds) => {
+      const d = await c.riff.removeRiffCards({ deckID: deckId, blockIDs: blockIds });
+      return d === null ? null : deckOf(d);
+    },
+    reviewRiffCard: (deckId, cardId, rating) =>
+      c.riff.reviewRiffCard({ deckID: deckId, cardID: cardId, rating }),
     createDailyNote: async (notebook) => (await c.filetree.createDailyNote({ notebook })).id,
     uploadAsset: async (file, assetsDirPath): Promise<UploadAnswer> => {
       const r = await c.asset.upload({

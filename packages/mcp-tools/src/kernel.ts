@@ -259,6 +259,73 @@ export interface KernelReads {
   getUnusedAssets(): Promise<UnusedAsset[]>;
   /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
   searchTemplate(keyword: string): Promise<TemplateHit[]>;
+  /** Every flashcard deck but the built-in one, newest update first (`/api/riff/getRiffDecks`). */
+  riffDecks(): Promise<RiffDeck[]>;
+  /** A page of a deck's cards by due time (`getRiffCards`); an unknown deck is an empty page. */
+  riffCards(deckId: string, page: number, pageSize: number): Promise<RiffCardPage>;
+  /**
+   * The deck's cards due now, at most 20 new and 200 old (`getRiffDueCards`). It also starts a new
+   * review round in the kernel: a card rated earlier is no longer put back before its next rating.
+   */
+  riffDueCards(deckId: string): Promise<RiffDue>;
+  /** The built-in deck's cards due now whose blocks are in the notebook (`getNotebookRiffDueCards`). */
+  riffNotebookDueCards(notebook: string): Promise<RiffDue>;
+}
+
+/** A flashcard deck; times are `YYYY-MM-DD hh:mm:ss`, the kernel's local time. */
+export interface RiffDeck {
+  readonly id: string;
+  readonly name: string;
+  readonly size: number;
+  readonly created: string;
+  readonly updated: string;
+}
+
+/** One card of a deck; `cardId` is `""` when its block no longer exists. */
+export interface RiffCard {
+  readonly blockId: string;
+  readonly cardId: string;
+  readonly notebook: string;
+  readonly content: string;
+  /**
+   * RFC 3339; `null` for a card never rated (the kernel then shows the time of the call, so it is
+   * left out of every state digest).
+   */
+  readonly due: string | null;
+  readonly reps: number;
+  readonly lapses: number;
+  /** FSRS state: 0 new, 1 learning, 2 review, 3 relearning. */
+  readonly state: number;
+  /** RFC 3339; `null` before the first rating. */
+  readonly lastReview: string | null;
+}
+
+/** A page of a deck's cards. */
+export interface RiffCardPage {
+  readonly cards: readonly RiffCard[];
+  readonly total: number;
+  readonly pageCount: number;
+}
+
+/** One due card; `nextDues` maps a rating (1–4) to the kernel's words ("10 minutes"). */
+export interface RiffDueCard {
+  readonly deckId: string;
+  readonly cardId: string;
+  readonly blockId: string;
+  readonly reps: number;
+  readonly lapses: number;
+  readonly state: number;
+  /** ISO time; `null` before the first rating. */
+  readonly lastReview: string | null;
+  readonly nextDues: Readonly<Record<string, string>>;
+}
+
+/** The due cards of a deck or notebook and the kernel's counts of cards left in the round. */
+export interface RiffDue {
+  readonly cards: readonly RiffDueCard[];
+  readonly unreviewed: number;
+  readonly unreviewedNew: number;
+  readonly unreviewedOld: number;
 }
 
 /** A page of a document's history times. */
@@ -330,6 +397,15 @@ export interface KernelWrites {
   createDocHistory(id: string): Promise<void>;
   /** Replaces the point's document with the point (`rollbackDocHistory`); keeps no point of it. */
   rollbackDocHistory(historyPath: string): Promise<void>;
+  /**
+   * Adds a card per block that has none in the deck and writes the deck into each block's
+   * `custom-riff-decks` attribute (`addRiffCards`): the deck after, `null` for an unknown deck.
+   */
+  addRiffCards(deckId: string, blockIds: readonly string[]): Promise<RiffDeck | null>;
+  /** Drops the blocks' cards from the deck and the deck from their attribute (`removeRiffCards`). */
+  removeRiffCards(deckId: string, blockIds: readonly string[]): Promise<RiffDeck | null>;
+  /** Rates a card 1–4 (`reviewRiffCard`); the kernel answers nothing either way. */
+  reviewRiffCard(deckId: string, cardId: string, rating: number): Promise<void>;
   /** Today's daily note of the notebook, created when absent (kernel `createDailyNote`): its ID. */
   createDailyNote(notebook: string): Promise<string>;
   /** Uploads one file as an asset into `assetsDirPath` (relative to `data/`). */

@@ -35,6 +35,7 @@ const PURPOSE: Record<ToolName, string> = {
   tag: "SiYuan tags",
   av: "SiYuan databases (attribute views); id = avID (not the block's ID)",
   history: "SiYuan document history: restore points by document ID",
+  flashcard: "SiYuan flashcards (riff): decks, a block's card, reviews",
   system: "this MCP server's write protocol, versions and health; call bootstrap first",
   extension:
     "SiYuan's built-in MCP tools (native, plugin, configured servers), outside Sisyphus's guarantee",

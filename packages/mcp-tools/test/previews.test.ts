@@ -41,7 +41,7 @@ async function preview(
 
 /** The kernel paths a preview may call: reads only. */
 const READ_PATH =
-  /^\/api\/(block\/(getBlock(Info|Kramdown|Kramdowns|DOM|DOMs)|checkBlockExist)|attr\/getBlockAttrs|filetree\/(getHPathByID|getPathByID|getIDsByHPath|listDocsByPath)|notebook\/(lsNotebooks|getNotebookConf)|query\/sql|sqlite\/flushTransaction|system\/currentTime|file\/getFile|history\/getDocHistoryContent|av\/getAttributeView)$/;
+  /^\/api\/(block\/(getBlock(Info|Kramdown|Kramdowns|DOM|DOMs)|checkBlockExist)|attr\/getBlockAttrs|filetree\/(getHPathByID|getPathByID|getIDsByHPath|listDocsByPath)|notebook\/(lsNotebooks|getNotebookConf)|riff\/(getRiffDecks|getRiffCards)|query\/sql|sqlite\/flushTransaction|system\/currentTime|file\/getFile|history\/getDocHistoryContent|av\/getAttributeView)$/;
 
 describe("the preview table", () => {
   it("has a preview for every strict mutation of the catalog", () => {
@@ -495,6 +495,56 @@ describe("creation previews", () => {
       { what: "column", where: "Pv cols", before: null, after: "Due (date)" },
       { what: "place", where: "Pv cols", before: null, after: "after “Select”" },
     ]);
+  });
+});
+
+describe("flashcard previews", () => {
+  it("add_cards, remove_cards and review: the cards' blocks, the deck, the rating; reads only", async () => {
+    const d = await doc("What is 2+2?\n\nCapital of France?");
+    const [a, b] = d.kids as [string, string];
+    const deckId = (await h.client.riff.createRiffDeck({ name: "Pv deck" })).id;
+    h.sandbox.control.resetLog();
+    const add = await preview("flashcard", { action: "add_cards", deckId, ids: [a, b, a] });
+    expect(add.shows).toBe("creation");
+    expect(add.summary).toBe(
+      "Makes 2 blocks flashcards in the deck “Pv deck” (a block that is a card already stays as it is)",
+    );
+    expect(add.changes.map((c) => [c.id, c.before, c.after])).toEqual([
+      [a, null, "What is 2+2?"],
+      [b, null, "Capital of France?"],
+    ]);
+    await h.client.riff.addRiffCards({ deckID: deckId, blockIDs: [a, b] });
+    const remove = await preview("flashcard", { action: "remove_cards", deckId, ids: [b] });
+    expect(remove.shows).toBe("removal");
+    expect(remove.summary).toMatch(
+      /^Removes the cards of 1 block from the deck “Pv deck”, with their review history/,
+    );
+    expect(remove.changes).toEqual([
+      {
+        what: "card",
+        id: b,
+        where: `/Research/${d.title}`,
+        before: "Capital of France?",
+        after: null,
+      },
+    ]);
+    const listed = await h.call("flashcard", { action: "cards", deckId });
+    const card = (listed.structuredContent["cards"] as Array<Record<string, string>>).find(
+      (c) => c["blockId"] === a,
+    );
+    const review = await preview("flashcard", {
+      action: "review",
+      deckId,
+      cardId: card?.["cardId"],
+      rating: 3,
+    });
+    expect(review.summary).toBe("Rates the card “What is 2+2?” of the deck “Pv deck” as good (3)");
+    expect(review.changes[0]).toMatchObject({ what: "reviews", id: a, before: "0", after: "1" });
+    // every path the previews called (the setup's addRiffCards aside) is a read
+    const paths = Object.keys(h.sandbox.control.counts()).filter(
+      (p) => p !== "/api/riff/addRiffCards",
+    );
+    expect(paths.filter((p) => !READ_PATH.test(p))).toEqual([]);
   });
 });
 

@@ -30,6 +30,7 @@ export const TOOL_NAMES = [
   "extension",
   "feedback",
   "file",
+  "flashcard",
   "fs",
   "history",
   "notebook",

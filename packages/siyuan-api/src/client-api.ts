@@ -214,6 +214,23 @@ export interface SiyuanClient {
     createDocHistory(args: T.IdArg): Promise<void>;
     rollbackDocHistory(args: T.HistoryPathArg): Promise<void>;
   };
+  readonly riff: {
+    /** Every deck but the built-in one, newest update first. */
+    getRiffDecks(): Promise<T.RiffDeck[]>;
+    /** A page of a deck's cards by due time; an unknown deck answers an empty page. */
+    getRiffCards(args: T.GetRiffCardsArgs): Promise<T.RiffCardsPage>;
+    /** The deck's due cards; starts a new review round unless `reviewedCards` is given. */
+    getRiffDueCards(args: T.GetRiffDueCardsArgs): Promise<T.RiffDueCards>;
+    /** The built-in deck's due cards whose blocks are in the notebook. */
+    getNotebookRiffDueCards(args: T.GetNotebookRiffDueCardsArgs): Promise<T.RiffDueCards>;
+    createRiffDeck(args: { readonly name: string }): Promise<T.RiffDeck>;
+    /** The deck after the call; `null` for an unknown deck (after writing the blocks' attribute). */
+    addRiffCards(args: T.RiffCardsArgs): Promise<T.RiffDeck | null>;
+    /** The deck after the call; `null` for an unknown deck. */
+    removeRiffCards(args: T.RiffCardsArgs): Promise<T.RiffDeck | null>;
+    /** Rates a card (1 again, 2 hard, 3 good, 4 easy); an unknown deck or card is no error. */
+    reviewRiffCard(args: T.ReviewRiffCardArgs): Promise<void>;
+  };
   readonly notification: {
     /** Returns the toast's message ID. */
     pushMsg(args: T.PushMsgArgs): Promise<string>;

@@ -248,6 +248,23 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       pushMsg: async (a) => (await call("notification.pushMsg", a, S.pushMsgSchema)).id,
       pushErrMsg: async (a) => (await call("notification.pushErrMsg", a, S.pushMsgSchema)).id,
     },
+    riff: {
+      getRiffDecks: () => call("riff.getRiffDecks", {}, S.riffDecksSchema),
+      getRiffCards: (a) => call("riff.getRiffCards", a, S.riffCardsSchema),
+      getRiffDueCards: async (a) => {
+        const d = await call("riff.getRiffDueCards", a, S.riffDueCardsSchema);
+        // an unknown deck answers a null list (kernel-probes riff.unknown)
+        return { ...d, cards: d.cards ?? [] };
+      },
+      getNotebookRiffDueCards: async (a) => {
+        const d = await call("riff.getNotebookRiffDueCards", a, S.riffDueCardsSchema);
+        return { ...d, cards: d.cards ?? [] };
+      },
+      createRiffDeck: (a) => call("riff.createRiffDeck", a, S.riffDeckSchema),
+      addRiffCards: (a) => call("riff.addRiffCards", a, S.riffDeckSchema.nullable()),
+      removeRiffCards: (a) => call("riff.removeRiffCards", a, S.riffDeckSchema.nullable()),
+      reviewRiffCard: (a) => callVoid("riff.reviewRiffCard", a),
+    },
     history: {
       searchHistory: (a) => call("history.searchHistory", a, S.searchHistorySchema),
       getHistoryItems: async (a) =>

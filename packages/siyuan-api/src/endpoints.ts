@@ -152,6 +152,17 @@ export const ENDPOINTS = {
   // Copies the document's file into this second's `history/<time>-update/` folder.
   "history.createDocHistory": w("/api/history/createDocHistory", "id"),
   "history.rollbackDocHistory": w("/api/history/rollbackDocHistory", "historyPath"),
+  // Flashcards (`riff/`): decks, their cards (one per block and deck), due cards, ratings.
+  "riff.getRiffDecks": r("/api/riff/getRiffDecks"),
+  "riff.getRiffCards": r("/api/riff/getRiffCards", "id", "page"),
+  // Without `reviewedCards` it also starts a new review round (forgets the last round's ratings).
+  "riff.getRiffDueCards": r("/api/riff/getRiffDueCards", "deckID"),
+  "riff.getNotebookRiffDueCards": r("/api/riff/getNotebookRiffDueCards", "notebook"),
+  "riff.createRiffDeck": w("/api/riff/createRiffDeck", "name"),
+  // Writes the deck into each block's custom-riff-decks attribute, then adds the missing cards.
+  "riff.addRiffCards": w("/api/riff/addRiffCards", "deckID", "blockIDs"),
+  "riff.removeRiffCards": w("/api/riff/removeRiffCards", "deckID", "blockIDs"),
+  "riff.reviewRiffCard": w("/api/riff/reviewRiffCard", "deckID", "cardID", "rating"),
   // Writes a zip under temp/export/ (served at GET /export/…): attempted once.
   "export.exportResources": w("/api/export/exportResources", "paths"),
 

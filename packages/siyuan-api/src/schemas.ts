@@ -321,6 +321,59 @@ export const docHistoryContentSchema = z.looseObject({
   content: z.string(),
   isLargeDoc: z.boolean(),
 });
+/** `riff/getRiffDecks` and the deck a card write answers; times are `2006-01-02 15:04:05`, local. */
+export const riffDeckSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  size: z.number(),
+  created: z.string(),
+  updated: z.string(),
+});
+export const riffDecksSchema = z.array(riffDeckSchema);
+/** A card's schedule: `due` and `lastReview` RFC 3339 (`0001-01-01T00:00:00Z` before a review). */
+const riffCardSchema = z.looseObject({
+  due: z.string(),
+  reps: z.number(),
+  lapses: z.number(),
+  state: z.number(),
+  lastReview: z.string(),
+});
+/** `riff/getRiffCards`: blocks with their card; a gone block has `riffCardID` "" and no card. */
+export const riffCardsSchema = z.looseObject({
+  blocks: z.array(
+    z.looseObject({
+      id: z.string(),
+      box: z.string(),
+      rootID: z.string(),
+      content: z.string(),
+      type: z.string(),
+      riffCardID: z.string(),
+      riffCard: riffCardSchema.nullable(),
+    }),
+  ),
+  total: z.number(),
+  pageCount: z.number(),
+});
+/** `riff/getRiffDueCards`: `lastReview` in Unix ms (Go's zero time before a review). */
+export const riffDueCardsSchema = z.looseObject({
+  cards: z
+    .array(
+      z.looseObject({
+        deckID: z.string(),
+        cardID: z.string(),
+        blockID: z.string(),
+        lapses: z.number(),
+        reps: z.number(),
+        state: z.number(),
+        lastReview: z.number(),
+        nextDues: z.record(z.string(), z.string()),
+      }),
+    )
+    .nullable(),
+  unreviewedCount: z.number(),
+  unreviewedNewCardCount: z.number(),
+  unreviewedOldCardCount: z.number(),
+});
 export const exportMdSchema = z.looseObject({ hPath: z.string(), content: z.string() });
 export const exportResourcesSchema = z.looseObject({ path: z.string() });
 

@@ -23,6 +23,9 @@ import type {
   recentDocsSchema,
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  riffCardsSchema,
+  riffDeckSchema,
+  riffDueCardsSchema,
   searchHistorySchema,
   searchTemplateSchema,
   unusedAssetsSchema,
@@ -308,6 +311,44 @@ export type SearchHistoryResult = z.infer<typeof searchHistorySchema>;
 export type HistoryItem = z.infer<typeof historyItemsSchema>["items"][number];
 /** `history/getDocHistoryContent` result. */
 export type DocHistoryContent = z.infer<typeof docHistoryContentSchema>;
+/** A flashcard deck (`riff/getRiffDecks`). */
+export type RiffDeck = z.infer<typeof riffDeckSchema>;
+/** `riff/getRiffCards` result. */
+export type RiffCardsPage = z.infer<typeof riffCardsSchema>;
+/** `riff/getRiffDueCards` result (the client turns a null list into []). */
+export interface RiffDueCards {
+  readonly cards: NonNullable<z.infer<typeof riffDueCardsSchema>["cards"]>;
+  readonly unreviewedCount: number;
+  readonly unreviewedNewCardCount: number;
+  readonly unreviewedOldCardCount: number;
+}
+/** `riff/getRiffCards` request: `id` a deck ("" every deck); `pageSize` defaults to 20. */
+export interface GetRiffCardsArgs {
+  readonly id: string;
+  readonly page: number;
+  readonly pageSize?: number;
+}
+/** `riff/getRiffDueCards` request: `reviewedCards` continues a review round. */
+export interface GetRiffDueCardsArgs {
+  readonly deckID: string;
+  readonly reviewedCards?: ReadonlyArray<{ readonly cardID: string }>;
+}
+/** `riff/getNotebookRiffDueCards` request. */
+export interface GetNotebookRiffDueCardsArgs {
+  readonly notebook: string;
+  readonly reviewedCards?: ReadonlyArray<{ readonly cardID: string }>;
+}
+/** `riff/addRiffCards` and `removeRiffCards` request. */
+export interface RiffCardsArgs {
+  readonly deckID: string;
+  readonly blockIDs: readonly string[];
+}
+/** `riff/reviewRiffCard` request: `rating` 1 again, 2 hard, 3 good, 4 easy. */
+export interface ReviewRiffCardArgs {
+  readonly deckID: string;
+  readonly cardID: string;
+  readonly rating: number;
+}
 /** `exportMdContent` request. */
 export interface ExportMdContentArgs {
   readonly id: string;

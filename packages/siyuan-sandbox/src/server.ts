@@ -23,6 +23,7 @@ import { miscRoutes } from "./handlers-misc.js";
 import { navRoutes } from "./handlers-nav.js";
 import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import { readRoutes } from "./handlers-reads.js";
+import { riffRoutes } from "./handlers-riff.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -97,6 +98,7 @@ export const ROUTES: Record<string, Route> = {
   ...mcpRoutes,
   ...avRoutes,
   ...historyRoutes,
+  ...riffRoutes,
   ...pluginRoutes,
 };
 

@@ -12,6 +12,7 @@ import { navProbes } from "./nav.js";
 import { notebookProbes } from "./notebook.js";
 import { pluginProbes } from "./plugin.js";
 import { readProbes } from "./reads.js";
+import { riffProbes } from "./riff.js";
 import { sqlProbes } from "./sql.js";
 import { systemProbes } from "./system.js";
 
@@ -29,6 +30,7 @@ export const PROBES: readonly Probe[] = [
   ...navProbes,
   ...readProbes,
   ...historyProbes,
+  ...riffProbes,
   ...pluginProbes,
   ...mcpProbes,
 ];

@@ -16,6 +16,7 @@ import { splitOwnIal } from "../state/ial.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
+import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { docForm, pointForm } from "../tools/history.js";
 import { TEMPLATES_DIR } from "../tools/templates.js";
@@ -589,6 +590,40 @@ type MutationsOf<T extends ToolName> = {
     : never;
 }[ActionName<T>];
 
+// ------------------------------------------------------------------ flashcards
+
+/** A rating's name (1 again … 4 easy). */
+const ratingName = (rating: number) =>
+  ["again", "hard", "good", "easy"][rating - 1] ?? String(rating);
+
+/** A deck's name as SiYuan shows it (the built-in deck has no entry in the kernel's list). */
+async function deckName(r: PreviewReads, deckId: string): Promise<string> {
+  if (deckId === BUILTIN_DECK_ID) return "the built-in deck";
+  const deck = (await r.kernel.riffDecks()).find((d) => d.id === deckId);
+  if (deck === undefined) throw notFound("deck", deckId);
+  return `the deck ${q(deck.name)}`;
+}
+
+/** The blocks of a card change, each as a person recognises it (at most {@link MAX_PREVIEW_BLOCKS}). */
+async function cardBlocks(r: PreviewReads, ids: readonly string[]) {
+  const shown = [...new Set(ids)].slice(0, MAX_PREVIEW_BLOCKS);
+  return {
+    blocks: await Promise.all(shown.map((id) => r.block(id))),
+    omitted: new Set(ids).size - shown.length,
+  };
+}
+
+/** The card `cardId` of a deck, by paging its listing (at most 64 pages of 64). */
+async function cardOf(r: PreviewReads, deckId: string, cardId: string) {
+  for (let page = 1; page <= 64; page++) {
+    const p = await r.kernel.riffCards(deckId, page, 64);
+    const card = p.cards.find((c) => c.cardId === cardId);
+    if (card !== undefined) return card;
+    if (page >= p.pageCount || p.cards.length === 0) break;
+  }
+  throw notFound("card", cardId);
+}
+
 /** The table's type: by tool, then mutation action, an entry over the action's parsed arguments. */
 export type PreviewTable = {
   readonly [T in ToolName]?: { readonly [A in MutationsOf<T>]?: PreviewEntry<ArgsOf<T, A>> };
@@ -991,6 +1026,68 @@ export const PREVIEWS = {
         ],
       };
     }),
+  },
+  flashcard: {
+    add_cards: creation(async (r, a) => {
+      const [deck, { blocks, omitted }] = await Promise.all([
+        deckName(r, a.deckId),
+        cardBlocks(r, a.ids),
+      ]);
+      return {
+        target: { deckId: a.deckId, ids: a.ids },
+        summary: `Makes ${plural(new Set(a.ids).size, "block")} flashcards in ${deck} (a block that is a card already stays as it is)`,
+        changes: blocks.map((b) => ({
+          what: "card",
+          id: b.id,
+          where: b.where,
+          before: null,
+          after: b.line,
+        })),
+        ...(omitted > 0 ? { omitted } : {}),
+      };
+    }),
+    remove_cards: removal(async (r, a) => {
+      const [deck, { blocks, omitted }] = await Promise.all([
+        deckName(r, a.deckId),
+        cardBlocks(r, a.ids),
+      ]);
+      return {
+        target: { deckId: a.deckId, ids: a.ids },
+        summary: `Removes the cards of ${plural(new Set(a.ids).size, "block")} from ${deck}, with their review history; the blocks stay`,
+        changes: blocks.map((b) => ({
+          what: "card",
+          id: b.id,
+          where: b.where,
+          before: b.line,
+          after: null,
+        })),
+        ...(omitted > 0 ? { omitted } : {}),
+      };
+    }),
+    review: {
+      shows: "attributes",
+      async read(r, a) {
+        const [deck, card] = await Promise.all([
+          deckName(r, a.deckId),
+          cardOf(r, a.deckId, a.cardId),
+        ]);
+        const b = await r.block(card.blockId);
+        return {
+          target: { deckId: a.deckId, cardId: a.cardId, id: b.id, document: b.where },
+          summary: `Rates the card ${q(b.line)} of ${deck} as ${ratingName(a.rating)} (${a.rating})`,
+          changes: [
+            {
+              what: "reviews",
+              id: b.id,
+              where: b.where,
+              before: String(card.reps),
+              after: String(card.reps + 1),
+            },
+            { what: "rating", id: b.id, where: b.where, before: null, after: ratingName(a.rating) },
+          ],
+        };
+      },
+    },
   },
   history: {
     create_point: creation(async (r, a) => {

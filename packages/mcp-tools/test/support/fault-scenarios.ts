@@ -141,6 +141,21 @@ async function fixtureParagraphs(env: Env, attrs: Record<string, string> = {}) {
   return { nb, doc: d.id, blocks: d.blocks as [string, string, string] };
 }
 
+/** SiYuan's built-in deck: a card write makes it, so a fixture needs no deck of its own. */
+const FIXTURE_DECK = "20230218211946-2kw8jgx";
+
+/** Cards of `blockIds` in the fixture deck, made outside the fault path. */
+async function cardsOf(env: Env, blockIds: readonly string[]): Promise<void> {
+  await env.verify.riff.addRiffCards({ deckID: FIXTURE_DECK, blockIDs: blockIds });
+}
+
+/** Whether the fixture deck holds cards of exactly `blockIds`. */
+async function deckShows(env: Env, blockIds: readonly string[]): Promise<string | undefined> {
+  const page = await env.verify.riff.getRiffCards({ id: FIXTURE_DECK, page: 1 });
+  const carded = page.blocks.filter((b) => b.riffCardID !== "").map((b) => b.id);
+  return differ("blocks with a card in the deck", [...carded].sort(), [...blockIds].sort());
+}
+
 const OWNER = { "custom-owner": "ana" };
 const OWNER_ALIAS = { "custom-owner": "ana", alias: "status" };
 
@@ -501,6 +516,39 @@ export const SCENARIOS: readonly Scenario[] = [
       return {
         args: { action: "rollback_document", id: f.doc, historyPath: item?.path },
         shows: async () => sameBodies(env, f.doc, PARAGRAPHS),
+      };
+    },
+  },
+  // ------------------------------------------------------------------ flashcard
+  onParagraphs("flashcard.add_cards", "flashcard.add_cards two paragraphs to a deck", (env, f) => ({
+    args: { action: "add_cards", deckId: FIXTURE_DECK, ids: [f.blocks[0], f.blocks[1]] },
+    shows: async () => deckShows(env, [f.blocks[0], f.blocks[1]]),
+  })),
+  {
+    key: "flashcard.remove_cards",
+    name: "flashcard.remove_cards one of two cards",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, {});
+      await cardsOf(env, [f.blocks[0], f.blocks[1]]);
+      return {
+        args: { action: "remove_cards", deckId: FIXTURE_DECK, ids: [f.blocks[1]] },
+        shows: async () => deckShows(env, [f.blocks[0]]),
+      };
+    },
+  },
+  {
+    key: "flashcard.review",
+    name: "flashcard.review a new card Good",
+    async setup(env) {
+      const f = await fixtureParagraphs(env, {});
+      await cardsOf(env, [f.blocks[0]]);
+      const due = await env.verify.riff.getRiffDueCards({ deckID: FIXTURE_DECK });
+      return {
+        args: { action: "review", deckId: FIXTURE_DECK, cardId: due.cards[0]?.cardID, rating: 3 },
+        shows: async () => {
+          const page = await env.verify.riff.getRiffCards({ id: FIXTURE_DECK, page: 1 });
+          return differ("reps of the reviewed card", page.blocks[0]?.riffCard?.reps, 1);
+        },
       };
     },
   },
