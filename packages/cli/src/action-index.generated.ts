@@ -2308,6 +2308,94 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     },
   },
   {
+    tool: "search",
+    action: "invalid_refs",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "page",
+        key: "page",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "page-size",
+        key: "pageSize",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        page: {
+          default: 1,
+          type: "integer",
+          minimum: 1,
+          maximum: 9007199254740991,
+        },
+        pageSize: {
+          default: 16,
+          type: "integer",
+          minimum: 1,
+          maximum: 64,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "search",
+    action: "assets",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "keyword",
+        key: "keyword",
+        kind: "string",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "exts",
+        key: "exts",
+        kind: "array",
+        items: "string",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        keyword: {
+          default: "",
+          type: "string",
+          maxLength: 256,
+        },
+        exts: {
+          default: [],
+          maxItems: 32,
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 16,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "tag",
     action: "list",
     aliases: [],

@@ -179,12 +179,9 @@ export const ROWS: readonly Row[] = [
   ["search.sql", "search.query_sql", "sql.query"],
   ["search.fulltext", "search.fulltext", "search.fulltext"],
   ["", "search.semantic search.knowledge", "search.semantic", PLANNED],
-  [
-    "",
-    "search.search_refs search.search_assets search.fulltext_asset_content search.list_invalid_refs",
-    "search.asset search.getasset",
-    PLANNED,
-  ],
+  ["search.invalid_refs", "search.list_invalid_refs", ""],
+  ["search.assets", "search.search_assets", ""],
+  ["", "search.search_refs search.fulltext_asset_content", "search.asset search.getasset", PLANNED],
   ["", "search.check_anchor", "", "not planned: document.lookup answers a path or ID"],
   // tag
   ["tag.list", "tag.list", "tag.list"],

@@ -602,6 +602,19 @@ export const CATALOG = {
       signature:
         "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words; compact unless full",
     },
+    invalid_refs: {
+      policy: read,
+      args: z.strictObject({ ...paged }),
+      signature: "invalid_refs(page?,pageSize?) blocks referencing a deleted block",
+    },
+    assets: {
+      policy: read,
+      args: z.strictObject({
+        keyword: z.string().max(256).default(""),
+        exts: z.array(z.string().min(1).max(16)).max(32).default([]),
+      }),
+      signature: "assets(keyword?,exts?) assets/… files by name, e.g. exts [png]",
+    },
   },
   tag: {
     list: { policy: read, args: z.strictObject({}), signature: "list()" },

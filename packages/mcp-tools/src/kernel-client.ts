@@ -297,6 +297,24 @@ function kernelReads(c: SiyuanClient): KernelReads {
       (await c.search.searchTemplate({ k: keyword })).templates.map((t) => ({
         path: t.relativePath,
       })),
+    listInvalidBlockRefs: async (page, pageSize) => {
+      const r = await c.search.listInvalidBlockRefs({ page, pageSize });
+      return {
+        blocks: r.blocks.map((b) => ({
+          id: b.id,
+          notebook: b.box,
+          docID: b.rootID,
+          hpath: b.hPath ?? "",
+          content: b.content,
+          updated: b.ial?.["updated"] ?? "",
+        })),
+        matched: r.matchedBlockCount,
+      };
+    },
+    searchAsset: async (keyword, exts) =>
+      (await c.search.searchAsset({ k: keyword, ...(exts.length > 0 ? { exts } : {}) })).map(
+        (a) => ({ path: a.path, name: a.hName.replace(/<\/?mark>/g, "") }),
+      ),
   };
 }
 

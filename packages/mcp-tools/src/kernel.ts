@@ -131,6 +131,20 @@ export interface RecentBlock {
   readonly updated: string;
 }
 
+/** A page of `listInvalidBlockRefs` as the client reads it. */
+export interface InvalidRefsPage {
+  /** The blocks holding a reference to a block that no longer exists. */
+  readonly blocks: readonly RecentBlock[];
+  /** How many such blocks the kernel found in all (every notebook). */
+  readonly matched: number;
+}
+
+/** One hit of `searchAsset`: `assets/…` and the file name without its ID and marks. */
+export interface AssetHit {
+  readonly path: string;
+  readonly name: string;
+}
+
 /** One asset of `getUnusedAssets`: `assets/…` under `data/`, or `<notebook>/assets/…`. */
 export interface UnusedAsset {
   readonly path: string;
@@ -259,6 +273,10 @@ export interface KernelReads {
   getUnusedAssets(): Promise<UnusedAsset[]>;
   /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
   searchTemplate(keyword: string): Promise<TemplateHit[]>;
+  /** Blocks with a reference to a missing block, sorted by ID (`listInvalidBlockRefs`), one page. */
+  listInvalidBlockRefs(page: number, pageSize: number): Promise<InvalidRefsPage>;
+  /** Files under `data/assets/` whose name or path holds the keyword (`searchAsset`), ranked. */
+  searchAsset(keyword: string, exts: readonly string[]): Promise<AssetHit[]>;
 }
 
 /** A page of a document's history times. */

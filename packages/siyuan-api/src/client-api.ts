@@ -157,6 +157,10 @@ export interface SiyuanClient {
     fullTextSearchBlock(args: T.FullTextSearchArgs): Promise<T.FullTextSearchResult>;
     /** Templates under `data/templates/` whose path holds every word of `k` (admin, not read-only mode). */
     searchTemplate(args: T.SearchTemplateArgs): Promise<T.SearchTemplateResult>;
+    /** Blocks referencing a block that no longer exists, one page (sorted by ID), with counts. */
+    listInvalidBlockRefs(args: T.ListInvalidBlockRefsArgs): Promise<T.InvalidBlockRefsResult>;
+    /** Files under `data/assets/` by name or path (admin, not read-only mode); at most 64. */
+    searchAsset(args: T.SearchAssetArgs): Promise<T.SearchAssetResult>;
   };
   readonly sqlite: {
     /** Waits until the kernel's write queue and SQL index queue are empty. */

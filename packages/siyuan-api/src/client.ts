@@ -206,6 +206,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     search: {
       fullTextSearchBlock: (a) => call("search.fullTextSearchBlock", a, S.fullTextSearchSchema),
       searchTemplate: (a) => call("search.searchTemplate", a, S.searchTemplateSchema),
+      listInvalidBlockRefs: (a) => call("search.listInvalidBlockRefs", a, S.invalidBlockRefsSchema),
+      searchAsset: (a) => call("search.searchAsset", a, S.searchAssetSchema),
     },
     sqlite: {
       flushTransaction: () => callVoid("sqlite.flushTransaction", {}),

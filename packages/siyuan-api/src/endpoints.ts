@@ -101,6 +101,8 @@ export const ENDPOINTS = {
   "query.sql": r("/api/query/sql", "stmt"),
   "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock", "query"),
   "search.searchTemplate": r("/api/search/searchTemplate", "k"),
+  "search.listInvalidBlockRefs": r("/api/search/listInvalidBlockRefs"),
+  "search.searchAsset": r("/api/search/searchAsset", "k"),
   "sqlite.flushTransaction": r("/api/sqlite/flushTransaction"),
 
   "av.getAttributeView": r("/api/av/getAttributeView", "id"),

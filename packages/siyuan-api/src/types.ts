@@ -17,12 +17,14 @@ import type {
   getAttributeViewSchema,
   getDocSchema,
   historyItemsSchema,
+  invalidBlockRefsSchema,
   listDocsSchema,
   lsNotebooksSchema,
   notebookConfSchema,
   recentDocsSchema,
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  searchAssetSchema,
   searchHistorySchema,
   searchTemplateSchema,
   unusedAssetsSchema,
@@ -66,6 +68,20 @@ export type RecentUpdatedBlocksResult = z.infer<typeof recentUpdatedBlocksSchema
 export type DocAssetsResult = z.infer<typeof docAssetsSchema>;
 /** `getUnusedAssets` result: at most 512, newest first. */
 export type UnusedAssetsResult = z.infer<typeof unusedAssetsSchema>;
+/** `listInvalidBlockRefs` result: one page of blocks with a dead reference, and the counts. */
+export type InvalidBlockRefsResult = z.infer<typeof invalidBlockRefsSchema>;
+/** `listInvalidBlockRefs` request: `page` from 1, `pageSize` (the kernel's default 32). */
+export interface ListInvalidBlockRefsArgs {
+  readonly page: number;
+  readonly pageSize: number;
+}
+/** `searchAsset` result: at most the search limit (64), most hits first. */
+export type SearchAssetResult = z.infer<typeof searchAssetSchema>;
+/** `searchAsset` request: `k` (whole and split on spaces) in the name or path; `exts` like `.png`. */
+export interface SearchAssetArgs {
+  readonly k: string;
+  readonly exts?: readonly string[];
+}
 /** `searchTemplate` result. */
 export type SearchTemplateResult = z.infer<typeof searchTemplateSchema>;
 
