@@ -3155,6 +3155,20 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "system",
+    action: "conf",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [],
+    schema: {
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "system",
     action: "health",
     aliases: [],
     kind: "read",

@@ -233,7 +233,8 @@ export const ROWS: readonly Row[] = [
   ["system.health", "", ""],
   ["system.notify", "system.notify", ""],
   ["system.sync", "system.perform_sync", "sync.perform"],
-  ["", "system.conf system.workspace_info", "system.workspace workspace.info", PLANNED],
+  ["system.conf", "system.conf", ""],
+  ["", "system.workspace_info", "system.workspace workspace.info", PLANNED],
   [
     "",
     "system.network system.changelog system.audit_environment system.validate_source_audit",

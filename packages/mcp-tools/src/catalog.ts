@@ -768,6 +768,11 @@ export const CATALOG = {
       args: z.strictObject({}),
       signature: "current_time() SiYuan's clock: unixMs, iso",
     },
+    conf: {
+      policy: read,
+      args: z.strictObject({}),
+      signature: "conf() SiYuan settings summary (sort, search limit…), no secrets",
+    },
     health: { policy: read, args: z.strictObject({}), signature: "health()" },
     notify: {
       policy: external,

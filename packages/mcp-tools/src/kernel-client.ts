@@ -218,6 +218,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
       return r.rootID === "" ? null : { content: r.content, markdown: r.isLargeDoc };
     },
     currentTime: () => c.system.currentTime(),
+    systemConf: async () => (await c.system.getConf()).conf,
     getBacklinks: async (id) => {
       // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
       const r = await c.ref.getBacklink2({ id, k: "", mk: "", sort: "3", mSort: "3" });

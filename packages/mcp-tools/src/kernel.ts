@@ -246,6 +246,8 @@ export interface KernelReads {
   ): Promise<{ readonly content: string; readonly markdown: boolean } | null>;
   /** The kernel's clock, Unix milliseconds (`/api/system/currentTime`). */
   currentTime(): Promise<number>;
+  /** The kernel's configuration (`/api/system/getConf`), secrets included: pick fields from it. */
+  systemConf(): Promise<Readonly<Record<string, unknown>>>;
   /** Documents referencing / mentioning the block (`/api/ref/getBacklink2`); empty when unknown. */
   getBacklinks(id: string): Promise<RefDocs>;
   /** Top-level headings of the block's document (`/api/outline/getDocOutline`); `[]` for none. */

@@ -222,6 +222,11 @@ export interface SiyuanClient {
     /** Kernel time in Unix milliseconds. */
     currentTime(): Promise<number>;
     bootProgress(): Promise<T.BootProgress>;
+    /**
+     * The kernel's configuration (`conf`) as it answers it, secrets included (`api.token`,
+     * `cookieKey`, sync and AI keys): never hand it on whole.
+     */
+    getConf(): Promise<T.GetConfResult>;
   };
   readonly transactions: {
     /** Raw `/api/transactions`; the answer's data is returned unvalidated. */

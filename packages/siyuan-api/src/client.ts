@@ -262,6 +262,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       version: () => call("system.version", {}, S.stringSchema),
       currentTime: () => call("system.currentTime", {}, S.numberSchema),
       bootProgress: () => call("system.bootProgress", {}, S.bootProgressSchema),
+      getConf: () => call("system.getConf", {}, S.getConfSchema),
     },
     transactions: {
       send: (a) => call("transactions.send", a, S.ignoredSchema),

@@ -165,6 +165,8 @@ export const ENDPOINTS = {
   "system.version": r("/api/system/version"),
   "system.currentTime": r("/api/system/currentTime"),
   "system.bootProgress": r("/api/system/bootProgress"),
+  // The whole configuration, secrets included (the API token, sync keys): callers pick fields.
+  "system.getConf": r("/api/system/getConf"),
 
   "transactions.send": w("/api/transactions", "transactions"),
 } as const satisfies Record<string, EndpointSpec>;

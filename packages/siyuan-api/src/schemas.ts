@@ -409,6 +409,13 @@ export const assetHitSchema = z.looseObject({
 });
 export const searchAssetSchema = nullableArray(assetHitSchema);
 
+/** `getConf`: `conf` is the whole configuration (secrets included); `start`, `isPublish` flags. */
+export const getConfSchema = z.looseObject({
+  conf: z.record(z.string(), z.unknown()),
+  start: z.boolean().optional(),
+  isPublish: z.boolean().optional(),
+});
+
 /** One item of `getUnusedAssets`: `item` is `assets/…` or `<notebook>/assets/…` (a folder: no `/`). */
 export const unusedAssetSchema = z.looseObject({ item: z.string(), name: z.string() });
 export const unusedAssetsSchema = nullableArray(unusedAssetSchema);

@@ -15,6 +15,7 @@ import type {
   exportResourcesSchema,
   fullTextSearchSchema,
   getAttributeViewSchema,
+  getConfSchema,
   getDocSchema,
   historyItemsSchema,
   invalidBlockRefsSchema,
@@ -82,6 +83,8 @@ export interface SearchAssetArgs {
   readonly k: string;
   readonly exts?: readonly string[];
 }
+/** `getConf` result: the whole configuration, secrets included. */
+export type GetConfResult = z.infer<typeof getConfSchema>;
 /** `searchTemplate` result. */
 export type SearchTemplateResult = z.infer<typeof searchTemplateSchema>;
 

@@ -3,7 +3,15 @@
  * (`getBlocksWordCount`), the paragraphs updated last (`getRecentUpdatedBlocks`), a document's asset
  * links (`getDocAssets`) and the template search (`searchTemplate`), answered as SiYuan 3.7.3 does.
  */
+import { randomBytes } from "node:crypto";
 import { type Block, type BlockType, LUTE_NODE_NAMES, walk } from "./block.js";
+import {
+  DEFAULT_MAX_LIST_COUNT,
+  DYNAMIC_ANCHOR_MAX_CHARS,
+  KERNEL_VERSION,
+  RECENT_DOCS_MAX_LIST_COUNT,
+  WORKSPACE_FILE_TREE_SORT_MODE,
+} from "./constants.js";
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStrArray } from "./handler-kit.js";
 import { workspaceAbs } from "./handlers-asset.js";
@@ -579,6 +587,78 @@ function searchAsset(ctx: HandlerContext): unknown {
     }));
 }
 
+/** A stand-in for SiYuan's random `cookieKey`, the same for the sandbox's whole life. */
+const COOKIE_KEY = randomBytes(8).toString("hex");
+
+/**
+ * `getConf`: the configuration as SiYuan 3.7.3 answers it on a fresh workspace (kernel-probes
+ * `reads.getConf`), reduced to the settings the sandbox follows and the secrets a real one holds
+ * (the API token, `cookieKey`, an empty access code, sync and AI keys, a host path in
+ * `export.pandocParams`, the server address), so a client that hands it on is caught.
+ */
+function getConf(ctx: HandlerContext): unknown {
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  return {
+    conf: {
+      logLevel: "debug",
+      appearance: {
+        mode: 0,
+        modeOS: true,
+        lang: "en",
+        themeLight: "daylight",
+        themeDark: "midnight",
+      },
+      lang: "en",
+      fileTree: {
+        sort: WORKSPACE_FILE_TREE_SORT_MODE,
+        maxListCount: DEFAULT_MAX_LIST_COUNT,
+        createDocAtTop: false,
+        allowCreateDeeper: false,
+        recentDocsMaxListCount: RECENT_DOCS_MAX_LIST_COUNT,
+        docCreateSavePath: "",
+        refCreateSavePath: "",
+      },
+      editor: {
+        fontSize: 16,
+        readOnly: false,
+        historyRetentionDays: 30,
+        generateHistoryInterval: 10,
+        blockRefDynamicAnchorTextMaxLen: DYNAMIC_ANCHOR_MAX_CHARS,
+      },
+      export: {
+        pandocBin: "",
+        pandocParams: `--reference-doc "${workspaceAbs(ctx.kernel, "/conf/pandoc.docx")}"`,
+      },
+      readonly: false,
+      serverAddrs: [`http://${ctx.headers.host ?? "127.0.0.1"}`],
+      accessAuthCode: "",
+      system: {
+        id: "sandbox",
+        name: "sandbox",
+        kernelVersion: KERNEL_VERSION,
+        os,
+        container: "std",
+        workspaceDir: "",
+        dataDir: "",
+        networkProxy: { scheme: "", host: "", port: "" },
+      },
+      sync: {
+        enabled: false,
+        s3: { endpoint: "", accessKey: "", secretKey: "", bucket: "" },
+        webdav: { endpoint: "", username: "", password: "" },
+      },
+      search: { limit: SEARCH_LIMIT, caseSensitive: false },
+      ai: { embedding: { enabled: false, apiKey: "" } },
+      api: { token: ctx.token ?? "" },
+      repo: { key: null },
+      publish: { enable: false, port: 6808, auth: { enable: true, accounts: [] } },
+      cookieKey: COOKIE_KEY,
+    },
+    isPublish: false,
+    start: true,
+  };
+}
+
 /** The routes of this file. */
 export const readRoutes: Record<string, Route> = {
   "/api/block/getBlocksWordCount": r(getBlocksWordCount),
@@ -588,4 +668,5 @@ export const readRoutes: Record<string, Route> = {
   "/api/search/searchTemplate": r(searchTemplate),
   "/api/search/listInvalidBlockRefs": r(listInvalidBlockRefs),
   "/api/search/searchAsset": r(searchAsset),
+  "/api/system/getConf": r(getConf),
 };

@@ -312,6 +312,80 @@ export const readProbes = [
     },
   ),
   probe(
+    "reads.getConf",
+    "getConf: the settings system.conf answers on a fresh workspace, and the secrets it must not (token, cookieKey, host paths)",
+    ["/api/system/getConf"],
+    async (ctx) => {
+      await ctx.post(
+        "conf",
+        "/api/system/getConf",
+        {},
+        {
+          keep: (j) => {
+            const e = j as Envelope<{
+              conf: Record<string, unknown>;
+              start: boolean;
+              isPublish: boolean;
+            }>;
+            const c = e.data.conf;
+            const at = (o: unknown, path: string): unknown =>
+              path
+                .split(".")
+                .reduce<unknown>(
+                  (v, k) =>
+                    v !== null && typeof v === "object"
+                      ? (v as Record<string, unknown>)[k]
+                      : undefined,
+                  o,
+                );
+            const cookieKey = at(c, "cookieKey");
+            return {
+              code: e.code,
+              start: e.data.start,
+              isPublish: e.data.isPublish,
+              summary: {
+                system: {
+                  kernelVersion: at(c, "system.kernelVersion"),
+                  os: at(c, "system.os"),
+                  container: at(c, "system.container"),
+                },
+                lang: at(c, "lang"),
+                readonly: at(c, "readonly"),
+                appearance: { mode: at(c, "appearance.mode") },
+                fileTree: {
+                  sort: at(c, "fileTree.sort"),
+                  maxListCount: at(c, "fileTree.maxListCount"),
+                  createDocAtTop: at(c, "fileTree.createDocAtTop"),
+                },
+                search: {
+                  limit: at(c, "search.limit"),
+                  caseSensitive: at(c, "search.caseSensitive"),
+                },
+                editor: {
+                  readOnly: at(c, "editor.readOnly"),
+                  historyRetentionDays: at(c, "editor.historyRetentionDays"),
+                  generateHistoryInterval: at(c, "editor.generateHistoryInterval"),
+                  blockRefDynamicAnchorTextMaxLen: at(c, "editor.blockRefDynamicAnchorTextMaxLen"),
+                },
+                sync: { enabled: at(c, "sync.enabled") },
+              },
+              secrets: {
+                apiTokenIsTheToken: at(c, "api.token") === ctx.token,
+                cookieKeyIsSet: typeof cookieKey === "string" && cookieKey !== "",
+                accessAuthCode: at(c, "accessAuthCode"),
+                s3SecretKey: at(c, "sync.s3.secretKey"),
+                webdavPassword: at(c, "sync.webdav.password"),
+                repoKey: at(c, "repo.key"),
+                serverAddrsIsArray: Array.isArray(at(c, "serverAddrs")),
+                workspaceDir: at(c, "system.workspaceDir"),
+              },
+            };
+          },
+        },
+      );
+    },
+  ),
+  probe(
     "reads.searchTemplate",
     "searchTemplate: .md files of data/templates by words of k; README.md, hidden files and other extensions left out",
     ["/api/search/searchTemplate"],
