@@ -942,6 +942,34 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "document",
+    action: "child_sort_mode",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "document",
     action: "recent",
     aliases: [],
     kind: "read",

@@ -125,7 +125,8 @@ export const ROWS: readonly Row[] = [
   ["document.move", "document.move", "document.move"],
   ["document.reorder", "document.reorder", ""],
   ["", "document.duplicate", "document.duplicate", PLANNED],
-  ["", "document.get_child_sort_mode document.set_child_sort_mode", "", PLANNED],
+  ["document.child_sort_mode", "document.get_child_sort_mode", ""],
+  ["", "document.set_child_sort_mode", "", PLANNED],
   ["", "document.heading_to_doc document.doc_to_heading", "", PLANNED],
   // fs
   ["fs.ls", "fs.ls document.get_child_docs notebook.get_child_docs", ""],

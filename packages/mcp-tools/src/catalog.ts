@@ -384,6 +384,11 @@ export const CATALOG = {
       signature: "lookup(id|notebook+hpath) exact",
     },
     outline: { policy: read, args: pagedId, signature: "outline(id,page?,pageSize?) headings" },
+    child_sort_mode: {
+      policy: read,
+      args: z.strictObject({ id: nodeId }),
+      signature: "child_sort_mode(id) how a document's or notebook's subdocs are ordered",
+    },
     recent: {
       policy: read,
       args: z.strictObject({
