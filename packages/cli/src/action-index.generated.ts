@@ -1996,6 +1996,62 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     },
   },
   {
+    tool: "file",
+    action: "read_template",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "name",
+        key: "name",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        name: {
+          type: "string",
+          maxLength: 1024,
+        },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "file",
+    action: "export_md",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "notebook",
     action: "list",
     aliases: [],

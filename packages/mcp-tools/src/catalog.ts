@@ -164,6 +164,24 @@ const templateName = z
     'must be one file name ending in .md, like weekly.md (no folder, no \\ / : * ? " < > |)',
   );
 
+/** A template as file.list_templates names it: a path under `data/templates/`, folders allowed. */
+const templatePath = z
+  .string()
+  .max(1024)
+  .refine(
+    (n) =>
+      n.endsWith(".md") &&
+      n
+        .split("/")
+        .every(
+          (seg) =>
+            seg !== "" &&
+            !seg.startsWith(".") &&
+            [...seg].every((ch) => ch >= " " && !'\\:*?"<>|'.includes(ch)),
+        ),
+    "must be a template name as file.list_templates answers it, like weekly.md or folder/x.md",
+  );
+
 /** Column types a new database's template may give (relation and rollup need av.add_column). */
 export const AV_TEMPLATE_COLUMN_TYPES = [
   "text",
@@ -547,6 +565,16 @@ export const CATALOG = {
       policy: read,
       args: z.strictObject({ ...paged }),
       signature: "list_unused_assets(page?,pageSize?) assets no document links",
+    },
+    read_template: {
+      policy: read,
+      args: z.strictObject({ name: templatePath }),
+      signature: "read_template(name) a template's Markdown, as list_templates names it",
+    },
+    export_md: {
+      policy: read,
+      args: id,
+      signature: "export_md(id) a document as Markdown (title, YAML front matter)",
     },
   },
   notebook: {
