@@ -1011,6 +1011,34 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "document",
+    action: "child_sort_mode",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "document",
     action: "recent",
     aliases: [],
     kind: "read",
@@ -2068,6 +2096,62 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     },
   },
   {
+    tool: "file",
+    action: "read_template",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "name",
+        key: "name",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        name: {
+          type: "string",
+          maxLength: 1024,
+        },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "file",
+    action: "export_md",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "notebook",
     action: "list",
     aliases: [],
@@ -2404,6 +2488,94 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
         },
       },
       required: ["query"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "search",
+    action: "invalid_refs",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "page",
+        key: "page",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "page-size",
+        key: "pageSize",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        page: {
+          default: 1,
+          type: "integer",
+          minimum: 1,
+          maximum: 9007199254740991,
+        },
+        pageSize: {
+          default: 16,
+          type: "integer",
+          minimum: 1,
+          maximum: 64,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "search",
+    action: "assets",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "keyword",
+        key: "keyword",
+        kind: "string",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "exts",
+        key: "exts",
+        kind: "array",
+        items: "string",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        keyword: {
+          default: "",
+          type: "string",
+          maxLength: 256,
+        },
+        exts: {
+          default: [],
+          maxItems: 32,
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 16,
+          },
+        },
+      },
       additionalProperties: false,
     },
   },
@@ -3397,6 +3569,20 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   {
     tool: "system",
     action: "current_time",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [],
+    schema: {
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "system",
+    action: "conf",
     aliases: [],
     kind: "read",
     policyFor: false,

@@ -165,6 +165,24 @@ const templateName = z
     'must be one file name ending in .md, like weekly.md (no folder, no \\ / : * ? " < > |)',
   );
 
+/** A template as file.list_templates names it: a path under `data/templates/`, folders allowed. */
+const templatePath = z
+  .string()
+  .max(1024)
+  .refine(
+    (n) =>
+      n.endsWith(".md") &&
+      n
+        .split("/")
+        .every(
+          (seg) =>
+            seg !== "" &&
+            !seg.startsWith(".") &&
+            [...seg].every((ch) => ch >= " " && !'\\:*?"<>|'.includes(ch)),
+        ),
+    "must be a template name as file.list_templates answers it, like weekly.md or folder/x.md",
+  );
+
 /** Column types a new database's template may give (relation and rollup need av.add_column). */
 export const AV_TEMPLATE_COLUMN_TYPES = [
   "text",
@@ -402,6 +420,11 @@ export const CATALOG = {
       signature: "lookup(id|notebook+hpath) exact",
     },
     outline: { policy: read, args: pagedId, signature: "outline(id,page?,pageSize?) headings" },
+    child_sort_mode: {
+      policy: read,
+      args: z.strictObject({ id: nodeId }),
+      signature: "child_sort_mode(id) how a document's or notebook's subdocs are ordered",
+    },
     recent: {
       policy: read,
       args: z.strictObject({
@@ -567,6 +590,16 @@ export const CATALOG = {
       args: z.strictObject({ ...paged }),
       signature: "list_unused_assets(page?,pageSize?) assets no document links",
     },
+    read_template: {
+      policy: read,
+      args: z.strictObject({ name: templatePath }),
+      signature: "read_template(name) a template's Markdown, as list_templates names it",
+    },
+    export_md: {
+      policy: read,
+      args: id,
+      signature: "export_md(id) a document as Markdown (title, YAML front matter)",
+    },
   },
   notebook: {
     list: { policy: read, args: z.strictObject({}), signature: "list()" },
@@ -625,6 +658,19 @@ export const CATALOG = {
       }),
       signature:
         "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words, any case; compact unless full",
+    },
+    invalid_refs: {
+      policy: read,
+      args: z.strictObject({ ...paged }),
+      signature: "invalid_refs(page?,pageSize?) blocks referencing a deleted block",
+    },
+    assets: {
+      policy: read,
+      args: z.strictObject({
+        keyword: z.string().max(256).default(""),
+        exts: z.array(z.string().min(1).max(16)).max(32).default([]),
+      }),
+      signature: "assets(keyword?,exts?) assets/… files by name, e.g. exts [png]",
     },
   },
   tag: {
@@ -820,6 +866,11 @@ export const CATALOG = {
       policy: read,
       args: z.strictObject({}),
       signature: "current_time() SiYuan's clock: unixMs, iso",
+    },
+    conf: {
+      policy: read,
+      args: z.strictObject({}),
+      signature: "conf() SiYuan settings summary (sort, search limit…), no secrets",
     },
     health: { policy: read, args: z.strictObject({}), signature: "health()" },
     notify: {

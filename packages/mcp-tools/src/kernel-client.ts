@@ -274,6 +274,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
     riffDueCards: async (deckId) => dueOf(await c.riff.getRiffDueCards({ deckID: deckId })),
     riffNotebookDueCards: async (notebook) =>
       dueOf(await c.riff.getNotebookRiffDueCards({ notebook })),
+    systemConf: async () => (await c.system.getConf()).conf,
     getBacklinks: async (id) => {
       // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
       const r = await c.ref.getBacklink2({ id, k: "", mk: "", sort: "3", mSort: "3" });
@@ -353,6 +354,24 @@ function kernelReads(c: SiyuanClient): KernelReads {
       (await c.search.searchTemplate({ k: keyword })).templates.map((t) => ({
         path: t.relativePath,
       })),
+    listInvalidBlockRefs: async (page, pageSize) => {
+      const r = await c.search.listInvalidBlockRefs({ page, pageSize });
+      return {
+        blocks: r.blocks.map((b) => ({
+          id: b.id,
+          notebook: b.box,
+          docID: b.rootID,
+          hpath: b.hPath ?? "",
+          content: b.content,
+          updated: b.ial?.["updated"] ?? "",
+        })),
+        matched: r.matchedBlockCount,
+      };
+    },
+    searchAsset: async (keyword, exts) =>
+      (await c.search.searchAsset({ k: keyword, ...(exts.length > 0 ? { exts } : {}) })).map(
+        (a) => ({ path: a.path, name: a.hName.replace(/<\/?mark>/g, "") }),
+      ),
   };
 }
 

@@ -131,6 +131,20 @@ export interface RecentBlock {
   readonly updated: string;
 }
 
+/** A page of `listInvalidBlockRefs` as the client reads it. */
+export interface InvalidRefsPage {
+  /** The blocks holding a reference to a block that no longer exists. */
+  readonly blocks: readonly RecentBlock[];
+  /** How many such blocks the kernel found in all (every notebook). */
+  readonly matched: number;
+}
+
+/** One hit of `searchAsset`: `assets/…` and the file name without its ID and marks. */
+export interface AssetHit {
+  readonly path: string;
+  readonly name: string;
+}
+
 /** One asset of `getUnusedAssets`: `assets/…` under `data/`, or `<notebook>/assets/…`. */
 export interface UnusedAsset {
   readonly path: string;
@@ -232,6 +246,8 @@ export interface KernelReads {
   ): Promise<{ readonly content: string; readonly markdown: boolean } | null>;
   /** The kernel's clock, Unix milliseconds (`/api/system/currentTime`). */
   currentTime(): Promise<number>;
+  /** The kernel's configuration (`/api/system/getConf`), secrets included: pick fields from it. */
+  systemConf(): Promise<Readonly<Record<string, unknown>>>;
   /** Documents referencing / mentioning the block (`/api/ref/getBacklink2`); empty when unknown. */
   getBacklinks(id: string): Promise<RefDocs>;
   /** Top-level headings of the block's document (`/api/outline/getDocOutline`); `[]` for none. */
@@ -270,6 +286,10 @@ export interface KernelReads {
   riffDueCards(deckId: string): Promise<RiffDue>;
   /** The built-in deck's cards due now whose blocks are in the notebook (`getNotebookRiffDueCards`). */
   riffNotebookDueCards(notebook: string): Promise<RiffDue>;
+  /** Blocks with a reference to a missing block, sorted by ID (`listInvalidBlockRefs`), one page. */
+  listInvalidBlockRefs(page: number, pageSize: number): Promise<InvalidRefsPage>;
+  /** Files under `data/assets/` whose name or path holds the keyword (`searchAsset`), ranked. */
+  searchAsset(keyword: string, exts: readonly string[]): Promise<AssetHit[]>;
 }
 
 /** A flashcard deck; times are `YYYY-MM-DD hh:mm:ss`, the kernel's local time. */

@@ -163,6 +163,10 @@ export interface SiyuanClient {
     fullTextSearchBlock(args: T.FullTextSearchArgs): Promise<T.FullTextSearchResult>;
     /** Templates under `data/templates/` whose path holds every word of `k` (admin, not read-only mode). */
     searchTemplate(args: T.SearchTemplateArgs): Promise<T.SearchTemplateResult>;
+    /** Blocks referencing a block that no longer exists, one page (sorted by ID), with counts. */
+    listInvalidBlockRefs(args: T.ListInvalidBlockRefsArgs): Promise<T.InvalidBlockRefsResult>;
+    /** Files under `data/assets/` by name or path (admin, not read-only mode); at most 64. */
+    searchAsset(args: T.SearchAssetArgs): Promise<T.SearchAssetResult>;
   };
   readonly sqlite: {
     /** Waits until the kernel's write queue and SQL index queue are empty. */
@@ -241,6 +245,11 @@ export interface SiyuanClient {
     /** Kernel time in Unix milliseconds. */
     currentTime(): Promise<number>;
     bootProgress(): Promise<T.BootProgress>;
+    /**
+     * The kernel's configuration (`conf`) as it answers it, secrets included (`api.token`,
+     * `cookieKey`, sync and AI keys): never hand it on whole.
+     */
+    getConf(): Promise<T.GetConfResult>;
   };
   readonly transactions: {
     /** Raw `/api/transactions`; the answer's data is returned unvalidated. */

@@ -207,6 +207,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
     search: {
       fullTextSearchBlock: (a) => call("search.fullTextSearchBlock", a, S.fullTextSearchSchema),
       searchTemplate: (a) => call("search.searchTemplate", a, S.searchTemplateSchema),
+      listInvalidBlockRefs: (a) => call("search.listInvalidBlockRefs", a, S.invalidBlockRefsSchema),
+      searchAsset: (a) => call("search.searchAsset", a, S.searchAssetSchema),
     },
     sqlite: {
       flushTransaction: () => callVoid("sqlite.flushTransaction", {}),
@@ -278,6 +280,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       version: () => call("system.version", {}, S.stringSchema),
       currentTime: () => call("system.currentTime", {}, S.numberSchema),
       bootProgress: () => call("system.bootProgress", {}, S.bootProgressSchema),
+      getConf: () => call("system.getConf", {}, S.getConfSchema),
     },
     transactions: {
       send: (a) => call("transactions.send", a, S.ignoredSchema),

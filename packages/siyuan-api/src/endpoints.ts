@@ -102,6 +102,8 @@ export const ENDPOINTS = {
   "query.sql": r("/api/query/sql", "stmt"),
   "search.fullTextSearchBlock": r("/api/search/fullTextSearchBlock", "query"),
   "search.searchTemplate": r("/api/search/searchTemplate", "k"),
+  "search.listInvalidBlockRefs": r("/api/search/listInvalidBlockRefs"),
+  "search.searchAsset": r("/api/search/searchAsset", "k"),
   "sqlite.flushTransaction": r("/api/sqlite/flushTransaction"),
 
   "av.getAttributeView": r("/api/av/getAttributeView", "id"),
@@ -175,6 +177,8 @@ export const ENDPOINTS = {
   "system.version": r("/api/system/version"),
   "system.currentTime": r("/api/system/currentTime"),
   "system.bootProgress": r("/api/system/bootProgress"),
+  // The whole configuration, secrets included (the API token, sync keys): callers pick fields.
+  "system.getConf": r("/api/system/getConf"),
 
   "transactions.send": w("/api/transactions", "transactions"),
 } as const satisfies Record<string, EndpointSpec>;

@@ -451,6 +451,32 @@ export const searchTemplateSchema = z.looseObject({
   k: z.string(),
 });
 
+/**
+ * `listInvalidBlockRefs`: the blocks holding a reference (`((id))` or `siyuan://blocks/id`) to a
+ * block no notebook has, sorted by ID, one page; the counts are over every such block.
+ */
+export const invalidBlockRefsSchema = z.looseObject({
+  blocks: nullableArray(recentBlockSchema),
+  matchedBlockCount: z.number(),
+  matchedRootCount: z.number(),
+  pageCount: z.number(),
+});
+
+/** One hit of `searchAsset`: `hName` is the file name without its ID, hits in `<mark>`. */
+export const assetHitSchema = z.looseObject({
+  hName: z.string(),
+  path: z.string(),
+  updated: z.number(),
+});
+export const searchAssetSchema = nullableArray(assetHitSchema);
+
+/** `getConf`: `conf` is the whole configuration (secrets included); `start`, `isPublish` flags. */
+export const getConfSchema = z.looseObject({
+  conf: z.record(z.string(), z.unknown()),
+  start: z.boolean().optional(),
+  isPublish: z.boolean().optional(),
+});
+
 /** One item of `getUnusedAssets`: `item` is `assets/…` or `<notebook>/assets/…` (a folder: no `/`). */
 export const unusedAssetSchema = z.looseObject({ item: z.string(), name: z.string() });
 export const unusedAssetsSchema = nullableArray(unusedAssetSchema);

@@ -15,8 +15,10 @@ import type {
   exportResourcesSchema,
   fullTextSearchSchema,
   getAttributeViewSchema,
+  getConfSchema,
   getDocSchema,
   historyItemsSchema,
+  invalidBlockRefsSchema,
   listDocsSchema,
   lsNotebooksSchema,
   notebookConfSchema,
@@ -26,6 +28,7 @@ import type {
   riffCardsSchema,
   riffDeckSchema,
   riffDueCardsSchema,
+  searchAssetSchema,
   searchHistorySchema,
   searchTemplateSchema,
   unusedAssetsSchema,
@@ -69,6 +72,22 @@ export type RecentUpdatedBlocksResult = z.infer<typeof recentUpdatedBlocksSchema
 export type DocAssetsResult = z.infer<typeof docAssetsSchema>;
 /** `getUnusedAssets` result: at most 512, newest first. */
 export type UnusedAssetsResult = z.infer<typeof unusedAssetsSchema>;
+/** `listInvalidBlockRefs` result: one page of blocks with a dead reference, and the counts. */
+export type InvalidBlockRefsResult = z.infer<typeof invalidBlockRefsSchema>;
+/** `listInvalidBlockRefs` request: `page` from 1, `pageSize` (the kernel's default 32). */
+export interface ListInvalidBlockRefsArgs {
+  readonly page: number;
+  readonly pageSize: number;
+}
+/** `searchAsset` result: at most the search limit (64), most hits first. */
+export type SearchAssetResult = z.infer<typeof searchAssetSchema>;
+/** `searchAsset` request: `k` (whole and split on spaces) in the name or path; `exts` like `.png`. */
+export interface SearchAssetArgs {
+  readonly k: string;
+  readonly exts?: readonly string[];
+}
+/** `getConf` result: the whole configuration, secrets included. */
+export type GetConfResult = z.infer<typeof getConfSchema>;
 /** `searchTemplate` result. */
 export type SearchTemplateResult = z.infer<typeof searchTemplateSchema>;
 

@@ -23,6 +23,8 @@ export interface HandlerContext {
   flushBeforeReply: boolean;
   /** The kernel-plugin host (plugin JSON-RPC, plugin MCP tools); absent in bare kernels. */
   plugins?: PluginServices | null;
+  /** The API token (`getConf` answers it as `api.token`, as SiYuan does). */
+  token?: string;
 }
 
 /** A loaded kernel plugin as `/api/plugin` and `listLoadedPlugins` list it. */

@@ -3,7 +3,15 @@
  * (`getBlocksWordCount`), the paragraphs updated last (`getRecentUpdatedBlocks`), a document's asset
  * links (`getDocAssets`) and the template search (`searchTemplate`), answered as SiYuan 3.7.3 does.
  */
-import { type Block, LUTE_NODE_NAMES } from "./block.js";
+import { randomBytes } from "node:crypto";
+import { type Block, type BlockType, LUTE_NODE_NAMES, walk } from "./block.js";
+import {
+  DEFAULT_MAX_LIST_COUNT,
+  DYNAMIC_ANCHOR_MAX_CHARS,
+  KERNEL_VERSION,
+  RECENT_DOCS_MAX_LIST_COUNT,
+  WORKSPACE_FILE_TREE_SORT_MODE,
+} from "./constants.js";
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStrArray } from "./handler-kit.js";
 import { workspaceAbs } from "./handlers-asset.js";
@@ -174,41 +182,44 @@ function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
     "SELECT * FROM blocks WHERE type = 'p' AND length > 1 ORDER BY updated DESC LIMIT 16",
     [],
   );
-  return rows.map((x) => {
-    const s = (k: string): string => String(x[k] ?? "");
-    return {
-      box: s("box"),
-      path: s("path"),
-      hPath: s("hpath"),
-      id: s("id"),
-      rootID: s("root_id"),
-      parentID: s("parent_id"),
-      name: s("name"),
-      alias: s("alias"),
-      memo: s("memo"),
-      tag: goEscapeHtml(s("tag")),
-      content: goEscapeHtml(s("content")),
-      fcontent: goEscapeHtml(s("fcontent")),
-      markdown: s("markdown"),
-      folded: false,
-      type: LUTE_NODE_NAMES.p,
-      subType: s("subtype"),
-      refText: "",
-      refs: null,
-      defID: "",
-      defPath: "",
-      ial: parseIal(s("ial")),
-      children: null,
-      depth: 0,
-      count: 0,
-      refCount: 0,
-      sort: Number(x.sort ?? 0),
-      created: "",
-      updated: "",
-      riffCardID: "",
-      riffCard: null,
-    };
-  });
+  return rows.map(blockOfRow);
+}
+
+/** The kernel's `fromSQLBlock` of one `blocks` row (no search terms): its `Block` JSON. */
+function blockOfRow(x: Record<string, unknown>): Record<string, unknown> {
+  const s = (k: string): string => String(x[k] ?? "");
+  return {
+    box: s("box"),
+    path: s("path"),
+    hPath: s("hpath"),
+    id: s("id"),
+    rootID: s("root_id"),
+    parentID: s("parent_id"),
+    name: s("name"),
+    alias: s("alias"),
+    memo: s("memo"),
+    tag: goEscapeHtml(s("tag")),
+    content: goEscapeHtml(s("content")),
+    fcontent: goEscapeHtml(s("fcontent")),
+    markdown: s("markdown"),
+    folded: false,
+    type: LUTE_NODE_NAMES[s("type") as BlockType] ?? s("type"),
+    subType: s("subtype"),
+    refText: "",
+    refs: null,
+    defID: "",
+    defPath: "",
+    ial: parseIal(s("ial")),
+    children: null,
+    depth: 0,
+    count: 0,
+    refCount: 0,
+    sort: Number(x.sort ?? 0),
+    created: "",
+    updated: "",
+    riffCardID: "",
+    riffCard: null,
+  };
 }
 
 const isAssetDest = (dest: string): boolean => dest.startsWith("assets/");
@@ -439,6 +450,215 @@ function searchTemplate(ctx: HandlerContext): unknown {
   return { templates: ranked.map((h) => h.item), k };
 }
 
+/** Go's `int(arg[name].(float64))` of an optional argument: a non-number panics (code 0, no data). */
+function optInt(ctx: HandlerContext, name: string, fallback: number): number {
+  const v = ctx.body[name];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== "number") throw panicReply();
+  const n = Math.trunc(v);
+  return n <= 0 ? fallback : n;
+}
+
+/**
+ * `listInvalidBlockRefs` (`model.ListInvalidBlockRefs`): the blocks whose inline content holds a
+ * block reference or a `siyuan://blocks/<id>` link (`?…` cut) to an ID no notebook's tree has,
+ * sorted by ID, one page (a page past the end panics as Go's slice bounds do), looked up in the
+ * SQL index (unindexed blocks dropped); the counts are over all of them.
+ */
+function listInvalidBlockRefs(ctx: HandlerContext): unknown {
+  const page = optInt(ctx, "page", 1);
+  const pageSize = optInt(ctx, "pageSize", 32);
+  const existing = new Set<string>();
+  const refs = new Map<string, { rootID: string; defIDs: string[] }>();
+  for (const doc of ctx.kernel.ws.docs.values()) {
+    walk(doc.root, (n) => {
+      existing.add(n.id);
+      if (n.type !== "p" && n.type !== "h") return;
+      for (const seg of parseInline(n.text)) {
+        let def: string | undefined;
+        if (seg.types.includes("block-ref")) def = seg.refId;
+        else if (seg.types.includes("a") && seg.href?.startsWith("siyuan://blocks/")) {
+          def = seg.href.slice("siyuan://blocks/".length).split("?")[0];
+        }
+        if (def === undefined) continue;
+        const entry = refs.get(n.id) ?? { rootID: doc.id, defIDs: [] };
+        entry.defIDs.push(def);
+        refs.set(n.id, entry);
+      }
+    });
+  }
+  const invalid = [...refs.entries()]
+    .filter(([, e]) => e.defIDs.some((d) => !existing.has(d)))
+    .map(([id]) => id)
+    .sort();
+  const start = (page - 1) * pageSize;
+  const end = Math.min(page * pageSize, invalid.length);
+  if (start > end) throw panicReply();
+  const pageIDs = invalid.slice(start, end);
+  const rows =
+    pageIDs.length === 0
+      ? []
+      : ctx.kernel.sql.select(
+          `SELECT * FROM blocks WHERE id IN (${pageIDs.map(() => "?").join(",")}) ORDER BY id`,
+          pageIDs,
+        );
+  return {
+    blocks: rows.map(blockOfRow),
+    matchedBlockCount: invalid.length,
+    matchedRootCount: new Set(invalid.map((id) => refs.get(id)?.rootID)).size,
+    pageCount: Math.ceil(invalid.length / pageSize),
+  };
+}
+
+/** SiYuan's search limit (`Conf.Search.Limit`, 64 by default). */
+const SEARCH_LIMIT = 64;
+
+/** `util.RemoveID`: a file name without the `-<node ID>` before its extension. */
+function removeID(name: string): string {
+  const dot = name.lastIndexOf(".");
+  const ext = dot > 0 ? name.slice(dot) : "";
+  let base = ext === "" ? name : name.slice(0, -ext.length);
+  if (base.length > 23 && /^\d{14}-[a-z0-9]{7}$/.test(base.slice(-22))) base = base.slice(0, -23);
+  return base + ext;
+}
+
+/** Occurrences of `needle` in `hay` (Go's `strings.Count`: an empty needle counts runes + 1). */
+function countOf(hay: string, needle: string): number {
+  if (needle === "") return [...hay].length + 1;
+  return hay.split(needle).length - 1;
+}
+
+/**
+ * `searchAsset` (`model.SearchAssetsByName` over the asset cache): files under `data/assets/`
+ * (hidden names, hidden folders and `.sya` left out; the cache follows the folder, the sandbox reads
+ * it live), `exts` compared with the extension and its dot, case-insensitively; `k` whole (64 per
+ * hit in name and in path) and each space-separated word (its occurrences) scores each asset, those
+ * scoring 0 left out; highest score first (ties in no order the kernel keeps), at most the search
+ * limit; `hName` with the hits in `<mark>`.
+ */
+function searchAsset(ctx: HandlerContext): unknown {
+  const k = ctx.body.k;
+  if (typeof k !== "string") throw panicReply();
+  const extsArg = ctx.body.exts;
+  let exts: string[] = [];
+  if (extsArg !== undefined && extsArg !== null) exts = reqStrArray(ctx, "exts");
+  const keywords = k === "" ? [k] : [k, ...k.split(" ")];
+  const files = ctx.kernel.files;
+  const hits: Array<{ hName: string; path: string; updated: number; score: number }> = [];
+  const visit = (dir: string, rel: string): void => {
+    for (const e of files.list(dir).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDir) {
+        if (!e.name.startsWith(".")) visit(`${dir}/${e.name}`, `${rel}/${e.name}`);
+        continue;
+      }
+      if (e.name.endsWith(".sya") || e.name.startsWith(".") || e.name.startsWith("~$")) continue;
+      const hName = removeID(e.name);
+      const path = `assets${rel}/${e.name}`;
+      if (exts.length > 0) {
+        const dot = hName.lastIndexOf(".");
+        const ext = dot >= 0 ? hName.slice(dot).toLowerCase() : "";
+        if (!exts.some((x) => x.toLowerCase() === ext)) continue;
+      }
+      const name = hName.toLowerCase();
+      const lowerPath = path.toLowerCase();
+      let score = 0;
+      keywords.forEach((kw, i) => {
+        const w = kw.toLowerCase();
+        if (i === 0) score += (name.includes(w) ? 64 : 0) + (lowerPath.includes(w) ? 64 : 0);
+        score += countOf(name, w) + countOf(lowerPath, w);
+      });
+      if (score < 1) continue;
+      hits.push({ hName, path, updated: e.updated, score });
+    }
+  };
+  if (files.kind("/data/assets") === "dir") visit("/data/assets", "");
+  const words = keywords.map((w) => w.trim()).filter((w) => w !== "");
+  const pattern =
+    words.length === 0
+      ? null
+      : new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  return hits
+    .sort((a, b) => b.score - a.score)
+    .slice(0, SEARCH_LIMIT)
+    .map((h) => ({
+      hName: pattern ? h.hName.replace(pattern, (m) => `<mark>${m}</mark>`) : h.hName,
+      path: h.path,
+      updated: h.updated,
+    }));
+}
+
+/** A stand-in for SiYuan's random `cookieKey`, the same for the sandbox's whole life. */
+const COOKIE_KEY = randomBytes(8).toString("hex");
+
+/**
+ * `getConf`: the configuration as SiYuan 3.7.3 answers it on a fresh workspace (kernel-probes
+ * `reads.getConf`), reduced to the settings the sandbox follows and the secrets a real one holds
+ * (the API token, `cookieKey`, an empty access code, sync and AI keys, a host path in
+ * `export.pandocParams`, the server address), so a client that hands it on is caught.
+ */
+function getConf(ctx: HandlerContext): unknown {
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  return {
+    conf: {
+      logLevel: "debug",
+      appearance: {
+        mode: 0,
+        modeOS: true,
+        lang: "en",
+        themeLight: "daylight",
+        themeDark: "midnight",
+      },
+      lang: "en",
+      fileTree: {
+        sort: WORKSPACE_FILE_TREE_SORT_MODE,
+        maxListCount: DEFAULT_MAX_LIST_COUNT,
+        createDocAtTop: false,
+        allowCreateDeeper: false,
+        recentDocsMaxListCount: RECENT_DOCS_MAX_LIST_COUNT,
+        docCreateSavePath: "",
+        refCreateSavePath: "",
+      },
+      editor: {
+        fontSize: 16,
+        readOnly: false,
+        historyRetentionDays: 30,
+        generateHistoryInterval: 10,
+        blockRefDynamicAnchorTextMaxLen: DYNAMIC_ANCHOR_MAX_CHARS,
+      },
+      export: {
+        pandocBin: "",
+        pandocParams: `--reference-doc "${workspaceAbs(ctx.kernel, "/conf/pandoc.docx")}"`,
+      },
+      readonly: false,
+      serverAddrs: [`http://${ctx.headers.host ?? "127.0.0.1"}`],
+      accessAuthCode: "",
+      system: {
+        id: "sandbox",
+        name: "sandbox",
+        kernelVersion: KERNEL_VERSION,
+        os,
+        container: "std",
+        workspaceDir: "",
+        dataDir: "",
+        networkProxy: { scheme: "", host: "", port: "" },
+      },
+      sync: {
+        enabled: false,
+        s3: { endpoint: "", accessKey: "", secretKey: "", bucket: "" },
+        webdav: { endpoint: "", username: "", password: "" },
+      },
+      search: { limit: SEARCH_LIMIT, caseSensitive: false },
+      ai: { embedding: { enabled: false, apiKey: "" } },
+      api: { token: ctx.token ?? "" },
+      repo: { key: null },
+      publish: { enable: false, port: 6808, auth: { enable: true, accounts: [] } },
+      cookieKey: COOKIE_KEY,
+    },
+    isPublish: false,
+    start: true,
+  };
+}
+
 /** The routes of this file. */
 export const readRoutes: Record<string, Route> = {
   "/api/block/getBlocksWordCount": r(getBlocksWordCount),
@@ -446,4 +666,7 @@ export const readRoutes: Record<string, Route> = {
   "/api/asset/getDocAssets": r(getDocAssets),
   "/api/asset/getUnusedAssets": r(getUnusedAssets),
   "/api/search/searchTemplate": r(searchTemplate),
+  "/api/search/listInvalidBlockRefs": r(listInvalidBlockRefs),
+  "/api/search/searchAsset": r(searchAsset),
+  "/api/system/getConf": r(getConf),
 };

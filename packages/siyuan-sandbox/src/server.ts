@@ -398,6 +398,7 @@ export function createRequestListener(
         silent: has("silentDrop") !== undefined,
         flushBeforeReply: opts.flushBeforeReply,
         plugins: opts.pluginHost ?? null,
+        token: opts.token,
       };
       let reply: {
         status: number;

@@ -181,6 +181,211 @@ export const readProbes = [
     },
   ),
   probe(
+    "reads.listInvalidBlockRefs",
+    "listInvalidBlockRefs: blocks with a ((ref)) or siyuan://blocks/ link to a missing ID, sorted by ID, paged; counts; bad page",
+    ["/api/search/listInvalidBlockRefs"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const live = await ctx.doc(nb, "/Live target", "alive");
+      await ctx.doc(
+        nb,
+        "/Dead refs",
+        [
+          `dead ((${UNKNOWN_ID} "gone")) here`,
+          "link [x](siyuan://blocks/20200101000000-yyyyyyy?focus=1)",
+          `live ((${live} "ok")) only`,
+          `mixed ((${live} "ok")) and ((20200101000000-xxxxxxx 'static'))`,
+          "- item ((20200101000000-wwwwwww))",
+          "# Head ((20200101000000-vvvvvvv))",
+          "plain",
+        ].join("\n\n"),
+      );
+      await ctx.flush();
+      type Page = {
+        blocks: Array<Record<string, unknown>> | null;
+        matchedBlockCount: number;
+        matchedRootCount: number;
+        pageCount: number;
+      };
+      const url = "/api/search/listInvalidBlockRefs";
+      // other probes' notebooks may hold dead references too: this notebook's blocks, and facts
+      const keep =
+        (pageSize: number, withMine = true) =>
+        (j: unknown) => {
+          const e = j as Envelope<Page | null>;
+          if (e.code !== 0 || !e.data) return e;
+          const d = e.data;
+          const ids = (d.blocks ?? []).map((b) => String(b["id"]));
+          return {
+            code: e.code,
+            isArray: Array.isArray(d.blocks),
+            sortedByID: ids.every((id, i) => i === 0 || (ids[i - 1] as string) < id),
+            pageCountIsCeil: d.pageCount === Math.ceil(d.matchedBlockCount / pageSize),
+            atMostPageSize: ids.length <= pageSize,
+            mine: (withMine ? (d.blocks ?? []) : [])
+              .filter((b) => b["box"] === nb)
+              .map((b) => ({
+                id: b["id"],
+                rootID: b["rootID"],
+                hPath: b["hPath"],
+                type: b["type"],
+                content: b["content"],
+              }))
+              .sort((a, b) => String(a.content).localeCompare(String(b.content))),
+          };
+        };
+      await ctx.post("all", url, { page: 1, pageSize: 1000 }, { keep: keep(1000) });
+      await ctx.post("defaults", url, {}, { keep: keep(32) });
+      await ctx.post("page size 1", url, { page: 2, pageSize: 1 }, { keep: keep(1, false) });
+      await ctx.post("zero and negative", url, { page: 0, pageSize: -3 }, { keep: keep(32) });
+      await ctx.post("past the end", url, { page: 1000000, pageSize: 1000 });
+      await ctx.post("page not a number", url, { page: "2" });
+    },
+  ),
+  probe(
+    "reads.searchAsset",
+    "searchAsset: data/assets files by k (whole and words) in name or path, exts with their dot, IDs cut from names, .sya and hidden left out",
+    ["/api/search/searchAsset"],
+    async (ctx) => {
+      const put = (path: string) =>
+        ctx.quietRaw({
+          path: "/api/file/putFile",
+          form: [
+            { name: "path", value: `/data/assets/${path}` },
+            { name: "file", filename: path.split("/").pop() ?? path, bytes: utf8(path) },
+          ],
+        });
+      for (const name of [
+        "zasset Cat-20240101120000-abcdefg.png",
+        "zasset-cat-notes.pdf",
+        "zassetdir/zasset-inner.PNG",
+        "zasset-dog.png",
+        "zasset-cat.png.sya",
+        ".zasset-hidden.png",
+        ".zassethidden/zasset-x.png",
+      ]) {
+        await put(name);
+      }
+      const url = "/api/search/searchAsset";
+      type Hit = { hName: string; path: string; updated: number };
+      // the kernel's asset cache follows data/assets a moment later
+      await ctx.poll(
+        () => ctx.quietRaw({ path: url, json: { k: "zasset" } }),
+        (a) => a.text.includes("zasset-dog"),
+      );
+      // this probe's assets only, by path: equal scores have no order of their own
+      const mine = (j: unknown) => {
+        const e = j as Envelope<Hit[] | null>;
+        if (e.code !== 0 || !e.data) return e;
+        return {
+          code: e.code,
+          mine: e.data
+            .filter((h) => h.path.includes("zasset"))
+            .map((h) => ({
+              hName: h.hName,
+              path: h.path,
+              updatedIsNumber: typeof h.updated === "number",
+            }))
+            .sort((a, b) => a.path.localeCompare(b.path)),
+        };
+      };
+      await ctx.post("one word", url, { k: "zasset" }, { keep: mine });
+      await ctx.post("case", url, { k: "CAT" }, { keep: mine });
+      await ctx.post("two words", url, { k: "zasset-cat dog" }, { keep: mine });
+      await ctx.post("in the path only", url, { k: "zassetdir" }, { keep: mine });
+      await ctx.post("exts with a dot", url, { k: "zasset", exts: [".png"] }, { keep: mine });
+      await ctx.post("exts without a dot", url, { k: "zasset", exts: ["png"] }, { keep: mine });
+      await ctx.post("no match", url, { k: "zasset-nothing" }, { keep: mine });
+      await ctx.post(
+        "ranked",
+        url,
+        { k: "zasset cat" },
+        {
+          keep: (j) => {
+            const e = j as Envelope<Hit[] | null>;
+            return (e.data ?? []).filter((h) => h.path.includes("zasset")).map((h) => h.path);
+          },
+        },
+      );
+      await ctx.post("no k", url, {});
+      await ctx.post("exts not an array", url, { k: "zasset", exts: "png" });
+    },
+  ),
+  probe(
+    "reads.getConf",
+    "getConf: the settings system.conf answers on a fresh workspace, and the secrets it must not (token, cookieKey, host paths)",
+    ["/api/system/getConf"],
+    async (ctx) => {
+      await ctx.post(
+        "conf",
+        "/api/system/getConf",
+        {},
+        {
+          keep: (j) => {
+            const e = j as Envelope<{
+              conf: Record<string, unknown>;
+              start: boolean;
+              isPublish: boolean;
+            }>;
+            const c = e.data.conf;
+            const at = (o: unknown, path: string): unknown =>
+              path
+                .split(".")
+                .reduce<unknown>(
+                  (v, k) =>
+                    v !== null && typeof v === "object"
+                      ? (v as Record<string, unknown>)[k]
+                      : undefined,
+                  o,
+                );
+            const cookieKey = at(c, "cookieKey");
+            return {
+              code: e.code,
+              start: e.data.start,
+              isPublish: e.data.isPublish,
+              summary: {
+                system: {
+                  kernelVersion: at(c, "system.kernelVersion"),
+                  os: at(c, "system.os"),
+                  container: at(c, "system.container"),
+                },
+                lang: at(c, "lang"),
+                readonly: at(c, "readonly"),
+                appearance: { mode: at(c, "appearance.mode") },
+                fileTree: {
+                  sort: at(c, "fileTree.sort"),
+                  maxListCount: at(c, "fileTree.maxListCount"),
+                  createDocAtTop: at(c, "fileTree.createDocAtTop"),
+                },
+                search: {
+                  limit: at(c, "search.limit"),
+                  caseSensitive: at(c, "search.caseSensitive"),
+                },
+                editor: {
+                  readOnly: at(c, "editor.readOnly"),
+                  historyRetentionDays: at(c, "editor.historyRetentionDays"),
+                  generateHistoryInterval: at(c, "editor.generateHistoryInterval"),
+                  blockRefDynamicAnchorTextMaxLen: at(c, "editor.blockRefDynamicAnchorTextMaxLen"),
+                },
+                sync: { enabled: at(c, "sync.enabled") },
+              },
+              secrets: {
+                apiTokenIsTheToken: at(c, "api.token") === ctx.token,
+                cookieKeyIsSet: typeof cookieKey === "string" && cookieKey !== "",
+                accessAuthCode: at(c, "accessAuthCode"),
+                s3SecretKey: at(c, "sync.s3.secretKey"),
+                webdavPassword: at(c, "sync.webdav.password"),
+                repoKey: at(c, "repo.key"),
+                serverAddrsIsArray: Array.isArray(at(c, "serverAddrs")),
+                workspaceDir: at(c, "system.workspaceDir"),
+              },
+            };
+          },
+        },
+      );
+    },
+  ),
+  probe(
     "reads.searchTemplate",
     "searchTemplate: .md files of data/templates by words of k; README.md, hidden files and other extensions left out",
     ["/api/search/searchTemplate"],

@@ -1,11 +1,13 @@
 /**
- * file reads: list_templates (SiYuan's template search, names only), doc_assets (the asset links
- * of a document) and list_unused_assets (the assets no document links).
+ * file reads: list_templates (SiYuan's template search, names only), read_template (one
+ * template's Markdown), doc_assets (the asset links of a document), list_unused_assets (the assets
+ * no document links) and export_md (a document as Markdown).
  */
-import { notFound } from "../errors.js";
+import { notFound, ToolError } from "../errors.js";
 import { readAction } from "../handler.js";
 import { notebooksOfBlocks, permissionOf } from "../permissions.js";
 import { pageOf } from "./listing.js";
+import { TEMPLATES_DIR } from "./templates.js";
 
 /** The most unused assets SiYuan 3.7.3 lists (it shows the user a toast when there are more). */
 export const KERNEL_UNUSED_ASSETS_MAX = 512;
@@ -21,6 +23,43 @@ export const listTemplates = readAction({
     const hits = await ctx.kernel.searchTemplate(a.keyword);
     return { templates: hits.map((h) => h.path) };
   },
+});
+
+/**
+ * file.read_template: the file `data/templates/<name>` as it is stored (UTF-8 Markdown, its
+ * `{{…}}` template actions not rendered); `not_found` when there is none. Templates belong to the
+ * workspace: no notebook permission applies (as `file.list_templates`).
+ */
+export const readTemplate = readAction({
+  run: async (ctx, a: { name: string }) => {
+    const bytes = await ctx.kernel.getFile(`${TEMPLATES_DIR}${a.name}`);
+    if (bytes === null) throw notFound("template", a.name);
+    return { name: a.name, content: new TextDecoder().decode(bytes) };
+  },
+});
+
+/**
+ * file.export_md: a document as SiYuan exports it to Markdown (`exportMdContent`: YAML front
+ * matter, the title as a heading, references as their text, no IALs) and its human path. Only a
+ * document's ID: SiYuan 3.7.3 answers another block's ID with that block alone under the
+ * document's title, which would read as the whole document (`invalid_arguments`).
+ */
+export const exportMd = readAction({
+  run: async (ctx, a: { id: string }) => {
+    const info = await ctx.kernel.getBlockInfo(a.id);
+    if (info === null) throw notFound("document", a.id);
+    if (info.rootID !== a.id) {
+      throw new ToolError(
+        "invalid_arguments",
+        `${a.id} is a block inside document ${info.rootID}; export_md exports whole documents: pass ${info.rootID}`,
+        { id: a.id, docID: info.rootID },
+      );
+    }
+    const doc = await ctx.kernel.exportMdContent(a.id);
+    if (doc === null) throw notFound("block", a.id);
+    return { id: a.id, hpath: doc.hPath, markdown: doc.content };
+  },
+  notebooks: (ctx, a) => notebooksOfBlocks(ctx, [a.id]),
 });
 
 /**

@@ -1,8 +1,8 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
  * create_template and update_template (`templates.ts`); export_resources and extract_doc
- * (external side effects: `exports.ts`); the reads list_templates, doc_assets
- * and list_unused_assets (`file-reads.ts`).
+ * (external side effects: `exports.ts`); the reads list_templates, read_template, doc_assets,
+ * list_unused_assets and export_md (`file-reads.ts`).
  *
  * The probe reads the source through the shell's reader and hashes it; the digest it leases is the
  * file's own SHA-256, so a file that changed between preflight and commit answers `state_changed`
@@ -23,7 +23,13 @@ import {
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
 import { exportResources, extractDoc } from "./exports.js";
-import { docAssets, listTemplates, listUnusedAssets } from "./file-reads.js";
+import {
+  docAssets,
+  exportMd,
+  listTemplates,
+  listUnusedAssets,
+  readTemplate,
+} from "./file-reads.js";
 import { createTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
@@ -130,4 +136,6 @@ export const fileHandlers = {
   list_templates: listTemplates,
   doc_assets: docAssets,
   list_unused_assets: listUnusedAssets,
+  read_template: readTemplate,
+  export_md: exportMd,
 } satisfies ToolHandlers<"file">;

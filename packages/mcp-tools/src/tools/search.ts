@@ -1,5 +1,7 @@
 /**
  * search: sql and fulltext (reads). The SQL index lags the live tree; results say so.
+ * invalid_refs (blocks whose reference names a deleted block) and assets (files of `data/assets/`
+ * by name) are SiYuan's own lists (`listInvalidBlockRefs`, `searchAsset`), withheld by permission.
  *
  * fulltext answers compact rows by default (ID, type, document ID, notebook, a plain-text snippet
  * of the content without the kernel's `<mark>` markup); `full: true` returns the kernel's rows as
@@ -8,7 +10,7 @@
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
-import { decodeEntities } from "./listing.js";
+import { decodeEntities, pageOf, readableItems } from "./listing.js";
 import { checkReadOnlySql, kernelMisreads } from "./read-only-sql.js";
 
 /** The longest snippet of a compact fulltext row, in characters. */
@@ -23,6 +25,12 @@ export function snippetOf(content: unknown): string {
   const chars = [...text];
   return chars.length > SNIPPET_MAX_CHARS ? `${chars.slice(0, SNIPPET_MAX_CHARS).join("")}…` : text;
 }
+
+/**
+ * The most blocks with a dead reference read from the kernel in one call: the action pages what
+ * the caller may read itself, so the kernel is asked for one page this large.
+ */
+export const INVALID_REFS_FETCH_MAX = 1024;
 
 /** One compact fulltext row. */
 export interface CompactHit {
@@ -99,6 +107,41 @@ export const searchHandlers = {
           : {}),
         ...more,
       };
+    },
+  }),
+  invalid_refs: readAction({
+    run: async (ctx, a) => {
+      const found = await ctx.kernel.listInvalidBlockRefs(1, INVALID_REFS_FETCH_MAX);
+      const { kept, withheld } = readableItems(ctx.permissions, found.blocks, (b) => b.notebook);
+      const { items, ...paging } = pageOf(kept, a.page, a.pageSize);
+      return {
+        blocks: items.map((b) => ({
+          id: b.id,
+          docID: b.docID,
+          notebook: b.notebook,
+          hpath: b.hpath,
+          snippet: snippetOf(b.content),
+        })),
+        ...paging,
+        ...(found.matched > INVALID_REFS_FETCH_MAX ? { capped: true } : {}),
+        ...withheld,
+      };
+    },
+  }),
+  assets: readAction({
+    run: async (ctx, a) => {
+      // SiYuan compares the extension with its dot: "png" and ".png" both mean ".png"
+      const exts = [...new Set(a.exts.map((e) => (e.startsWith(".") ? e : `.${e}`)))];
+      const found = await ctx.kernel.searchAsset(a.keyword, exts);
+      // `data/assets/` is the workspace's: its default permission decides (as file.upload_asset)
+      if (ctx.permissions.default === "none" && found.length > 0) {
+        return {
+          assets: [],
+          withheld: found.length,
+          withheldReason: "workspace assets need the default read permission",
+        };
+      }
+      return { assets: found };
     },
   }),
 } satisfies ToolHandlers<"search">;

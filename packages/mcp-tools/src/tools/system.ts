@@ -1,5 +1,6 @@
 /**
- * system: bootstrap, version, current_time, health (reads); notify (external side effect, no guarantee).
+ * system: bootstrap, version, current_time, conf (a summary without secrets: `conf-summary.ts`),
+ * health (reads); notify (external side effect, no guarantee).
  */
 import {
   LEASE_TTL_MS,
@@ -12,6 +13,7 @@ import { ToolError } from "../errors.js";
 import { externalAction, readAction, type ToolHandlers } from "../handler.js";
 import { grantsEverywhere } from "../permissions.js";
 import { SISYPHUS_VERSION } from "../version.js";
+import { confSummary } from "./conf-summary.js";
 
 /**
  * Said with every `system.sync` answer: the kernel's `performSync` answers nothing about the sync
@@ -110,6 +112,9 @@ export const systemHandlers = {
   }),
   version: readAction({
     run: async (ctx) => ({ sisyphus: SISYPHUS_VERSION, kernel: await ctx.kernel.version() }),
+  }),
+  conf: readAction({
+    run: async (ctx) => confSummary(await ctx.kernel.systemConf()),
   }),
   current_time: readAction({
     run: async (ctx) => {

@@ -103,13 +103,11 @@ export async function docByTitle(
       "ambiguous_path",
       `${rows.length > TITLE_CANDIDATES_MAX ? "more than " + TITLE_CANDIDATES_MAX : rows.length} documents are titled ${JSON.stringify(title)}: get one by its id`,
       {
-        candidates: rows
-          .slice(0, TITLE_CANDIDATES_MAX)
-          .map((r) => ({
-            id: String(r["id"]),
-            hpath: String(r["hpath"]),
-            notebook: String(r["box"]),
-          })),
+        candidates: rows.slice(0, TITLE_CANDIDATES_MAX).map((r) => ({
+          id: String(r["id"]),
+          hpath: String(r["hpath"]),
+          notebook: String(r["box"]),
+        })),
       },
     );
   }

@@ -1,6 +1,7 @@
 /**
- * document: get, list_tree, find, lookup, outline, recent, daily_note, snapshot (reads); create,
- * create_daily_note, duplicate (additive); rename, set_attrs (alias set_attr), remove (state); move, reorder
+ * document: get, list_tree, find, lookup, outline, recent, daily_note, snapshot, child_sort_mode
+ * (reads); create, create_daily_note, duplicate (additive); rename, set_attrs (alias set_attr),
+ * remove (state); move, reorder
  * (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */
@@ -12,6 +13,7 @@ import { duplicate } from "./duplicate.js";
 import { remove, rename, setAttrs } from "./meta-mutations.js";
 import { outline, recent } from "./navigation.js";
 import { documentReads } from "./reads.js";
+import { childSortMode } from "./sort-mode.js";
 import { move, reorder } from "./structure.js";
 
 /** The document tool's handlers. */
@@ -25,6 +27,7 @@ export const documentHandlers = {
   reorder: mutationAction(reorder),
   outline,
   recent,
+  child_sort_mode: childSortMode,
   daily_note: dailyNote,
   snapshot: readAction(snapshot),
   create_daily_note: mutationAction(createDailyNote),
