@@ -51,6 +51,9 @@ export const riffProbes = [
         page: 3,
         pageSize: 1,
       });
+      // a second later again, so its card sorts after the others (a tie would order by the random
+      // part of the card IDs)
+      await ctx.sleep(1100);
       await ctx.post("add an unknown block", "/api/riff/addRiffCards", {
         deckID: deck,
         blockIDs: [UNKNOWN_ID],
