@@ -10,6 +10,7 @@
  * listed by its name alone).
  */
 import { ACTIONS } from "../src/catalog.js";
+import { markdownTable } from "../src/tools-table.js";
 
 /** The reference implementation's actions, by tool. */
 export const REFERENCE_ACTIONS: Readonly<Record<string, string>> = {
@@ -322,14 +323,6 @@ export function comparisonPage(): string {
     "SiYuan 3.7.3 `/mcp`",
     "where Sisyphus has none",
   ];
-  const cell = (text: string) =>
-    text.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const body = [header, ...rows].map((cells) => cells.map(cell));
-  // Padded to the widest cell of each column, as the formatter (Biome) lays Markdown tables out.
-  const widths = header.map((_, i) => Math.max(3, ...body.map((cells) => cells[i]?.length ?? 0)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  const [head = [], ...lines] = body;
   return [
     "# Sisyphus, the reference implementation and SiYuan's own MCP, action by action",
     "",
@@ -342,9 +335,7 @@ export function comparisonPage(): string {
     "without actions by its name), none of them under a write guarantee. A row names the counterparts",
     "of one capability; a row without a Sisyphus action says what we plan.",
     "",
-    line(head),
-    line(widths.map((w) => "-".repeat(w))),
-    ...lines.map(line),
+    ...markdownTable(header, rows),
     "",
   ].join("\n");
 }

@@ -37,15 +37,21 @@ export function toolsTable(): string {
     return [`\`${tool}\``, purpose.get(tool) ?? "", of("read"), of("mutation"), of("external")];
   });
   const header = ["tool", "for", "reads", "strict writes", "outside the guarantee"];
-  // Markdown cells: `|` would end the cell and `<…>` would read as an HTML tag.
+  const table = markdownTable(header, rows);
+  return [TOOLS_TABLE_MARKERS.begin, "", ...table, "", TOOLS_TABLE_MARKERS.end].join("\n");
+}
+
+/**
+ * A Markdown table's lines, each cell escaped (`|` would end the cell and `<…>` would read as an
+ * HTML tag) and padded to the widest cell of its column, as the formatter (Biome) lays tables out.
+ */
+export function markdownTable(header: readonly string[], rows: readonly string[][]): string[] {
   const cell = (text: string) =>
     text.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const body = [header, ...rows].map((cells) => cells.map(cell));
-  // Padded to the widest cell of each column, as the formatter (Biome) lays Markdown tables out.
   const widths = header.map((_, i) => Math.max(3, ...body.map((cells) => cells[i]?.length ?? 0)));
   const line = (cells: string[]) =>
     `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   const [head = [], ...lines] = body;
-  const table = [line(head), line(widths.map((w) => "-".repeat(w))), ...lines.map(line)];
-  return [TOOLS_TABLE_MARKERS.begin, "", ...table, "", TOOLS_TABLE_MARKERS.end].join("\n");
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...lines.map(line)];
 }

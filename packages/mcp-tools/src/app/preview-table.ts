@@ -624,6 +624,22 @@ async function cardOf(r: PreviewReads, deckId: string, cardId: string) {
   throw notFound("card", cardId);
 }
 
+/** A block the write adds at a place: its first line, the place, its text as added. */
+function addedBlock<A extends { data: string }>(
+  at: (r: PreviewReads, a: A) => Promise<Awaited<ReturnType<PreviewReads["place"]>>>,
+): PreviewEntry<A> {
+  return placement(async (r, a) => {
+    const to = await at(r, a);
+    return {
+      what: "block",
+      line: firstLine(a.data),
+      from: null,
+      to,
+      content: newBlock(to.where, a.data),
+    };
+  });
+}
+
 /** The table's type: by tool, then mutation action, an entry over the action's parsed arguments. */
 export type PreviewTable = {
   readonly [T in ToolName]?: { readonly [A in MutationsOf<T>]?: PreviewEntry<ArgsOf<T, A>> };
@@ -677,36 +693,9 @@ export const PREVIEWS = {
           : await r.place(a.parentID as string, a.position ?? "first", a.id);
       return { what: "block", id: a.id, line: b.line, from: await r.placeOf(a.id), to };
     }),
-    insert: placement(async (r, a) => {
-      const to = await anchorPlace(r, a);
-      return {
-        what: "block",
-        line: firstLine(a.data),
-        from: null,
-        to,
-        content: newBlock(to.where, a.data),
-      };
-    }),
-    prepend: placement(async (r, a) => {
-      const to = await r.place(a.parentID, "first");
-      return {
-        what: "block",
-        line: firstLine(a.data),
-        from: null,
-        to,
-        content: newBlock(to.where, a.data),
-      };
-    }),
-    append: placement(async (r, a) => {
-      const to = await r.place(a.parentID, "last");
-      return {
-        what: "block",
-        line: firstLine(a.data),
-        from: null,
-        to,
-        content: newBlock(to.where, a.data),
-      };
-    }),
+    insert: addedBlock((r, a) => anchorPlace(r, a)),
+    prepend: addedBlock((r, a) => r.place(a.parentID, "first")),
+    append: addedBlock((r, a) => r.place(a.parentID, "last")),
   },
   document: {
     create: creation((r, a) => newDoc(r, a.notebook, a.hpath, a.markdown)),
