@@ -1,6 +1,6 @@
 /** SQL, search, system, notification, export and workspace-file endpoints (§4.6, §4.8, §4.9). */
 import type { SqlValue } from "sql.js";
-import { type BlockType, LUTE_NODE_NAMES } from "./block.js";
+import { blockJsonOfRow } from "./block-json.js";
 import {
   KERNEL_VERSION,
   PUSH_MSG_DEFAULT_TIMEOUT_MS,
@@ -93,12 +93,6 @@ const DEFAULT_SEARCH_TYPES = new Set([
   "callout",
 ]);
 
-function parseIal(ial: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of ial.matchAll(/([A-Za-z_][\w-]*)="([^"]*)"/g)) out[m[1]!] = m[2]!;
-  return out;
-}
-
 /** fullTextSearchBlock, keyword method (0) over the SQL index (so it lags like the kernel's). */
 function fullTextSearchBlock(ctx: HandlerContext): unknown {
   const query = typeof ctx.body.query === "string" ? ctx.body.query : "";
@@ -166,38 +160,12 @@ function fullTextSearchBlock(ctx: HandlerContext): unknown {
     return out.slice(0, SEARCH_CONTENT_MAX_CHARS);
   };
   const blocks = pageRows.map((x) => {
-    const s = (k: string): string => String(x[k] ?? "");
+    const b = blockJsonOfRow(x);
     return {
-      box: s("box"),
-      path: s("path"),
-      hPath: s("hpath"),
-      id: s("id"),
-      rootID: s("root_id"),
-      parentID: s("parent_id"),
-      name: s("name"),
-      alias: s("alias"),
-      memo: s("memo"),
-      tag: s("tag"),
-      content: mark(s("content")),
-      fcontent: s("fcontent"),
-      markdown: s("markdown"),
-      folded: false,
-      type: LUTE_NODE_NAMES[s("type") as BlockType] ?? s("type"),
-      subType: s("subtype"),
-      refText: "",
-      refs: null,
-      defID: "",
-      defPath: "",
-      ial: parseIal(s("ial")),
-      children: null,
-      depth: 0,
-      count: 0,
-      refCount: 0,
-      sort: Number(x.sort ?? 0),
-      created: s("created"),
-      updated: s("updated"),
-      riffCardID: "",
-      riffCard: null,
+      ...b,
+      content: mark(b.content),
+      created: String(x["created"] ?? ""),
+      updated: String(x["updated"] ?? ""),
     };
   });
   return {

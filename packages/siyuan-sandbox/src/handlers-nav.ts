@@ -4,6 +4,7 @@
  * `reloadProtyle` first refreshes dynamic anchor texts, which can rewrite other documents).
  */
 import { type Block, headingLevel, LUTE_NODE_NAMES, walk } from "./block.js";
+import { zeroBlockJson } from "./block-json.js";
 import { dateParts, isValidNodeId } from "./clock.js";
 import {
   BREADCRUMB_NAME_MAX_CHARS,
@@ -606,36 +607,16 @@ async function getDocOutline(ctx: HandlerContext): Promise<unknown> {
   }
   const path = ws.docPath(doc.id);
   const block = (n: OutlineNode, depth: number): Record<string, unknown> => ({
+    ...zeroBlockJson(n.h.id),
     box: doc.box,
     path,
-    hPath: "",
-    id: n.h.id,
     rootID: doc.id,
-    parentID: "",
-    name: "",
-    alias: "",
-    memo: "",
-    tag: "",
     content: outlineName(n.h),
-    fcontent: "",
-    markdown: "",
-    folded: false,
     type: "NodeHeading",
     subType: n.h.subtype,
-    refText: "",
-    refs: null,
-    defID: "",
-    defPath: "",
-    ial: null,
     children: n.kids.length > 0 ? n.kids.map((k) => block(k, depth + 1)) : null,
     depth,
     count: n.kids.length,
-    refCount: 0,
-    sort: 0,
-    created: "",
-    updated: "",
-    riffCardID: "",
-    riffCard: null,
   });
   return roots.map((n) => ({
     id: n.h.id,

@@ -4,7 +4,8 @@
  * links (`getDocAssets`) and the template search (`searchTemplate`), answered as SiYuan 3.7.3 does.
  */
 import { randomBytes } from "node:crypto";
-import { type Block, type BlockType, LUTE_NODE_NAMES, walk } from "./block.js";
+import { type Block, walk } from "./block.js";
+import { blockJsonOfRow } from "./block-json.js";
 import {
   DEFAULT_MAX_LIST_COUNT,
   DYNAMIC_ANCHOR_MAX_CHARS,
@@ -169,13 +170,6 @@ function goEscapeHtml(s: string): string {
     .replace(/"/g, "&#34;");
 }
 
-function parseIal(ial: string): Record<string, string> | null {
-  if (ial === "") return null;
-  const out: Record<string, string> = {};
-  for (const m of ial.matchAll(/([A-Za-z_][\w-]*)="([^"]*)"/g)) out[m[1]!] = m[2]!;
-  return out;
-}
-
 /** `getRecentUpdatedBlocks`: the 16 paragraphs longer than one character updated last (SQL index). */
 function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
   const rows = ctx.kernel.sql.select(
@@ -185,40 +179,14 @@ function getRecentUpdatedBlocks(ctx: HandlerContext): unknown {
   return rows.map(blockOfRow);
 }
 
-/** The kernel's `fromSQLBlock` of one `blocks` row (no search terms): its `Block` JSON. */
+/** The kernel's `fromSQLBlock` of one `blocks` row (no search terms): its texts HTML-escaped. */
 function blockOfRow(x: Record<string, unknown>): Record<string, unknown> {
-  const s = (k: string): string => String(x[k] ?? "");
+  const b = blockJsonOfRow(x);
   return {
-    box: s("box"),
-    path: s("path"),
-    hPath: s("hpath"),
-    id: s("id"),
-    rootID: s("root_id"),
-    parentID: s("parent_id"),
-    name: s("name"),
-    alias: s("alias"),
-    memo: s("memo"),
-    tag: goEscapeHtml(s("tag")),
-    content: goEscapeHtml(s("content")),
-    fcontent: goEscapeHtml(s("fcontent")),
-    markdown: s("markdown"),
-    folded: false,
-    type: LUTE_NODE_NAMES[s("type") as BlockType] ?? s("type"),
-    subType: s("subtype"),
-    refText: "",
-    refs: null,
-    defID: "",
-    defPath: "",
-    ial: parseIal(s("ial")),
-    children: null,
-    depth: 0,
-    count: 0,
-    refCount: 0,
-    sort: Number(x.sort ?? 0),
-    created: "",
-    updated: "",
-    riffCardID: "",
-    riffCard: null,
+    ...b,
+    tag: goEscapeHtml(b.tag),
+    content: goEscapeHtml(b.content),
+    fcontent: goEscapeHtml(b.fcontent),
   };
 }
 

@@ -21,7 +21,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type BlockType, LUTE_NODE_NAMES } from "./block.js";
+import { blockJsonOfRow, zeroBlockJson } from "./block-json.js";
 import { dateParts, isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
 import { field, type HandlerContext, type Route } from "./handler-kit.js";
@@ -265,25 +265,10 @@ function cardBlocks(ctx: HandlerContext, cards: Card[], page: number, pageSize: 
   const slice = sorted.slice(start, end);
   const blocks = slice.map((c) => {
     const row = ctx.kernel.sql.select("SELECT * FROM blocks WHERE id = ?", [c.blockId])[0];
-    if (!row) return { ...emptyBlock(c.blockId), content: MISSING_BLOCK_TEXT };
-    const str = (k: string): string => String(row[k] ?? "");
+    if (!row) return { ...zeroBlockJson(c.blockId), content: MISSING_BLOCK_TEXT };
     return {
-      ...emptyBlock(str("id")),
-      box: str("box"),
-      path: str("path"),
-      hPath: str("hpath"),
-      rootID: str("root_id"),
-      parentID: str("parent_id"),
-      name: str("name"),
-      alias: str("alias"),
-      memo: str("memo"),
-      tag: str("tag"),
-      content: str("content"),
-      markdown: str("markdown"),
-      type: LUTE_NODE_NAMES[str("type") as BlockType] ?? str("type"),
-      subType: str("subtype"),
-      ial: ialOf(str("ial")),
-      sort: Number(row.sort ?? 0),
+      ...blockJsonOfRow(row),
+      fcontent: "",
       riffCardID: c.id,
       riffCard: {
         due: goTime(c.due ?? t),
@@ -295,47 +280,6 @@ function cardBlocks(ctx: HandlerContext, cards: Card[], page: number, pageSize: 
     };
   });
   return { blocks, total, pageCount };
-}
-
-function ialOf(ial: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of ial.matchAll(/([\w-]+)="([^"]*)"/g)) out[m[1] as string] = m[2] as string;
-  return out;
-}
-
-function emptyBlock(id: string) {
-  return {
-    box: "",
-    path: "",
-    hPath: "",
-    id,
-    rootID: "",
-    parentID: "",
-    name: "",
-    alias: "",
-    memo: "",
-    tag: "",
-    content: "",
-    fcontent: "",
-    markdown: "",
-    folded: false,
-    type: "",
-    subType: "",
-    refText: "",
-    refs: null,
-    defID: "",
-    defPath: "",
-    ial: null as Record<string, string> | null,
-    children: null,
-    depth: 0,
-    count: 0,
-    refCount: 0,
-    sort: 0,
-    created: "",
-    updated: "",
-    riffCardID: "",
-    riffCard: null as Record<string, unknown> | null,
-  };
 }
 
 function getRiffCards(ctx: HandlerContext): unknown {
