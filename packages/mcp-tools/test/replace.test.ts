@@ -134,6 +134,10 @@ describe("block.replace", () => {
     expect(errorCode(commit)).toBe("state_changed");
     expect(h.writes(UPDATE)).toBe(writes);
     expect(body(p)).toBe("changed text");
+    // the answer carries the block as it is now, as block.get_kramdown reads it (D-290)
+    const now = await h.call("block", { action: "get_kramdown", id: p });
+    const error = commit.structuredContent["error"] as { details: Record<string, unknown> };
+    expect(error.details["current"]).toEqual({ [p]: now.structuredContent["kramdown"] });
   });
 
   it("a replacement equal to the text answers no_change", async () => {

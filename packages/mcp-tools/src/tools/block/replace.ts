@@ -8,7 +8,7 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, Probed } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, readBlockState } from "../../state/block-state.js";
+import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
 import { parseIalLine } from "../../state/ial.js";
 import { spreadsToSiblings } from "../../state/readback.js";
 import { CONTAINER_NODE_TYPES, checkUpdateData } from "./checks.js";
@@ -209,6 +209,7 @@ export const replace: MutationHandler<
       state: [snap.state],
       notebooks: await notebooksOfBlocks(ctx, [a.id]),
       snapshot: { block: snap, planned },
+      current: currentOf([snap]),
       ...(planned ? { preflightNotes: { occurrences: planned.count } } : {}),
     };
   },

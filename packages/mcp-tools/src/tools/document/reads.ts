@@ -10,13 +10,15 @@ export const documentReads = {
   get: readAction({
     run: async (ctx, a) => {
       const id = a.id ?? (await docByTitle(ctx, a.title as string)).id;
-      const [loc, kramdown, hpath] = await Promise.all([
+      const [loc, kramdown, hpath, notebooks] = await Promise.all([
         locateDoc(ctx, id),
         ctx.kernel.getBlockKramdown(id),
         ctx.kernel.getHPathByID(id),
+        ctx.kernel.lsNotebooks(),
       ]);
       if (!loc || kramdown === null) throw notFound("document", id);
-      return { id, notebook: loc.notebook, hpath, kramdown };
+      const notebookName = notebooks.find((n) => n.id === loc.notebook)?.name ?? "";
+      return { id, notebook: loc.notebook, notebookName, hpath, kramdown };
     },
     notebooks: async (ctx, a) =>
       a.id === undefined
