@@ -70,12 +70,12 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
       ? [
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
-          "2. Commit: resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
+          "2. Commit, once the preflight has answered: resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
           `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own preflight, and a later preflight leaves earlier ones valid.`,
           CREDENTIAL_NOTE,
           "Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: resend it unchanged (confirm:true included if it had it) and you get the stored receipt (replayed:true, executedNow:false); an interrupted av.create finishes only its missing steps (resumed:true).",
           'Dangerous actions (delete, remove, rm, mv, document.move, and block.move to another document) need the user\'s confirmation: their preflight answer says confirmationRequired:true and confirmation "elicitation" (the server asks the user during the commit) or "confirm_true" (ask the user first, then commit with confirm:true; a request from the user for exactly this change is their yes), and nextCall names the commit.',
-          "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true). extension.list is an ordinary read.",
+          "External actions (system.notify, system.sync, file.export_resources, file.extract_doc, extension.call, feedback.submit) take no validateOnly, requestId or hash and carry no guarantee; system.sync, extension.call and feedback.submit also need the user's confirmation (the server asks, or ask the user and resend with confirm:true).",
           "An error answers error.code, error.message and error.hint (the next call); errors below lists every code.",
         ]
       : ["Strict Safe Writes is off: writes run directly, once, with writeSafetyGuaranteed:false."],
