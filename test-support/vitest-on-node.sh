@@ -3,7 +3,8 @@
 # packages/node24. By default it runs the packages whose behaviour depends on the Node runtime (the
 # whole suite runs once, on the toolchain's Node, in `pnpm test`; docs/decisions.md D-289): HTTP
 # servers and clients, processes, files and the vm plugin engine. `--all` runs every package;
-# `--project NAME` runs that package alone. Other arguments go to `vitest run` (CI adds a JSON report).
+# `--project NAME` runs that package alone; `--root DIR` that suite (the reliability suite).
+# Other arguments go to `vitest run` (CI adds a JSON report).
 # Usage: bash test-support/vitest-on-node.sh NODE [--all] [vitest args]
 set -euo pipefail
 node_bin="$1"
@@ -20,7 +21,8 @@ all=0
 for arg in "$@"; do
   case "$arg" in
     --all) all=1 ;;
-    --project | --project=*) projects=("x") ; args+=("$arg") ;;
+    # another root (the reliability suite) or a named package: not the runtime-dependent set
+    --project | --project=* | --root | --root=*) projects=("x") ; args+=("$arg") ;;
     *) args+=("$arg") ;;
   esac
 done

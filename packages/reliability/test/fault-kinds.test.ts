@@ -33,6 +33,12 @@ import {
   runCell,
 } from "./support/matrix-kinds.js";
 
+/** Why a kind cannot apply to a mutation by the shape of its writes (runCell's notes). */
+const BY_SHAPE: readonly string[] = [
+  "the first write carries no content an outside edit could overwrite",
+  "no write carries content the corruption can alter",
+];
+
 /** The first scenario of each strict mutation. */
 const REPRESENTATIVES = representatives();
 
@@ -63,10 +69,16 @@ describe("fault kinds: generation", () => {
     expect(silentScenarios(REPRESENTATIVES, CLEAN)).toEqual([]);
   });
 
-  it("runs every kind on most mutations (a kind that never applies proves nothing)", () => {
+  it("runs every kind on most mutations it fits (a kind that never applies proves nothing)", () => {
     for (const kind of KINDS) {
       const run = applicableOf(RESULTS, kind).length;
-      expect(run, kind).toBeGreaterThanOrEqual(Math.ceil(REPRESENTATIVES.length / 2));
+      // A mutation whose writes carry only IDs (a flashcard write, a duplicate) has no content an
+      // outside edit or a corruption could overwrite: left out by its shape, not by a failing harness.
+      const fits = RESULTS.filter(
+        (r) => r.kind === kind && (r.applicable || !BY_SHAPE.includes(r.note ?? "")),
+      ).length;
+      expect(run, kind).toBeGreaterThan(0);
+      expect(run, kind).toBeGreaterThanOrEqual(Math.ceil(fits / 2));
     }
   });
 });
