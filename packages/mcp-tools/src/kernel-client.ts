@@ -51,6 +51,25 @@ function dueOf(d: Awaited<ReturnType<SiyuanClient["riff"]["getRiffDueCards"]>>):
   };
 }
 
+/** A block of the kernel's `model.Block` JSON as a one-line `RecentBlock` (recent updates, invalid refs). */
+function blockLine(b: {
+  id: string;
+  box: string;
+  rootID: string;
+  hPath?: string | undefined;
+  content: string;
+  ial?: Record<string, string> | null | undefined;
+}): RecentBlock {
+  return {
+    id: b.id,
+    notebook: b.box,
+    docID: b.rootID,
+    hpath: b.hPath ?? "",
+    content: b.content,
+    updated: b.ial?.["updated"] ?? "",
+  };
+}
+
 /** Runs a read; a kernel rejection with code -1 (unknown ID) becomes `null`. */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
   try {
@@ -335,14 +354,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
       const seen = new Map<string, RecentBlock>();
       for (const b of await c.block.getRecentUpdatedBlocks()) {
         if (seen.has(b.id)) continue;
-        seen.set(b.id, {
-          id: b.id,
-          notebook: b.box,
-          docID: b.rootID,
-          hpath: b.hPath ?? "",
-          content: b.content,
-          updated: b.ial?.["updated"] ?? "",
-        });
+        seen.set(b.id, blockLine(b));
       }
       return [...seen.values()];
     },
@@ -357,14 +369,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
     listInvalidBlockRefs: async (page, pageSize) => {
       const r = await c.search.listInvalidBlockRefs({ page, pageSize });
       return {
-        blocks: r.blocks.map((b) => ({
-          id: b.id,
-          notebook: b.box,
-          docID: b.rootID,
-          hpath: b.hPath ?? "",
-          content: b.content,
-          updated: b.ial?.["updated"] ?? "",
-        })),
+        blocks: r.blocks.map(blockLine),
         matched: r.matchedBlockCount,
       };
     },
