@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseCredential } from "./credential.js";
+import { parseCredential } from "./alias-pool.js";
 
 describe("parseCredential", () => {
   it.each([

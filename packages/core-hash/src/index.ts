@@ -5,7 +5,7 @@
  * Pure: no I/O, no clock, no globals beyond the language. This entry imports nothing from `node:*`,
  * and its global build (`dist/core-hash.global.js`) runs in a bare JavaScript context.
  */
-export { AliasPool } from "./alias-pool.js";
+export { AliasPool, type CredentialParseResult, parseCredential } from "./alias-pool.js";
 export { canonicalJson } from "./canonical-json.js";
 export { type HashChunkedOptions, hashChunked } from "./chunked.js";
 export {
@@ -19,7 +19,6 @@ export {
   SHA256_HEX_DIGITS,
   STATE_DIGEST_PREFIX,
 } from "./constants.js";
-export { type CredentialParseResult, parseCredential } from "./credential.js";
 export {
   CoreHashError,
   type CoreHashErrorCode,

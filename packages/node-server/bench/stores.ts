@@ -18,8 +18,7 @@ import { crc32 } from "node:zlib";
 import { RequestIdIssuer, type StateDigest } from "@sisyphus/core-hash";
 import { Ledger, type LedgerEntry, RequestIdRegistry } from "@sisyphus/write-safety";
 import type { SyncFn } from "../src/stores/append-log.js";
-import { FileLedgerStore, putLine } from "../src/stores/file-ledger-store.js";
-import { FileReservationStore } from "../src/stores/file-reservation-store.js";
+import { FileLedgerStore, FileReservationStore, putLine } from "../src/stores/file-stores.js";
 
 const QUICK = process.argv.includes("--quick");
 /** Also open the same records written in line format 1 (parsed in full at open). */

@@ -15,8 +15,8 @@ import {
   MAX_REQUEST_BODY_BYTES,
   MCP_PATH,
 } from "./constants.js";
-import { exceedsJsonDepth } from "./json-depth.js";
-import { bearerMatches, originAllowed, parseHostHeader } from "./security.js";
+
+import { bearerMatches, exceedsJsonDepth, originAllowed, parseHostHeader } from "./security.js";
 
 /** What serves the `/mcp` path once authentication, guards and body parsing passed. */
 export interface McpEndpoint {

@@ -54,5 +54,4 @@ export {
 } from "./errors.js";
 export { type RunningServer, type StartOptions, startServer } from "./main.js";
 export type { ExtensionGate, ExtensionTool, ServerExtension } from "./mcp-stack.js";
-export { FileLedgerStore } from "./stores/file-ledger-store.js";
-export { FileReservationStore } from "./stores/file-reservation-store.js";
+export { FileLedgerStore, FileReservationStore } from "./stores/file-stores.js";

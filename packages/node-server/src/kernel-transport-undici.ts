@@ -1,2 +1,2 @@
-/** Split point for `lazyKernelTransport`: the only static import of the undici transport. */
+/** Split point for `mcp-stack.ts`'s lazy kernel transport: the only static import of the undici transport. */
 export { undiciTransport } from "@sisyphus/siyuan-api";

@@ -31,8 +31,7 @@ import { importEsm } from "./import-esm.js";
 import type { ServerExtension } from "./mcp-stack.js";
 import { cryptoRandomSource } from "./random.js";
 import { type StartupSettings, startupSettings } from "./settings-reader.js";
-import { FileLedgerStore } from "./stores/file-ledger-store.js";
-import { FileReservationStore } from "./stores/file-reservation-store.js";
+import { FileLedgerStore, FileReservationStore } from "./stores/file-stores.js";
 import { withTestCrashPoint } from "./test-crash-point.js";
 
 // Everything that needs the MCP SDK, zod or the tool catalog lives in `mcp-stack.ts`, loaded with

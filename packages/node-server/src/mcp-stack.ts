@@ -29,7 +29,12 @@ import {
   type DrainGate,
   isAdmissionRefusal,
 } from "@sisyphus/mcp-tools/shell";
-import { createSiyuanClient } from "@sisyphus/siyuan-api/kernel";
+import {
+  createSiyuanClient,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from "@sisyphus/siyuan-api/kernel";
 import { type Clock, systemClock, type WriteCoordinator } from "@sisyphus/write-safety";
 import type { AuthorityLink } from "./authority-link.js";
 import type { ServerConfig } from "./config.js";
@@ -40,7 +45,6 @@ import {
 } from "./constants.js";
 import type { McpEndpoint } from "./http-server.js";
 import { KernelAuthorityLink } from "./kernel-authority-link.js";
-import { lazyKernelTransport } from "./kernel-transport.js";
 import { localOutputSink } from "./local-output.js";
 import { localFileSourceReader } from "./local-source.js";
 import { NodeAuthorityLink } from "./node-authority-link.js";
@@ -283,12 +287,30 @@ export function createHttpEndpoint(options: HttpEndpointOptions): McpEndpoint {
   };
 }
 
-function lazyTransport(baseUrl: string, token: string | undefined) {
-  return lazyKernelTransport({
+/**
+ * The kernel HTTP transport, loaded on first use: `undici` and its transport stay out of the
+ * start-up path, so `initialize`, `server/discover` and `tools/list` never wait on loading them.
+ */
+function lazyTransport(baseUrl: string, token: string | undefined): Transport {
+  const options = {
     baseUrl,
     ...(token === undefined ? {} : { token }),
     timeoutMs: KERNEL_TIMEOUT_MS,
-  });
+  };
+  let inner: Promise<Transport> | undefined;
+  const get = () => {
+    inner ??= import("./kernel-transport-undici.js").then((m) => m.undiciTransport(options));
+    return inner;
+  };
+  return {
+    name: "undici",
+    async send(request: TransportRequest): Promise<TransportResponse> {
+      return (await get()).send(request);
+    },
+    async close(): Promise<void> {
+      if (inner !== undefined) await (await inner).close();
+    },
+  };
 }
 
 /**

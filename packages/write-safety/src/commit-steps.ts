@@ -46,6 +46,7 @@ import {
   type ProbeResult,
   type ReadbackResult,
   type WriteCall,
+  WriteTracker,
 } from "./hooks.js";
 import type { Lease, LeasePool, LeaseResolution } from "./lease-pool.js";
 import {
@@ -59,7 +60,6 @@ import {
 import { type PreconditionKind, preconditionField } from "./policy.js";
 import type { RequestIdRegistry } from "./reservations.js";
 import type { LeaseScope } from "./scope.js";
-import { WriteTracker } from "./write-tracker.js";
 
 /** The coordinator's state the steps read and record into. */
 export interface CommitState {

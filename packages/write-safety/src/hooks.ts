@@ -1,13 +1,14 @@
 /**
  * The hook contracts of the write coordinator: what a caller passes in (`WriteCall`, and `probe` /
  * `execute` / `readback` as `CommitHooks`) and what each hook must return. The coordinator checks
- * every hook's answer with the guards at the end of this file before trusting it.
+ * every hook's answer with the guards of this file before trusting it, and gives `execute` only
+ * write ports its `WriteTracker` counts.
  */
 import { isStateDigest, type StateDigest } from "@sisyphus/core-hash";
 import type { WriteCancellation } from "./cancellation.js";
+import { isNotDispatched } from "./errors.js";
 import type { CreationProgress, ToolReceipt } from "./ledger.js";
 import type { ActionPolicy } from "./policy.js";
-import type { WritePort } from "./write-tracker.js";
 
 /** What a probe returns: the complete digest of the live state, plus small data the executor may need. */
 export interface ProbeResult {
@@ -142,4 +143,61 @@ export function checkReadback(result: ReadbackResult, call: WriteCall): Readback
     throw new TypeError(`${call.tool}.${call.action}: readback returned a malformed result`);
   }
   return result;
+}
+
+// The record of one execution's kernel writes. "Not dispatched" proves "nothing written" only
+// while it holds for every write the execution started: once any write may have reached the
+// kernel, a later failure can leave a partial state, and the answer must be `outcome_unknown`.
+// The coordinator owns one tracker per execution and hands executors only tracked write ports.
+
+/** A set of kernel writes: every member is an async function that makes (at most) one kernel write. */
+export type WritePort<W> = { readonly [K in keyof W]: (...args: never[]) => Promise<unknown> };
+
+/** Counts the writes of one execution and whether each provably never left the process. */
+export class WriteTracker {
+  #started = 0;
+  #notDispatched = 0;
+  #closed = false;
+
+  /** Writes started so far. */
+  get started(): number {
+    return this.#started;
+  }
+
+  /** True while every write started so far failed provably before dispatch (or none started). */
+  get nothingWritten(): boolean {
+    return this.#started === this.#notDispatched;
+  }
+
+  /**
+   * Runs one kernel write. A write started after the execution settled is a programming error
+   * (`TypeError`): its effect would escape the ledger record.
+   */
+  async dispatch<T>(write: () => Promise<T>): Promise<T> {
+    if (this.#closed) {
+      throw new TypeError("a kernel write was started after its execution settled");
+    }
+    this.#started++;
+    try {
+      return await write();
+    } catch (error) {
+      if (isNotDispatched(error)) this.#notDispatched++;
+      throw error;
+    }
+  }
+
+  /** The same port with every method routed through {@link dispatch}. */
+  track<W extends WritePort<W>>(port: W): W {
+    const tracked: Record<string, (...args: never[]) => Promise<unknown>> = {};
+    for (const name of Object.keys(port)) {
+      const write = port[name as keyof W] as (...args: never[]) => Promise<unknown>;
+      tracked[name] = (...args: never[]) => this.dispatch(() => write(...args));
+    }
+    return Object.freeze(tracked) as W;
+  }
+
+  /** Ends the execution: later writes are refused. */
+  close(): void {
+    this.#closed = true;
+  }
 }

@@ -61,6 +61,7 @@ export type {
   ReadbackResult,
   WriteCall,
 } from "./hooks.js";
+export { type WritePort, WriteTracker } from "./hooks.js";
 export {
   type Lease,
   type LeaseLimits,
@@ -117,4 +118,3 @@ export {
   type WireErrorEntry,
   type WireExitClass,
 } from "./wire-errors.js";
-export { type WritePort, WriteTracker } from "./write-tracker.js";

@@ -24,8 +24,7 @@ import { FULL_ACCESS, type PermissionMap } from "../permissions.js";
 import type { WriteLanePort } from "../runtime.js";
 import { type Admission, type AdmissionRefusal, isAdmissionRefusal } from "../shell/admission.js";
 import type { SettingsSnapshot } from "../shell/gateway.js";
-import { admissionRefusalResult } from "../shell/results.js";
-import { errorResult, type ToolResult } from "../tool-result.js";
+import { admissionRefusalResult, errorResult, type ToolResult } from "../tool-result.js";
 import { APP_HTML } from "./html.js";
 import { previewText, previewWrite } from "./preview.js";
 

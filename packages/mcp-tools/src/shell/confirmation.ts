@@ -16,8 +16,8 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ParsedCall } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
+import { shellError } from "../tool-result.js";
 import type { ConfirmationBinding, ConfirmationBook } from "./confirmation-book.js";
-import { shellError } from "./results.js";
 
 /** Per-connection facts the gateway needs besides the request context. */
 export interface GatewayConnection {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DrainGate, type DrainTicket } from "./drain.js";
+import { DrainGate, type DrainTicket } from "./admission.js";
 
 /** A promise with its resolver, for driving calls and the grace by hand (no timers). */
 function deferred<T = void>() {

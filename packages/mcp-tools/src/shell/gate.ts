@@ -11,9 +11,11 @@ export {
   type AdmissionClass,
   type AdmissionCounts,
   type AdmissionRefusal,
+  DrainGate,
+  type DrainResult,
+  type DrainTicket,
 } from "./admission.js";
 export * from "./constants.js";
-export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";
 export {
   type AuthorityHealth,
   type AuthorityHealthInput,

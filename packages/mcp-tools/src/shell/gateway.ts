@@ -19,6 +19,8 @@ import type { SettingsVerdict } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
 import { turnedOff } from "../tool-access.js";
 import type { ToolResult } from "../tool-result.js";
+import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "../tool-result.js";
+import type { DrainGate } from "./admission.js";
 import { type Admission, isAdmissionRefusal } from "./admission.js";
 import {
   type ConfirmationRequest,
@@ -33,8 +35,6 @@ import {
   PRECHECK_META_KEY,
   PRECHECK_SUBJECT_META_KEY,
 } from "./constants.js";
-import type { DrainGate } from "./drain.js";
-import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "./results.js";
 
 /**
  * The part of `@sisyphus/mcp-tools`' `ToolRuntime` the shell uses. The gateway parses each call

@@ -7,11 +7,23 @@
  * keys and the shell's own error results. Nothing here opens a socket, reads a file or picks an
  * authority, and nothing needs a Node API.
  */
+
+export {
+  admissionRefusalResult,
+  SHELL_ERROR_CODES,
+  type ShellErrorCode,
+  type ShellErrorTop,
+  shellError,
+  unusableSettingsRefusal,
+} from "../tool-result.js";
 export {
   Admission,
   type AdmissionClass,
   type AdmissionCounts,
   type AdmissionRefusal,
+  DrainGate,
+  type DrainResult,
+  type DrainTicket,
   isAdmissionRefusal,
 } from "./admission.js";
 export { declaresForm, type GatewayConnection, type PrecheckVerdict } from "./confirmation.js";
@@ -38,16 +50,17 @@ export {
   TASK_CONTROL_VERSION,
   TASK_ID_META_KEY,
 } from "./constants.js";
-export { DrainGate, type DrainResult, type DrainTicket } from "./drain.js";
 export {
   type AuthorityEndpoint,
   type AuthorityEndpointOptions,
   type AuthorityServerFactory,
   type AuthorityServerOptions,
   type CallGateway,
+  type ClosableSession,
   createAuthorityEndpoint,
   createAuthorityServer,
   type Gateway,
+  LegacySessionTable,
   type PerCallSettings,
   type PerCallSettingsOptions,
   perCallSettings,
@@ -73,12 +86,3 @@ export {
   authorityHealth,
   type WriteLaneCounts,
 } from "./health.js";
-export { type ClosableSession, LegacySessionTable } from "./legacy-sessions.js";
-export {
-  admissionRefusalResult,
-  SHELL_ERROR_CODES,
-  type ShellErrorCode,
-  type ShellErrorTop,
-  shellError,
-  unusableSettingsRefusal,
-} from "./results.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LEGACY_SESSION_IDLE_MS } from "./constants.js";
-import { LegacySessionTable } from "./legacy-sessions.js";
+import { LegacySessionTable } from "./endpoint.js";
 
 function fakeSession() {
   const s = {

@@ -10,8 +10,7 @@ import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { isNodeServerError } from "../errors.js";
 import { AppendLog, type SyncFn } from "./append-log.js";
-import { FileLedgerStore } from "./file-ledger-store.js";
-import { FileReservationStore } from "./file-reservation-store.js";
+import { FileLedgerStore, FileReservationStore } from "./file-stores.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sisyphus-group-"));
 

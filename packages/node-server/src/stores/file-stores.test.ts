@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { isNodeServerError } from "../errors.js";
-import { FileLedgerStore, type StoreKey } from "./file-ledger-store.js";
-import { FileReservationStore } from "./file-reservation-store.js";
+import { FileLedgerStore, FileReservationStore, type StoreKey } from "./file-stores.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sisyphus-store-"));
 type E = { requestId: string; state: string };

@@ -8,8 +8,7 @@ import {
   describeReservationStoreContract,
 } from "@sisyphus/write-safety/testing";
 import { afterEach } from "vitest";
-import { FileLedgerStore } from "./file-ledger-store.js";
-import { FileReservationStore } from "./file-reservation-store.js";
+import { FileLedgerStore, FileReservationStore } from "./file-stores.js";
 
 const fresh = () => mkdtempSync(join(tmpdir(), "sisyphus-contract-"));
 
