@@ -106,6 +106,7 @@ export const ROWS: readonly Row[] = [
   ["block.delete", "block.delete", "block.delete"],
   ["block.move", "block.move", "block.move"],
   ["block.replace", "block.replace", ""],
+  ["block.find_replace", "search.find_replace", ""],
   ["", "block.set_fold_state", "", PLANNED],
   ["", "block.transfer_references", "", PLANNED],
   ["", "block.add_to_daily_note", "dailynote.append dailynote.prepend", PLANNED],
@@ -138,7 +139,7 @@ export const ROWS: readonly Row[] = [
   ["fs.mv", "fs.mv", ""],
   ["fs.reorder", "fs.reorder", ""],
   ["", "fs.search", "", PLANNED],
-  ["", "fs.replace search.find_replace", "", PLANNED],
+  ["", "fs.replace", "", PLANNED],
   // file
   ["file.upload_asset", "file.upload_asset", "asset.upload"],
   ["file.create_template", "file.create_template", "template.create"],
