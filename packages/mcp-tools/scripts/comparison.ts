@@ -213,12 +213,17 @@ export const ROWS: readonly Row[] = [
   ["history.get", "timeline.compare_node timeline.compare_recent", "history.get"],
   ["history.create_point", "timeline.create_node", ""],
   ["history.rollback_document", "timeline.rollback_document", "history.rollback"],
-  ["", "timeline.delete_node timeline.rollback_block", "history.clear", PLANNED],
+  [
+    "",
+    "timeline.delete_node timeline.rollback_block",
+    "history.clear",
+    "planned (issue 34) after snapshot_*: the reference builds both on /api/repo/*; SiYuan 3.7.3's /api/history can neither delete one point nor roll back one block",
+  ],
   [
     "",
     "",
     "repo.list repo.create repo.diff",
-    "planned (issue 34): snapshot_list, snapshot_create, snapshot_diff",
+    "planned (issue 34): snapshot_list, snapshot_create, snapshot_diff; 3.7.3 refuses them (code -1) until the user sets a data repo key",
   ],
   [
     "",
