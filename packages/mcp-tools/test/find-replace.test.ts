@@ -86,6 +86,24 @@ describe("block.find_replace", () => {
     expect(writes()).toBe(before + 1);
   });
 
+  it("keeps the attributes of a block whose Markdown cannot carry them (a code block: restored after the batch)", async () => {
+    const d = await doc("FR Code", "```js\nconst colour = 1;\n```\n\nthe colour");
+    const [code, para] = d.blocks as [string, string];
+    h.sandbox.control.external.setBlockAttrs(code, { "custom-lang-note": "x" });
+    await h.client.flush();
+    const { commit } = await h.write(
+      "block",
+      { action: "find_replace", ids: [code, para], find: "colour", replacement: "color" },
+      true,
+    );
+    expect(commit.structuredContent["status"], JSON.stringify(commit.structuredContent)).toBe(
+      "committed",
+    );
+    expect(body(code)).toBe("```js\nconst color = 1;\n```");
+    expect(body(para)).toBe("the color");
+    expect(h.sandbox.control.attrs(code)).toMatchObject({ "custom-lang-note": "x" });
+  });
+
   it("does not write without the user's confirmation", async () => {
     const d = await doc("FR Confirm", "a typo teh here");
     const p = d.blocks[0] as string;
