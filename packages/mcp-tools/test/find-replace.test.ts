@@ -6,10 +6,10 @@
  * replay writes nothing; a block changed after the preflight answers state_changed before any
  * write; the action needs the user's confirmation.
  */
-import { stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
 import { kernelFromClient } from "../src/kernel-client.js";
 import { readBlockState } from "../src/state/block-state.js";
+import { blockHash } from "../src/tools/block/find-replace.js";
 import { errorCode, useHarness } from "./harness.js";
 
 const UPDATE = "/api/block/updateBlock";
@@ -56,10 +56,11 @@ describe("block.find_replace", () => {
     const s1 = await readBlockState(kernel, p1);
     const s3 = await readBlockState(kernel, h1);
     expect(pc["matches"]).toEqual([
-      { id: p1, occurrences: 2, stateHash: stateHash(s1.state) },
-      { id: h1, occurrences: 1, stateHash: stateHash(s3.state) },
+      { id: p1, occurrences: 2, stateHash: blockHash(s1) },
+      { id: h1, occurrences: 1, stateHash: blockHash(s3) },
     ]);
     expect(pc["unmatched"]).toEqual([p2]);
+    expect(blockHash(s1)).toMatch(/^[0-9a-f]{12}$/);
 
     const before = writes();
     const batches = h.writes(BATCH);

@@ -12,7 +12,7 @@
  * text is left alone and listed as unmatched; the commit's re-probe finding a different set of
  * matching blocks, or any of them changed, answers `state_changed` before anything is written.
  */
-import { stateHash } from "@sisyphus/core-hash";
+import { digestHex, stateHash } from "@sisyphus/core-hash";
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, Probed } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
@@ -39,6 +39,12 @@ interface FindReplaceSnapshot {
    * applies (the digest comparison then answers `state_changed`). */
   readonly planned: readonly Match[] | undefined;
 }
+
+/**
+ * A matched block's own hash as the preflight lists it: the first 12 hex digits of the digest of
+ * the state the manifest hashes for it (it changes whenever the block does).
+ */
+export const blockHash = (b: BlockSnapshot): string => digestHex(stateHash(b.state)).slice(0, 12);
 
 const distinct = (ids: readonly string[]) => [...new Set(ids)];
 
@@ -113,7 +119,7 @@ export const findReplace: MutationHandler<
               matches: planned.map((m, i) => ({
                 id: m.id,
                 occurrences: m.count,
-                stateHash: stateHash((blocks[i] as BlockSnapshot).state),
+                stateHash: blockHash(blocks[i] as BlockSnapshot),
               })),
               unmatched,
             },
