@@ -217,7 +217,7 @@ export const ROWS: readonly Row[] = [
     "",
     "timeline.delete_node timeline.rollback_block",
     "history.clear",
-    "planned (issue 34) after snapshot_*: the reference builds both on /api/repo/*; SiYuan 3.7.3's /api/history can neither delete one point nor roll back one block",
+    "planned (issue 34) after the snapshot actions: the reference builds both on SiYuan's repo API; 3.7.3's history API can neither delete one point nor roll back one block",
   ],
   [
     "",
