@@ -106,6 +106,7 @@ export const ROWS: readonly Row[] = [
   ["block.delete", "block.delete", "block.delete"],
   ["block.move", "block.move", "block.move"],
   ["block.replace", "block.replace", ""],
+  ["block.find_replace", "search.find_replace", ""],
   ["", "block.set_fold_state", "", PLANNED],
   ["", "block.transfer_references", "", PLANNED],
   ["", "block.add_to_daily_note", "dailynote.append dailynote.prepend", PLANNED],
@@ -138,7 +139,7 @@ export const ROWS: readonly Row[] = [
   ["fs.mv", "fs.mv", ""],
   ["fs.reorder", "fs.reorder", ""],
   ["", "fs.search", "", PLANNED],
-  ["", "fs.replace search.find_replace", "", PLANNED],
+  ["", "fs.replace", "", PLANNED],
   // file
   ["file.upload_asset", "file.upload_asset", "asset.upload"],
   ["file.create_template", "file.create_template", "template.create"],
@@ -212,12 +213,17 @@ export const ROWS: readonly Row[] = [
   ["history.get", "timeline.compare_node timeline.compare_recent", "history.get"],
   ["history.create_point", "timeline.create_node", ""],
   ["history.rollback_document", "timeline.rollback_document", "history.rollback"],
-  ["", "timeline.delete_node timeline.rollback_block", "history.clear", PLANNED],
+  [
+    "",
+    "timeline.delete_node timeline.rollback_block",
+    "history.clear",
+    "planned (issue 34) after the snapshot actions: the reference builds both on SiYuan's repo API; 3.7.3's history API can neither delete one point nor roll back one block",
+  ],
   [
     "",
     "",
     "repo.list repo.create repo.diff",
-    "planned (issue 34): snapshot_list, snapshot_create, snapshot_diff",
+    "planned (issue 34): snapshot_list, snapshot_create, snapshot_diff; 3.7.3 refuses them (code -1) until the user sets a data repo key",
   ],
   [
     "",

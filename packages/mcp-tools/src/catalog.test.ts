@@ -129,6 +129,7 @@ describe("the policy table", () => {
       "notebook.create": "none",
       "notebook.set_open_state": "state",
       "tag.rename": "manifest",
+      "block.find_replace": "manifest",
       "search.sql": "read",
       "system.notify": "external",
     });
@@ -169,6 +170,7 @@ describe("the policy table", () => {
         "av.remove_column",
         "history.rollback_document",
         "flashcard.remove_cards",
+        "block.find_replace",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");
@@ -193,7 +195,7 @@ describe("the advertised surface", () => {
         "expectedStructureHash",
       ]),
     );
-    expect(props("block")).not.toContain("expectedManifestHash");
+    expect(props("block")).toContain("expectedManifestHash");
     expect(props("tag")).toContain("expectedManifestHash");
     expect(props("tag")).not.toContain("expectedStateHash");
   });
@@ -231,7 +233,7 @@ describe("the advertised surface", () => {
       }
     }
     expect(describeTool("block", true).description).toMatch(
-      /User confirms: delete,move\(to another doc\)\./,
+      /User confirms: find_replace,delete,move\(to another doc\)\./,
     );
   });
 

@@ -361,6 +361,17 @@ export const CATALOG = {
       signature:
         "replace(id,find,replacement,all?=false: find must occur once) literal, in its Kramdown but not its {: …} line; keeps ID+attributes; answers replacedCount",
     },
+    find_replace: {
+      policy: manifest,
+      dangerous: true,
+      args: z.strictObject({
+        ids: z.array(nodeId).min(1).max(64),
+        find: z.string().min(1).max(65536),
+        replacement: z.string().max(65536),
+      }),
+      signature:
+        "find_replace(ids,find,replacement) replace all=true in each block holding find; others kept, listed",
+    },
     set_attrs: {
       policy: state,
       args: z.strictObject({ id: nodeId, attrs: attrMap }),

@@ -254,6 +254,27 @@ describe("the entry point", () => {
     expect(JSON.stringify(ambiguous.structuredContent)).toContain("ambiguous");
   });
 
+  it("answers block.find_replace's before and after for each block holding the text, and says which it leaves", async () => {
+    const id = await doc("a colour here\n\nnothing\n\ncolour and colour");
+    const blocks = (await h.client.block.getChildBlocks({ id })).map((b) => b.id);
+    const args = {
+      action: "find_replace",
+      ids: blocks,
+      find: "colour",
+      replacement: "color",
+      validateOnly: true,
+    };
+    const r = await preview(args, "block");
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined();
+    const p = r.structuredContent as unknown as WritePreview;
+    expect(p.precondition).toEqual({ kind: "manifest", field: "expectedManifestHash" });
+    expect(p.summary).toBe("Replaces every “colour” with “color” in 2 blocks");
+    expect(p.content?.map((c) => [c.id, c.before, c.after])).toEqual([
+      [blocks[0], "a colour here", "a color here"],
+      [blocks[2], "colour and colour", "color and color"],
+    ]);
+  });
+
   it("infers the tool from the arguments when the host does not name it", async () => {
     const parent = await doc("parent");
     const title = `App ${seq}`;

@@ -664,6 +664,21 @@ export const PREVIEWS = {
       (_n, where, a) =>
         `Replaces ${a.all === true ? "every" : "the"} ${q(a.find)} with ${q(a.replacement)} in a block of ${where}`,
     ),
+    find_replace: blockContents(
+      async (r, a) => {
+        const matched: string[] = [];
+        for (const id of new Set(a.ids))
+          if ((await r.block(id)).body.includes(a.find)) matched.push(id);
+        return matched.map((id) => ({
+          id,
+          after: (before: string) => replacedText({ ...a, id, all: true }, before),
+        }));
+      },
+      (n, _where, a) =>
+        n === 0
+          ? `None of the ${plural(a.ids.length, "block")} contains ${q(a.find)}: refused, nothing changes`
+          : `Replaces every ${q(a.find)} with ${q(a.replacement)} in ${plural(n, "block")}`,
+    ),
     set_attrs: attributes(async (r, a) => {
       const b = await r.block(a.id);
       const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};

@@ -371,6 +371,19 @@ export const SCENARIOS: readonly Scenario[] = [
         ),
     }),
   ),
+  onParagraphs(
+    "block.find_replace",
+    "block.find_replace across three paragraphs (two match, one with a user attribute)",
+    OWNER,
+    (env, f) => ({
+      args: { action: "find_replace", ids: f.blocks, find: "o", replacement: "0" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha 0ne", "beta tw0", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
   onParagraphs("block.set_attrs", "block.set_attrs on a paragraph", OWNER, (env, f) => ({
     args: { action: "set_attrs", id: f.blocks[0], attrs: { "custom-status": "done" } },
     shows: async () => keepsAttrs(env, f.blocks[0], { ...OWNER, "custom-status": "done" }),

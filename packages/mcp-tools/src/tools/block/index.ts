@@ -1,12 +1,13 @@
 /**
  * block: reads by ID (backlinks, backmentions and the breadcrumb among them), over several IDs
  * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append; update, replace, set_attrs, delete (state); move
- * (structure). One file per kind of write; this table joins them to the catalog's actions.
+ * (structure); find_replace (manifest: several blocks, find-replace.ts). One file per kind of write; this table joins them to the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
 import { setAttrs } from "./attrs.js";
 import { batchKramdown, recentUpdated, wordCount } from "./batch-reads.js";
 import { del } from "./delete.js";
+import { findReplace } from "./find-replace.js";
 import { append, insert, prepend } from "./insert.js";
 import { move } from "./move.js";
 import { backlinks, backmentions, breadcrumb } from "./navigation.js";
@@ -32,6 +33,7 @@ export const blockHandlers = {
   append: mutationAction(append),
   update: mutationAction(update),
   replace: mutationAction(replace),
+  find_replace: mutationAction(findReplace),
   set_attrs: mutationAction(setAttrs),
   delete: mutationAction(del),
   move: mutationAction(move),

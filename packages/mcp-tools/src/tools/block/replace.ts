@@ -147,6 +147,27 @@ export function plannedBody(a: ReplaceArgs, snap: BlockSnapshot): { body: string
   return { body, count: at.length };
 }
 
+/**
+ * {@link plannedBody}, and the refusals block.update itself would meet with it: data naming
+ * kernel-managed identity, or text that would become several blocks.
+ */
+export function plannedUpdate(
+  a: ReplaceArgs,
+  snap: BlockSnapshot,
+): { body: string; count: number } {
+  const planned = plannedBody(a, snap);
+  const item = { id: a.id, data: planned.body, dataType: "markdown" as const };
+  checkUpdateData(item);
+  if (spreadsToSiblings(item, snap)) {
+    throw refuse(
+      a,
+      "several_blocks",
+      `the replaced text of block ${a.id} would hold several blocks (a blank line or a block marker), and SiYuan keeps only the first when it updates a block: replace without starting a new block, and add blocks with block.insert (previousID=${a.id})`,
+    );
+  }
+  return planned;
+}
+
 /** The block.update call this replace amounts to (one item, Markdown). */
 const asUpdate = (id: string, body: string): UpdateArgs => ({
   id,
@@ -189,16 +210,7 @@ export const replace: MutationHandler<
     if (!snap.exists) throw notFound("block", a.id);
     let planned: ReplaceSnapshot["planned"];
     try {
-      planned = plannedBody(a, snap);
-      const item = { id: a.id, data: planned.body, dataType: "markdown" as const };
-      checkUpdateData(item);
-      if (spreadsToSiblings(item, snap)) {
-        throw refuse(
-          a,
-          "several_blocks",
-          `the replaced text of block ${a.id} would hold several blocks (a blank line or a block marker), and SiYuan keeps only the first when it updates a block: replace without starting a new block, and add blocks with block.insert (previousID=${a.id})`,
-        );
-      }
+      planned = plannedUpdate(a, snap);
     } catch (e) {
       // At commit the same arguments passed at preflight: a refusal now means the block changed,
       // which the digest comparison reports as state_changed.
