@@ -98,6 +98,9 @@ export interface AvView {
   gallery?: { cardFields: AvViewField[] };
   kanban?: { fields: AvViewField[] };
   itemIds: string[];
+  /** Spec 5: one root group (`combination`, its leaves in `filters`); a new view's is empty. */
+  filters?: Array<Record<string, unknown>>;
+  sorts?: Array<Record<string, unknown>>;
 }
 /** One new-item template (sandbox shape: static field values by key ID). */
 export interface AvNewItemTemplate {
@@ -333,6 +336,7 @@ export function newDefaultAv(store: AvStore, avID: string, layout: AvLayout): At
     pageSize: AV_DEFAULT_PAGE_SIZE,
     type: layout,
     itemIds: [],
+    filters: [{ column: "", operator: "", value: null, combination: "and" }],
   };
   viewFields(view).push(field(pk.id), field(sel.id));
   return {
@@ -1029,8 +1033,8 @@ export function renderAv(store: AvStore, av: AttributeView, o: RenderOptions): u
     name: view.name,
     desc: view.desc,
     hideAttrViewName: view.hideAttrViewName,
-    filters: [],
-    sorts: [],
+    filters: view.filters ?? [],
+    sorts: view.sorts ?? [],
     // the view's own page size, whatever page size the request used (kernel-probes av.*)
     pageSize: view.pageSize || AV_DEFAULT_PAGE_SIZE,
   };
