@@ -194,6 +194,11 @@ export const WIRE_ERRORS = {
     exit: "error",
     writeAttempted: "never",
   },
+  unsupported: {
+    hint: "This SiYuan does not offer what the action needs (details.reason says what is off or missing); nothing was read or written. Tell the user, who may turn it on in SiYuan, or use another action.",
+    exit: "error",
+    writeAttempted: "never",
+  },
   extension_error: {
     hint: "SiYuan's MCP endpoint refused the request before running the tool; nothing ran. Check the name and arguments against extension.list.",
     exit: "error",

@@ -13,6 +13,7 @@ import type { ArgsOf } from "../handler.js";
 import { avKey, avKeys, cellState, primaryKey, rowIds, valuesOf } from "../state/av-state.js";
 import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
 import { splitOwnIal } from "../state/ial.js";
+import { storedAvName } from "../tools/av/create.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
@@ -1014,6 +1015,10 @@ export const PREVIEWS = {
           { what: "filled cells", where: dbName(av), before: String(filled), after: null },
         ],
       };
+    }),
+    rename: rename(async (r, a) => {
+      const av = await database(r, a.id);
+      return { what: "database", id: a.id, before: av.name ?? "", after: storedAvName(a.name) };
     }),
   },
   flashcard: {

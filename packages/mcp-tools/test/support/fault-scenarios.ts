@@ -181,6 +181,7 @@ function onParagraphs(
 
 /** A database file as the verify client reads it. */
 interface AvJson {
+  name?: string;
   keyValues: Array<{
     key: { id: string; name: string } & Record<string, unknown>;
     values?: Array<{ blockID: string } & Record<string, unknown>>;
@@ -752,6 +753,14 @@ export const SCENARIOS: readonly Scenario[] = [
         keys.map((k) => k.name),
         ["Primary Key", "Select"],
       );
+    },
+  })),
+  onDatabase("av.rename", "av.rename a database", (env, db) => ({
+    args: { action: "rename", id: db.av, name: "Renamed DB" },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      const av = (await env.verify.av.getAttributeView({ id: db.av })).av as AvJson | null;
+      return differ("name", av?.name, "Renamed DB");
     },
   })),
   // ------------------------------------------------------------------ tag
