@@ -195,7 +195,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   unsupported: {
-    hint: "This SiYuan does not offer what the action needs (details.reason says what is off or missing); nothing was read or written. Tell the user, who may turn it on in SiYuan, or use another action.",
+    hint: "SiYuan has this off or lacks it (details.reason); nothing ran. Tell the user.",
     exit: "error",
     writeAttempted: "never",
   },
