@@ -197,6 +197,8 @@ export interface SiyuanClient {
     getAttributeViewPrimaryKeyValues(
       args: T.AvPrimaryKeyValuesArgs,
     ): Promise<T.AvPrimaryKeyValuesResult>;
+    /** Writes a copy of the database's file; inserts no block (the caller inserts `blockID`). */
+    duplicateAttributeViewBlock(args: T.AvIdArg): Promise<T.AvDuplicateResult>;
   };
   readonly asset: {
     /** Multipart upload (`file[]`). */

@@ -235,6 +235,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       searchAttributeView: (a) => call("av.searchAttributeView", a, S.avSearchSchema),
       getAttributeViewPrimaryKeyValues: (a) =>
         call("av.getAttributeViewPrimaryKeyValues", a, S.avPrimaryKeyValuesSchema),
+      duplicateAttributeViewBlock: (a) =>
+        call("av.duplicateAttributeViewBlock", a, S.avDuplicateSchema),
     },
     asset: {
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),

@@ -139,6 +139,7 @@ export const ENDPOINTS = {
   "av.getAttributeViewFilterSort": r("/api/av/getAttributeViewFilterSort", "id", "blockID"),
   "av.searchAttributeView": r("/api/av/searchAttributeView", "keyword"),
   "av.getAttributeViewPrimaryKeyValues": r("/api/av/getAttributeViewPrimaryKeyValues", "id"),
+  "av.duplicateAttributeViewBlock": w("/api/av/duplicateAttributeViewBlock", "avID"),
 
   "asset.upload": w("/api/asset/upload", "files"),
   "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),

@@ -430,6 +430,8 @@ export const avSearchHitSchema = z.looseObject({
   children: z.array(z.unknown()).nullish(),
 });
 export const avSearchSchema = z.looseObject({ results: nullableArray(avSearchHitSchema) });
+/** `duplicateAttributeViewBlock`: the copy's database ID and the ID its carrier block is to have. */
+export const avDuplicateSchema = z.looseObject({ avID: z.string(), blockID: z.string() });
 /** `getAttributeViewPrimaryKeyValues`: the name, the blocks showing it, one page of primary-key values. */
 export const avPrimaryKeyValuesSchema = z.looseObject({
   name: z.string(),

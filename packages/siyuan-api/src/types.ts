@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type {
   assetContentSearchSchema,
   avFilterSortSchema,
+  avDuplicateSchema,
   avPrimaryKeyValuesSchema,
   avSearchSchema,
   backlink2Schema,
@@ -567,3 +568,5 @@ export interface SemanticSearchArgs {
   readonly page?: number;
   readonly pageSize?: number;
 }
+/** `duplicateAttributeViewBlock` result: no block exists yet under `blockID` (the caller inserts it). */
+export type AvDuplicateResult = z.infer<typeof avDuplicateSchema>;

@@ -322,6 +322,22 @@ export function avBlocks(kernel: Kernel, avID?: string): Block[] {
   return out;
 }
 
+/**
+ * What the kernel does to a database block it inserts whose database already has a file: the
+ * block shows the database's current view (`custom-sy-av-view`, unless it names one already;
+ * SiYuan 3.7.3 `doInsert`, kernel-probes av.duplicate).
+ */
+export function adoptAvViews(kernel: Kernel, blocks: readonly Block[]): void {
+  for (const top of blocks) {
+    walk(top, (b) => {
+      if (b.type !== "av" || b.attrs["custom-sy-av-view"]) return;
+      const av = avStore(kernel).peek(b.text);
+      const view = av?.views.find((v) => v.id === av.viewID);
+      if (view) b.attrs["custom-sy-av-view"] = view.id;
+    });
+  }
+}
+
 /** The default AV the kernel writes on first render: "Primary Key" (block) and "Select". */
 export function newDefaultAv(store: AvStore, avID: string, layout: AvLayout): AttributeView {
   const pk = newKey(store.newId(), "Primary Key", "block", "");
@@ -455,7 +471,7 @@ function blockValue(
 }
 
 /** Adds the AV to a block's `custom-avs` (and `av-names`). */
-function bindBlock(kernel: Kernel, av: AttributeView, blockID: string, bind: boolean): void {
+export function bindBlock(kernel: Kernel, av: AttributeView, blockID: string, bind: boolean): void {
   const loc = kernel.ws.locate(blockID);
   if (!loc) return;
   const cur = (loc.block.attrs["custom-avs"] ?? "").split(",").filter(Boolean);

@@ -1,9 +1,17 @@
 /**
- * Database reads beside the file and render (SiYuan 3.7.3, kernel-probes av.filter-sort,
- * av.search, av.primary-key-values): a view's filters and sorts and the two endpoints that set
- * them, databases by name, and one page of a database's primary-key values.
+ * Database reads beside the file and render, and the copy of a database (SiYuan 3.7.3,
+ * kernel-probes av.filter-sort, av.search, av.primary-key-values, av.duplicate): a view's filters
+ * and sorts and the two endpoints that set them, databases by name, one page of a database's
+ * primary-key values, and `duplicateAttributeViewBlock`.
  */
-import { type AttributeView, type AvView, avBlocks, avStore, primaryKey } from "./av-model.js";
+import {
+  type AttributeView,
+  type AvView,
+  avBlocks,
+  avStore,
+  bindBlock,
+  primaryKey,
+} from "./av-model.js";
 import { isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStr } from "./handler-kit.js";
@@ -208,6 +216,39 @@ function getAttributeViewPrimaryKeyValues(ctx: HandlerContext): unknown {
   };
 }
 
+/**
+ * duplicateAttributeViewBlock (`model.DuplicateDatabaseBlock`): a copy of the database's file under
+ * a new ID (the old ID replaced wherever it occurs; keys, views and items keep theirs), named
+ * "<name> (Duplicated <local time>)" unless unnamed, two-way relations made one-way; every bound
+ * block also shows the copy (`custom-avs`, `av-names`). No block is made: the answer's `blockID` is
+ * the ID the caller's carrier block is to have (the editor inserts it after the original).
+ */
+function duplicateAttributeViewBlock(ctx: HandlerContext): unknown {
+  const avID = reqStr(ctx, "avID");
+  const store = avStore(ctx.kernel);
+  const old = store.require(avID, "view not found");
+  const newAvID = store.newId();
+  const newBlockID = store.newId();
+  const copy = JSON.parse(JSON.stringify(old).split(avID).join(newAvID)) as AttributeView;
+  if (copy.name !== "") {
+    const t = ctx.kernel.ids.timestamp();
+    const when = `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)} ${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)}`;
+    copy.name = `${old.name} (Duplicated ${when})`;
+  }
+  for (const kv of copy.keyValues) {
+    if (kv.key.relation?.isTwoWay)
+      kv.key.relation = { ...kv.key.relation, isTwoWay: false, backKeyID: "" };
+  }
+  store.save(copy, ctx.path);
+  const pk = primaryKey(copy);
+  for (const v of copy.keyValues.find((kv) => kv.key.id === pk.id)?.values ?? []) {
+    const bound = (v["block"] as { id?: unknown } | undefined)?.id;
+    if (v.isDetached !== true && typeof bound === "string")
+      bindBlock(ctx.kernel, copy, bound, true);
+  }
+  return { avID: newAvID, blockID: newBlockID };
+}
+
 /** The routes of this file. */
 export const avReadRoutes: Record<string, Route> = {
   "/api/av/getAttributeViewFilterSort": r(getAttributeViewFilterSort),
@@ -215,4 +256,5 @@ export const avReadRoutes: Record<string, Route> = {
   "/api/av/setAttrViewSorts": r(setAttrViewSorts, true),
   "/api/av/searchAttributeView": r(searchAttributeView),
   "/api/av/getAttributeViewPrimaryKeyValues": r(getAttributeViewPrimaryKeyValues),
+  "/api/av/duplicateAttributeViewBlock": r(duplicateAttributeViewBlock, true),
 };

@@ -13,6 +13,21 @@ interface AvKey {
   type: string;
 }
 
+/** The parts of a database file the duplicate probe compares. */
+interface AvFileJson {
+  id: string;
+  name: string;
+  keyValues: Array<{
+    key: AvKey;
+    values?: Array<{
+      blockID: string;
+      isDetached?: boolean;
+      block?: { id?: string; content?: string };
+    }>;
+  }>;
+  views: Array<{ id: string }>;
+}
+
 /** A database block at the end of `doc`, its file rendered; returns the IDs and the primary key. */
 async function database(ctx: ProbeContext, doc: string, name: string | null) {
   const block = newNodeId();
@@ -188,6 +203,102 @@ export const avSearchProbes = [
       await tx(ctx, "rename unknown", { action: "setAttrViewName", id: UNKNOWN_ID, data: "X" });
       await ctx.flush();
       await ctx.post("unknown still has no file", "/api/av/getAttributeView", { id: UNKNOWN_ID });
+    },
+  ),
+  probe(
+    "av.duplicate",
+    "duplicateAttributeViewBlock: a copy of the file under a new ID, no block until one is inserted",
+    ["/api/av/duplicateAttributeViewBlock"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(nb, "/Copied", "A bound paragraph");
+      const bound = await childAt(ctx, doc, 0);
+      const { av, block } = await database(ctx, doc, "Source");
+      await ctx.quiet("/api/av/addAttributeViewBlocks", {
+        avID: av,
+        srcs: [
+          { id: "", isDetached: true, content: "Detached", itemID: newNodeId() },
+          { id: bound.id, isDetached: false, itemID: newNodeId() },
+        ],
+      });
+      await ctx.flush();
+      const when = (j: unknown) =>
+        JSON.parse(
+          JSON.stringify(j).replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/g, "<datetime>"),
+        ) as unknown;
+      const dup = await ctx.post("duplicate", "/api/av/duplicateAttributeViewBlock", { avID: av });
+      const made = data<{ avID: string; blockID: string }>(dup);
+      await ctx.flush();
+      // the file kept to what the copy carries over (the sandbox's file differs in layout fields)
+      const copied = (j: unknown) => {
+        const av = (j as { data: { av: AvFileJson } }).data.av;
+        return when({
+          id: av.id,
+          name: av.name,
+          keys: av.keyValues.map((kv) => ({ id: kv.key.id, name: kv.key.name, type: kv.key.type })),
+          rows: av.keyValues
+            .flatMap((kv) => (kv.key.type === "block" ? (kv.values ?? []) : []))
+            .map((v) => ({
+              item: v.blockID,
+              content: v.block?.content,
+              bound: v.isDetached === true ? null : (v.block?.id ?? null),
+            }))
+            .sort((a, b) => (a.item < b.item ? -1 : 1)),
+          views: av.views.map((v) => v.id),
+        });
+      };
+      await ctx.post(
+        "copy's file",
+        "/api/av/getAttributeView",
+        { id: made.avID },
+        { keep: copied },
+      );
+      await ctx.post(
+        "source's file",
+        "/api/av/getAttributeView",
+        { id: av },
+        {
+          keep: (j) => ({ name: (j as { data: { av: { name: string } } }).data.av.name }),
+        },
+      );
+      await ctx.post(
+        "bound block attrs",
+        "/api/attr/getBlockAttrs",
+        { id: bound.id },
+        { keep: when },
+      );
+      await ctx.post("copy's block before insert", "/api/block/getBlockKramdown", {
+        id: made.blockID,
+      });
+      await ctx.post(
+        "insert the copy's block",
+        "/api/block/insertBlock",
+        {
+          dataType: "markdown",
+          data: `<div data-type="NodeAttributeView" data-av-id="${made.avID}" data-av-type="table"></div>\n{: id="${made.blockID}"}`,
+          previousID: block,
+        },
+        { mask: ["data.0.doOperations.0.data"] },
+      );
+      await ctx.flush();
+      await ctx.post("copy's block after insert", "/api/block/getBlockKramdown", {
+        id: made.blockID,
+      });
+      const unnamed = await database(ctx, doc, null);
+      const dup2 = await ctx.post("duplicate unnamed", "/api/av/duplicateAttributeViewBlock", {
+        avID: unnamed.av,
+      });
+      await ctx.post(
+        "unnamed copy's name",
+        "/api/av/getAttributeView",
+        {
+          id: data<{ avID: string }>(dup2).avID,
+        },
+        { keep: (j) => ({ name: (j as { data: { av: { name: string } } }).data.av.name }) },
+      );
+      await ctx.post("duplicate unknown", "/api/av/duplicateAttributeViewBlock", {
+        avID: UNKNOWN_ID,
+      });
     },
   ),
   probe(
