@@ -817,6 +817,12 @@ export const CATALOG = {
       }),
       signature: "rename(id,name) the database's name, trimmed, newlines as spaces",
     },
+    duplicate: {
+      policy: additive,
+      args: z.strictObject({ id: nodeId, blockID: nodeId.optional() }),
+      signature:
+        "duplicate(id,blockID?) copies columns and rows into a new database, its block after blockID (default: the first); answers avID, id",
+    },
     filter_sort: {
       policy: read,
       args: z.strictObject({ id: nodeId, blockID: nodeId.optional() }),

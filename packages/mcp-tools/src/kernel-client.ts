@@ -531,6 +531,10 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     renameDocByID: (id, title) => c.filetree.renameDocByID({ id, title }),
     removeDocByID: (id) => c.filetree.removeDocByID({ id }),
     moveDocsByID: (ids, toID) => c.filetree.moveDocsByID({ fromIDs: ids, toID }),
+    duplicateAttributeView: async (avID) => {
+      const r = await c.av.duplicateAttributeViewBlock({ avID });
+      return { avID: r.avID, blockID: r.blockID };
+    },
     duplicateDoc: async (id) => {
       const r = await c.filetree.duplicateDoc({ id });
       return { id: r.id, path: r.path };

@@ -533,6 +533,13 @@ export interface KernelWrites {
   createAttributeView(avID: string, blockID: string): Promise<void>;
   /** Names a database (`/api/transactions` op `setAttrViewName`; applied asynchronously). */
   setAttributeViewName(avID: string, name: string): Promise<void>;
+  /**
+   * Writes a copy of a database's file (`/api/av/duplicateAttributeViewBlock`): the new database's
+   * ID and the ID its carrier block is to have; no block is inserted.
+   */
+  duplicateAttributeView(
+    avID: string,
+  ): Promise<{ readonly avID: string; readonly blockID: string }>;
   /** Adds a column with a caller-made key ID after `previousKeyID` ("" = first). */
   addAttributeViewKey(
     avID: string,

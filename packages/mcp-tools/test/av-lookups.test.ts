@@ -238,3 +238,90 @@ describe("av lookups", () => {
     }
   });
 });
+
+describe("av.duplicate", () => {
+  const DUP = "/api/av/duplicateAttributeViewBlock";
+  const INSERT = "/api/block/insertBlock";
+
+  it("copies columns and rows into a new database whose block follows the original; a replay writes nothing", async () => {
+    const { avID, blockID, doc } = await database("Pantry");
+    ok(
+      (
+        await h.write("av", {
+          action: "add_column",
+          id: avID,
+          name: "Shelf",
+          type: "text",
+        })
+      ).commit,
+    );
+    const rows = ok(
+      (await h.write("av", { action: "add_rows", id: avID, detached: ["flour", "salt"] })).commit,
+    );
+    const args = { action: "duplicate", id: avID };
+    const { preflight, commit } = await h.write("av", args);
+    expect(preflight["preconditionField"]).toBeNull();
+    const made = ok(commit);
+    const copyID = String(made["avID"]);
+    expect(copyID).not.toBe(avID);
+    expect(made).toMatchObject({
+      sourceAvID: avID,
+      after: blockID,
+      columns: 3,
+      rows: 2,
+      name: expect.stringMatching(/^Pantry \(Duplicated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/),
+    });
+    const children = (await h.client.block.getChildBlocks({ id: doc })).map((c) => c.id);
+    expect(children.indexOf(String(made["id"]))).toBe(children.indexOf(blockID) + 1);
+    const copy = await file(copyID);
+    const source = await file(avID);
+    expect(copy?.keyValues?.length).toBe(source?.keyValues?.length);
+    const texts = (await h.call("av", { action: "primary_key_values", id: copyID }))
+      .structuredContent;
+    expect((texts["rows"] as Array<{ text: string }>).map((r) => r.text).sort()).toEqual([
+      "flour",
+      "salt",
+    ]);
+    expect((rows["rows"] as unknown[]).length).toBe(2);
+
+    const [dups, inserts] = [h.writes(DUP), h.writes(INSERT)];
+    const replay = ok(await h.call("av", h.commitArgs(args, preflight)));
+    expect(replay).toMatchObject({ avID: copyID, id: made["id"] });
+    expect([h.writes(DUP), h.writes(INSERT)]).toEqual([dups, inserts]);
+  });
+
+  it("refuses a block that does not show the database, and a database without a file", async () => {
+    const { avID, doc } = await database("Shown");
+    const para = (await h.client.block.getChildBlocks({ id: doc })).find((c) => c.type === "p");
+    const dups = h.writes(DUP);
+    const other = await h.call("av", {
+      action: "duplicate",
+      id: avID,
+      blockID: para?.id,
+      validateOnly: true,
+    });
+    expect(errorCode(other)).toBe("invalid_arguments");
+    const missing = await h.call("av", {
+      action: "duplicate",
+      id: "20200101000000-zzzzzzz",
+      validateOnly: true,
+    });
+    expect(errorCode(missing)).toBe("not_found");
+    expect(h.writes(DUP)).toBe(dups);
+  });
+
+  it("answers outcome_unknown when the insert fails after the copy was written, and a replay writes nothing", async () => {
+    const { avID } = await database("Halfway");
+    const args = { action: "duplicate", id: avID };
+    const pre = ok(await h.call("av", { ...args, validateOnly: true }));
+    const fault = h.sandbox.control.armFault({ endpoint: INSERT, kind: "http5xx", times: 1 });
+    const [dups, inserts] = [h.writes(DUP), h.writes(INSERT)];
+    const failed = await h.call("av", h.commitArgs(args, pre));
+    h.sandbox.control.disarmFault(fault);
+    expect(errorCode(failed)).toBe("outcome_unknown");
+    expect(h.writes(DUP)).toBe(dups + 1);
+    const again = await h.call("av", h.commitArgs(args, pre));
+    expect(errorCode(again)).toBe("outcome_unknown");
+    expect([h.writes(DUP), h.writes(INSERT)]).toEqual([dups + 1, inserts + 1]);
+  });
+});

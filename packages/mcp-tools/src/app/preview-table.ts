@@ -1020,6 +1020,24 @@ export const PREVIEWS = {
       const av = await database(r, a.id);
       return { what: "database", id: a.id, before: av.name ?? "", after: storedAvName(a.name) };
     }),
+    duplicate: creation(async (r, a) => {
+      const av = await database(r, a.id);
+      const name = av.name ? `${av.name} (Duplicated <time>)` : "(no name)";
+      const rows = rowIds(av).length;
+      return {
+        target: { id: a.id, database: dbName(av) },
+        summary: `Copies the database ${q(dbName(av))} (${plural(avKeys(av).length, "column")}, ${plural(rows, "row")}) into a new one`,
+        changes: [
+          { what: "database", before: null, after: name },
+          {
+            what: "place",
+            where: dbName(av),
+            before: null,
+            after: a.blockID === undefined ? "after its first block" : `after block ${a.blockID}`,
+          },
+        ],
+      };
+    }),
   },
   flashcard: {
     add_cards: creation(async (r, a) => {

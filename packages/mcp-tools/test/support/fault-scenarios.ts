@@ -763,6 +763,24 @@ export const SCENARIOS: readonly Scenario[] = [
       return differ("name", av?.name, "Renamed DB");
     },
   })),
+  onDatabase("av.duplicate", "av.duplicate a database with two rows", (env, db) => ({
+    args: { action: "duplicate", id: db.av },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      // every database block's database but the fixture's two: exactly the one copy
+      const copies = env.sandbox.control
+        .sql("SELECT markdown FROM blocks WHERE type = 'av'")
+        .map((r) => /data-av-id="([^"]*)"/.exec(String(r["markdown"]))?.[1] ?? "")
+        .filter((id) => id !== db.av && id !== db.other);
+      const [copy] = copies;
+      return first(
+        differ("copies", copies.length, 1),
+        copy === undefined
+          ? undefined
+          : differ("rows", await avRowTexts(env, copy), ["one", "two"]),
+      );
+    },
+  })),
   // ------------------------------------------------------------------ tag
   {
     key: "tag.rename",
