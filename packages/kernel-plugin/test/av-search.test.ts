@@ -1,7 +1,7 @@
 /**
  * Issue 34's av and search actions at the kernel authority (the built plugin in the sandbox's
  * plugin host, goja's language level): av.rename writes once and reads the name back, a replay
- * writes nothing; av.search, av.primary_key_values, av.filter_sort, search.refs and
+ * writes nothing; av.duplicate makes one copy with its block; av.search, av.primary_key_values, av.filter_sort, search.refs and
  * search.asset_content answer as at the Node authority; search.semantic answers unsupported.
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
@@ -30,16 +30,34 @@ describe("issue 34's av and search actions at the kernel authority", () => {
       expectedStateHash: rpre["expectedStateHash"],
     };
     const done = await call("av", commit);
-    expect(done, JSON.stringify(done)).toMatchObject({ name: "Wombat ledger", status: "committed" });
+    expect(done, JSON.stringify(done)).toMatchObject({
+      name: "Wombat ledger",
+      status: "committed",
+    });
     const writes = box.current.control.count(TX);
     expect(await call("av", commit)).toMatchObject({ replayed: true, executedNow: false });
     expect(box.current.control.count(TX)).toBe(writes);
     expect(box.current.control.av(avID)?.name).toBe("Wombat ledger");
 
     const found = await call("av", { action: "search", keyword: "wombat LEDGER" });
-    expect(found["databases"]).toMatchObject([{ avID, name: "Wombat ledger", blockID: made["id"] }]);
+    expect(found["databases"]).toMatchObject([
+      { avID, name: "Wombat ledger", blockID: made["id"] },
+    ]);
     const keys = await call("av", { action: "primary_key_values", id: avID });
-    expect(keys).toMatchObject({ name: "Wombat ledger", blockIDs: [made["id"]], rows: [], total: 0 });
+    expect(keys).toMatchObject({
+      name: "Wombat ledger",
+      blockIDs: [made["id"]],
+      rows: [],
+      total: 0,
+    });
+    const dup = { action: "duplicate", id: avID };
+    const dpre = await call("av", { ...dup, validateOnly: true });
+    const copy = await call("av", { ...dup, requestId: dpre["requestId"] });
+    expect(copy, JSON.stringify(copy)).toMatchObject({ sourceAvID: avID, after: made["id"] });
+    expect(box.current.control.avBlocks(String(copy["avID"]))).toEqual([copy["id"]]);
+    expect(box.current.control.av(String(copy["avID"]))?.name).toMatch(
+      /^Wombat ledger \(Duplicated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/,
+    );
     const fs = await call("av", { action: "filter_sort", id: avID });
     expect(fs).toEqual({ id: avID, filters: [{ combination: "and", filters: [] }], sorts: [] });
     await client.close();

@@ -206,7 +206,7 @@ export const ROWS: readonly Row[] = [
   ["av.search", "av.search", "database.search"],
   ["av.primary_key_values", "av.get_primary_key_values", ""],
   ["av.rename", "av.rename", ""],
-  ["", "av.duplicate", "", PLANNED],
+  ["av.duplicate", "av.duplicate", ""],
   ["", "", "database.unused database.clean", "not planned: removes databases no block shows"],
   // history
   ["history.list", "timeline.list_nodes", "history.list history.search"],
