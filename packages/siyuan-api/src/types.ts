@@ -5,8 +5,8 @@
 import type { z } from "zod";
 import type {
   assetContentSearchSchema,
-  avFilterSortSchema,
   avDuplicateSchema,
+  avFilterSortSchema,
   avPrimaryKeyValuesSchema,
   avSearchSchema,
   backlink2Schema,
