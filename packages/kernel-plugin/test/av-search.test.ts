@@ -69,7 +69,7 @@ describe("issue 34's av and search actions at the kernel authority", () => {
       sc(await client.callTool({ name: "search", arguments: args }));
     const refs = await call({ action: "refs", keyword: "goals" });
     const ids = (refs["hits"] as Array<{ id: string }>).map((h) => h.id);
-    expect(ids).toContain(DEMO_IDS.paragraphGoals);
+    expect(ids).toContain(DEMO_IDS.headingGoals);
     const assets = await call({ action: "asset_content", query: "nothing-like-this" });
     expect(assets).toMatchObject({ hits: [], matched: 0 });
     const semantic = await call({ action: "semantic", query: "goals" });
