@@ -683,6 +683,22 @@ export const CATALOG = {
       }),
       signature: "assets(keyword?,exts?) assets/… files by name, e.g. exts [png]",
     },
+    refs: {
+      policy: read,
+      args: z.strictObject({ keyword: z.string().min(1).max(256), id: nodeId.optional() }),
+      signature: "refs(keyword,id?) blocks a (( reference could name; id: the referencing block",
+    },
+    asset_content: {
+      policy: read,
+      args: z.strictObject({ query: z.string().min(1).max(256), ...paged }),
+      signature: "asset_content(query,page?,pageSize?) text inside assets (txt, md, pdf, docx…)",
+    },
+    semantic: {
+      policy: read,
+      args: z.strictObject({ query: z.string().min(1).max(1024), ...paged }),
+      signature:
+        "semantic(query,page?,pageSize?) blocks by meaning; unsupported while SiYuan's embedding is off",
+    },
   },
   tag: {
     list: { policy: read, args: z.strictObject({}), signature: "list()" },
@@ -800,6 +816,39 @@ export const CATALOG = {
         removeBackKey: z.boolean().default(false),
       }),
       signature: "remove_column(id,keyID,removeBackKey?) two-way back key kept one-way unless",
+    },
+    rename: {
+      policy: state,
+      args: z.strictObject({
+        id: nodeId,
+        name: z
+          .string()
+          .max(512)
+          .refine((n) => n.trim() !== "", "must not be empty"),
+      }),
+      signature: "rename(id,name) the database's name, trimmed, newlines as spaces",
+    },
+    duplicate: {
+      policy: additive,
+      args: z.strictObject({ id: nodeId, blockID: nodeId.optional() }),
+      signature:
+        "duplicate(id,blockID?) copies columns and rows into a new database, its block after blockID (default: the first); answers avID, id",
+    },
+    filter_sort: {
+      policy: read,
+      args: z.strictObject({ id: nodeId, blockID: nodeId.optional() }),
+      signature:
+        "filter_sort(id,blockID?) the view's filters and sorts (blockID's view, else current)",
+    },
+    search: {
+      policy: read,
+      args: z.strictObject({ keyword: z.string().max(256).default("") }),
+      signature: "search(keyword?) databases by name, ≤12: avID, blockID, hpath, views",
+    },
+    primary_key_values: {
+      policy: read,
+      args: z.strictObject({ id: nodeId, keyword: z.string().max(256).default(""), ...paged }),
+      signature: "primary_key_values(id,keyword?,page?,pageSize?) rows' primary text, newest first",
     },
   },
   flashcard: {

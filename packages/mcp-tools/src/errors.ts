@@ -28,6 +28,7 @@ import { WIRE_ERRORS, type WireErrorCode } from "@sisyphus/write-safety";
  * - `feedback_unconfigured`: nothing; `feedback_unavailable`: `reason`;
  * - `extension_unavailable`: `reason` and, when the kernel answered, `httpStatus`;
  *   `extension_tool_not_found`: `name`; `extension_error`: `rpcCode` (the JSON-RPC error code);
+ * - `unsupported`: `reason` (what this SiYuan lacks or has off, e.g. `embedding_off`);
  * - `internal_error`: nothing.
  */
 export const TOOL_ERROR_CODES = [
@@ -53,6 +54,7 @@ export const TOOL_ERROR_CODES = [
   "extension_unavailable",
   "extension_tool_not_found",
   "extension_error",
+  "unsupported",
   "internal_error",
 ] as const satisfies readonly WireErrorCode[];
 

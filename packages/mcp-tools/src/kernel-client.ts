@@ -21,6 +21,7 @@ import type {
   RefDoc,
   RiffDeck,
   RiffDue,
+  SearchBlockHit,
   UploadAnswer,
 } from "./kernel.js";
 
@@ -377,6 +378,73 @@ function kernelReads(c: SiyuanClient): KernelReads {
       (await c.search.searchAsset({ k: keyword, ...(exts.length > 0 ? { exts } : {}) })).map(
         (a) => ({ path: a.path, name: a.hName.replace(/<\/?mark>/g, "") }),
       ),
+    avFilterSort: async (avID, blockID) => {
+      const r = await c.av.getAttributeViewFilterSort({ id: avID, blockID });
+      // both `null` for a database without a file
+      return r.filters === null ? null : { filters: r.filters, sorts: r.sorts ?? [] };
+    },
+    searchAttributeView: async (keyword) =>
+      (await c.av.searchAttributeView({ keyword })).results.map((h) => ({
+        avID: h.avID,
+        name: h.avName,
+        blockID: h.blockID,
+        hpath: h.hPath,
+        views: (h.children ?? []).map((v) => {
+          const o = (v ?? {}) as Record<string, unknown>;
+          return {
+            id: String(o["viewID"] ?? ""),
+            name: String(o["viewName"] ?? ""),
+            type: String(o["viewLayout"] ?? ""),
+          };
+        }),
+      })),
+    avPrimaryKeyValues: async (avID, keyword, limit) => {
+      // An unknown database: code -1 "view not found"
+      const r = await orNull(() =>
+        c.av.getAttributeViewPrimaryKeyValues({ id: avID, keyword, page: 1, pageSize: limit }),
+      );
+      return r === null ? null : { name: r.name, blockIDs: r.blockIDs, values: r.rows.values };
+    },
+    searchRefBlock: async (keyword, fromID, rootID) =>
+      (await c.search.searchRefBlock({ id: fromID, rootID, k: keyword, beforeLen: 48 })).blocks.map(
+        searchHit,
+      ),
+    searchAssetContent: async (query, page, pageSize) => {
+      const r = await c.search.fullTextSearchAssetContent({ query, page, pageSize });
+      return {
+        hits: r.assetContents.map((a) => ({
+          path: a.path,
+          name: a.name,
+          ext: a.ext,
+          size: a.size,
+          updated: a.updated,
+          content: a.content,
+        })),
+        matched: r.matchedAssetCount,
+        pageCount: r.pageCount,
+      };
+    },
+    semanticSearch: async (query, page, pageSize) => {
+      const r = await c.search.semanticSearchBlock({ query, page, pageSize });
+      return {
+        hits: r.blocks.map(searchHit),
+        matched: r.matchedBlockCount,
+        pageCount: r.pageCount,
+      };
+    },
+  };
+}
+
+/** A block of a search answer (`model.Block`) as {@link SearchBlockHit}. */
+function searchHit(b: { id: string; [k: string]: unknown }): SearchBlockHit {
+  return {
+    id: b.id,
+    type: String(b["type"] ?? ""),
+    notebook: String(b["box"] ?? ""),
+    docID: String(b["rootID"] ?? ""),
+    hpath: String(b["hPath"] ?? ""),
+    content: String(b["content"] ?? ""),
+    refText: String(b["refText"] ?? ""),
   };
 }
 
@@ -463,6 +531,10 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     renameDocByID: (id, title) => c.filetree.renameDocByID({ id, title }),
     removeDocByID: (id) => c.filetree.removeDocByID({ id }),
     moveDocsByID: (ids, toID) => c.filetree.moveDocsByID({ fromIDs: ids, toID }),
+    duplicateAttributeView: async (avID) => {
+      const r = await c.av.duplicateAttributeViewBlock({ avID });
+      return { avID: r.avID, blockID: r.blockID };
+    },
     duplicateDoc: async (id) => {
       const r = await c.filetree.duplicateDoc({ id });
       return { id: r.id, path: r.path };

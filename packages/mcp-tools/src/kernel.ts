@@ -290,6 +290,89 @@ export interface KernelReads {
   listInvalidBlockRefs(page: number, pageSize: number): Promise<InvalidRefsPage>;
   /** Files under `data/assets/` whose name or path holds the keyword (`searchAsset`), ranked. */
   searchAsset(keyword: string, exts: readonly string[]): Promise<AssetHit[]>;
+  /**
+   * A view's filters and sorts (`/api/av/getAttributeViewFilterSort`): the block's view, else the
+   * current one (`blockID` `""`); `null` when the database has no file.
+   */
+  avFilterSort(avID: string, blockID: string): Promise<AvFilterSort | null>;
+  /** Databases a block shows whose name holds every word (`/api/av/searchAttributeView`), ≤ 12. */
+  searchAttributeView(keyword: string): Promise<AvSearchHit[]>;
+  /**
+   * Primary-key values holding `keyword`, last updated first, at most `limit`
+   * (`/api/av/getAttributeViewPrimaryKeyValues`, page 1); `null` when the database has no file.
+   */
+  avPrimaryKeyValues(avID: string, keyword: string, limit: number): Promise<AvPrimaryKeys | null>;
+  /** Blocks a reference typed as `keyword` could point to (`/api/search/searchRefBlock`), ranked. */
+  searchRefBlock(keyword: string, fromID: string, rootID: string): Promise<SearchBlockHit[]>;
+  /** Indexed asset files whose text holds `query` (`fullTextSearchAssetContent`), one page. */
+  searchAssetContent(query: string, page: number, pageSize: number): Promise<AssetContentPage>;
+  /** Blocks nearest in meaning (`/api/search/semanticSearchBlock`), one page; none when off. */
+  semanticSearch(query: string, page: number, pageSize: number): Promise<SemanticPage>;
+}
+
+/** A view's filters (spec 5: one root group, its leaves in `filters`) and sorts, as stored. */
+export interface AvFilterSort {
+  readonly filters: readonly unknown[];
+  readonly sorts: readonly unknown[];
+}
+
+/** One database of `searchAttributeView`: the first block showing it, its document path, views. */
+export interface AvSearchHit {
+  readonly avID: string;
+  readonly name: string;
+  readonly blockID: string;
+  /** The block's document, the notebook's name first. */
+  readonly hpath: string;
+  readonly views: ReadonlyArray<{
+    readonly id: string;
+    readonly name: string;
+    readonly type: string;
+  }>;
+}
+
+/** `getAttributeViewPrimaryKeyValues`: name ("Untitled" if none), blocks showing it, values. */
+export interface AvPrimaryKeys {
+  readonly name: string;
+  readonly blockIDs: readonly string[];
+  /** Primary-key cells (`{blockID, isDetached?, block: {id?, content, updated}}`). */
+  readonly values: readonly unknown[];
+}
+
+/** One block hit of a search: its text with the hits in `<mark>` (HTML-escaped). */
+export interface SearchBlockHit {
+  readonly id: string;
+  readonly type: string;
+  readonly notebook: string;
+  readonly docID: string;
+  readonly hpath: string;
+  readonly content: string;
+  /** The text a reference to it shows (a document's title). */
+  readonly refText: string;
+}
+
+/** One asset file of `fullTextSearchAssetContent`; `content` marked and HTML-escaped. */
+export interface AssetContentHit {
+  readonly path: string;
+  readonly name: string;
+  readonly ext: string;
+  readonly size: number;
+  /** Unix seconds of the file's last change. */
+  readonly updated: number;
+  readonly content: string;
+}
+
+/** A page of asset text hits, with the count over every page. */
+export interface AssetContentPage {
+  readonly hits: readonly AssetContentHit[];
+  readonly matched: number;
+  readonly pageCount: number;
+}
+
+/** A page of semantic hits, with the count over every page. */
+export interface SemanticPage {
+  readonly hits: readonly SearchBlockHit[];
+  readonly matched: number;
+  readonly pageCount: number;
 }
 
 /** A flashcard deck; times are `YYYY-MM-DD hh:mm:ss`, the kernel's local time. */
@@ -450,6 +533,13 @@ export interface KernelWrites {
   createAttributeView(avID: string, blockID: string): Promise<void>;
   /** Names a database (`/api/transactions` op `setAttrViewName`; applied asynchronously). */
   setAttributeViewName(avID: string, name: string): Promise<void>;
+  /**
+   * Writes a copy of a database's file (`/api/av/duplicateAttributeViewBlock`): the new database's
+   * ID and the ID its carrier block is to have; no block is inserted.
+   */
+  duplicateAttributeView(
+    avID: string,
+  ): Promise<{ readonly avID: string; readonly blockID: string }>;
   /** Adds a column with a caller-made key ID after `previousKeyID` ("" = first). */
   addAttributeViewKey(
     avID: string,

@@ -24,8 +24,9 @@ describe("skill siyuan-strict-writes", () => {
     expect(description.length).toBeLessThanOrEqual(1024);
   });
 
-  it("stays under 3,500 tokens (o200k_base, as the bench counts)", () => {
-    expect(encode(renderSkill()).length).toBeLessThan(3500);
+  it("stays under 3,525 tokens (o200k_base, as the bench counts)", () => {
+    // 3,500 until the wire code `unsupported` (issue 34's search.semantic) added its hint line
+    expect(encode(renderSkill()).length).toBeLessThan(3525);
   });
 
   it("lists every wire error code once with its hint, and defines the answer fields", () => {

@@ -167,6 +167,12 @@ export interface SiyuanClient {
     listInvalidBlockRefs(args: T.ListInvalidBlockRefsArgs): Promise<T.InvalidBlockRefsResult>;
     /** Files under `data/assets/` by name or path (admin, not read-only mode); at most 64. */
     searchAsset(args: T.SearchAssetArgs): Promise<T.SearchAssetResult>;
+    /** Blocks a reference could point to, by keyword (the editor's `((` search). */
+    searchRefBlock(args: T.SearchRefBlockArgs): Promise<T.SearchRefBlockResult>;
+    /** Text of indexed asset files (txt, md, pdf, docx…) by keyword, one page. */
+    fullTextSearchAssetContent(args: T.AssetContentSearchArgs): Promise<T.AssetContentSearchResult>;
+    /** Blocks nearest in meaning; empty when SiYuan's embedding is off. */
+    semanticSearchBlock(args: T.SemanticSearchArgs): Promise<T.FullTextSearchResult>;
   };
   readonly sqlite: {
     /** Waits until the kernel's write queue and SQL index queue are empty. */
@@ -183,6 +189,16 @@ export interface SiyuanClient {
     removeAttributeViewBlocks(args: T.RemoveAttributeViewBlocksArgs): Promise<void>;
     setAttributeViewBlockAttr(args: T.SetAttributeViewBlockAttrArgs): Promise<{ value: unknown }>;
     batchSetAttributeViewBlockAttrs(args: T.BatchSetAttributeViewBlockAttrsArgs): Promise<void>;
+    /** A view's filters and sorts (the block's view, else the current one). */
+    getAttributeViewFilterSort(args: T.AvFilterSortArgs): Promise<T.AvFilterSortResult>;
+    /** Databases by name that a block shows, at most 12. */
+    searchAttributeView(args: T.AvSearchArgs): Promise<T.AvSearchResult>;
+    /** One page of a database's primary-key values, last updated first. */
+    getAttributeViewPrimaryKeyValues(
+      args: T.AvPrimaryKeyValuesArgs,
+    ): Promise<T.AvPrimaryKeyValuesResult>;
+    /** Writes a copy of the database's file; inserts no block (the caller inserts `blockID`). */
+    duplicateAttributeViewBlock(args: T.AvIdArg): Promise<T.AvDuplicateResult>;
   };
   readonly asset: {
     /** Multipart upload (`file[]`). */

@@ -209,6 +209,10 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       searchTemplate: (a) => call("search.searchTemplate", a, S.searchTemplateSchema),
       listInvalidBlockRefs: (a) => call("search.listInvalidBlockRefs", a, S.invalidBlockRefsSchema),
       searchAsset: (a) => call("search.searchAsset", a, S.searchAssetSchema),
+      searchRefBlock: (a) => call("search.searchRefBlock", a, S.searchRefBlockSchema),
+      fullTextSearchAssetContent: (a) =>
+        call("search.fullTextSearchAssetContent", a, S.assetContentSearchSchema),
+      semanticSearchBlock: (a) => call("search.semanticSearchBlock", a, S.fullTextSearchSchema),
     },
     sqlite: {
       flushTransaction: () => callVoid("sqlite.flushTransaction", {}),
@@ -226,6 +230,13 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
         return { value: r.value };
       },
       batchSetAttributeViewBlockAttrs: (a) => callVoid("av.batchSetAttributeViewBlockAttrs", a),
+      getAttributeViewFilterSort: (a) =>
+        call("av.getAttributeViewFilterSort", a, S.avFilterSortSchema),
+      searchAttributeView: (a) => call("av.searchAttributeView", a, S.avSearchSchema),
+      getAttributeViewPrimaryKeyValues: (a) =>
+        call("av.getAttributeViewPrimaryKeyValues", a, S.avPrimaryKeyValuesSchema),
+      duplicateAttributeViewBlock: (a) =>
+        call("av.duplicateAttributeViewBlock", a, S.avDuplicateSchema),
     },
     asset: {
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),

@@ -104,6 +104,9 @@ export const ENDPOINTS = {
   "search.searchTemplate": r("/api/search/searchTemplate", "k"),
   "search.listInvalidBlockRefs": r("/api/search/listInvalidBlockRefs"),
   "search.searchAsset": r("/api/search/searchAsset", "k"),
+  "search.searchRefBlock": r("/api/search/searchRefBlock", "id", "rootID", "k", "beforeLen"),
+  "search.fullTextSearchAssetContent": r("/api/search/fullTextSearchAssetContent", "query"),
+  "search.semanticSearchBlock": r("/api/search/semanticSearchBlock", "query"),
   "sqlite.flushTransaction": r("/api/sqlite/flushTransaction"),
 
   "av.getAttributeView": r("/api/av/getAttributeView", "id"),
@@ -133,6 +136,10 @@ export const ENDPOINTS = {
     "avID",
     "values",
   ),
+  "av.getAttributeViewFilterSort": r("/api/av/getAttributeViewFilterSort", "id", "blockID"),
+  "av.searchAttributeView": r("/api/av/searchAttributeView", "keyword"),
+  "av.getAttributeViewPrimaryKeyValues": r("/api/av/getAttributeViewPrimaryKeyValues", "id"),
+  "av.duplicateAttributeViewBlock": w("/api/av/duplicateAttributeViewBlock", "avID"),
 
   "asset.upload": w("/api/asset/upload", "files"),
   "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),

@@ -413,6 +413,38 @@ export const renderAttributeViewSchema = z.looseObject({
 export const avKeySchema = z.looseObject({ id: z.string(), name: z.string(), type: z.string() });
 export const avKeysSchema = nullableArray(avKeySchema);
 export const avValueResultSchema = z.looseObject({ value: z.unknown() });
+/**
+ * `getAttributeViewFilterSort`: the view's filters (spec 5: one root group whose `filters` are the
+ * leaves) and sorts; both `null` for a database without a file.
+ */
+export const avFilterSortSchema = z.looseObject({
+  filters: z.array(z.unknown()).nullable(),
+  sorts: z.array(z.unknown()).nullable(),
+});
+/** One database of `searchAttributeView`: its first block showing it, and one child per view. */
+export const avSearchHitSchema = z.looseObject({
+  avID: z.string(),
+  avName: z.string(),
+  blockID: z.string(),
+  hPath: z.string(),
+  children: z.array(z.unknown()).nullish(),
+});
+export const avSearchSchema = z.looseObject({ results: nullableArray(avSearchHitSchema) });
+/** `duplicateAttributeViewBlock`: the copy's database ID and the ID its carrier block is to have. */
+export const avDuplicateSchema = z.looseObject({ avID: z.string(), blockID: z.string() });
+/** `getAttributeViewPrimaryKeyValues`: the name, the blocks showing it, one page of primary-key values. */
+export const avPrimaryKeyValuesSchema = z.looseObject({
+  name: z.string(),
+  blockIDs: nullableArray(z.string()),
+  // `values` is left out when there are none
+  rows: z.looseObject({
+    key: z.unknown(),
+    values: z
+      .array(z.unknown())
+      .nullish()
+      .transform((v) => v ?? []),
+  }),
+});
 
 /** `getBlocksWordCount`'s counts, summed over the blocks the kernel found (`blockCount`: IDs sent). */
 export const blockStatSchema = z.looseObject({
@@ -469,6 +501,26 @@ export const assetHitSchema = z.looseObject({
   updated: z.number(),
 });
 export const searchAssetSchema = nullableArray(assetHitSchema);
+
+/** `searchRefBlock`: blocks a reference typed as `k` could point to (marked content, refText). */
+export const searchRefBlockSchema = z.looseObject({
+  blocks: nullableArray(z.looseObject({ id: z.string(), box: z.string(), rootID: z.string() })),
+});
+
+/** One hit of `fullTextSearchAssetContent`: an indexed asset file's text, hits in `<mark>`. */
+export const assetContentHitSchema = z.looseObject({
+  name: z.string(),
+  ext: z.string(),
+  path: z.string(),
+  size: z.number(),
+  updated: z.number(),
+  content: z.string(),
+});
+export const assetContentSearchSchema = z.looseObject({
+  assetContents: nullableArray(assetContentHitSchema),
+  matchedAssetCount: z.number(),
+  pageCount: z.number(),
+});
 
 /** `getConf`: `conf` is the whole configuration (secrets included); `start`, `isPublish` flags. */
 export const getConfSchema = z.looseObject({

@@ -4,6 +4,11 @@
  */
 import type { z } from "zod";
 import type {
+  assetContentSearchSchema,
+  avDuplicateSchema,
+  avFilterSortSchema,
+  avPrimaryKeyValuesSchema,
+  avSearchSchema,
   backlink2Schema,
   blockStatSchema,
   bootProgressSchema,
@@ -30,6 +35,7 @@ import type {
   riffDueCardsSchema,
   searchAssetSchema,
   searchHistorySchema,
+  searchRefBlockSchema,
   searchTemplateSchema,
   unusedAssetsSchema,
   uploadSchema,
@@ -515,3 +521,52 @@ export interface TransactionsArgs {
   readonly app?: string;
   readonly session?: string;
 }
+
+/** `getAttributeViewFilterSort` request: the database, and the block whose view (`""`: the current). */
+export interface AvFilterSortArgs {
+  readonly id: string;
+  readonly blockID: string;
+}
+/** `getAttributeViewFilterSort` result: both `null` when the database has no file. */
+export type AvFilterSortResult = z.infer<typeof avFilterSortSchema>;
+/** `searchAttributeView` request: every word of `keyword` in the name (any case); `""` lists all. */
+export interface AvSearchArgs {
+  readonly keyword: string;
+  readonly excludes?: readonly string[];
+}
+/** `searchAttributeView` result: at most 12 databases that a block shows. */
+export type AvSearchResult = z.infer<typeof avSearchSchema>;
+/** `getAttributeViewPrimaryKeyValues` request: `pageSize` below 1 means 16. */
+export interface AvPrimaryKeyValuesArgs {
+  readonly id: string;
+  readonly keyword?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+/** `getAttributeViewPrimaryKeyValues` result (an unknown database: code -1 "view not found"). */
+export type AvPrimaryKeyValuesResult = z.infer<typeof avPrimaryKeyValuesSchema>;
+/** `searchRefBlock` request: `id` and `rootID` the referencing block and its document, excluded. */
+export interface SearchRefBlockArgs {
+  readonly id: string;
+  readonly rootID: string;
+  readonly k: string;
+  readonly beforeLen: number;
+}
+/** `searchRefBlock` result: at most the search limit, ranked as the editor's `((` menu. */
+export type SearchRefBlockResult = z.infer<typeof searchRefBlockSchema>;
+/** `fullTextSearchAssetContent` request: `query` in indexed asset text; pageSize default 32. */
+export interface AssetContentSearchArgs {
+  readonly query: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+/** `fullTextSearchAssetContent` result: one page, the counts over every match. */
+export type AssetContentSearchResult = z.infer<typeof assetContentSearchSchema>;
+/** `semanticSearchBlock` request: the embedding of `query` against the blocks' embeddings. */
+export interface SemanticSearchArgs {
+  readonly query: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+/** `duplicateAttributeViewBlock` result: no block exists yet under `blockID` (the caller inserts it). */
+export type AvDuplicateResult = z.infer<typeof avDuplicateSchema>;

@@ -98,6 +98,9 @@ export interface AvView {
   gallery?: { cardFields: AvViewField[] };
   kanban?: { fields: AvViewField[] };
   itemIds: string[];
+  /** Spec 5: one root group (`combination`, its leaves in `filters`); a new view's is empty. */
+  filters?: Array<Record<string, unknown>>;
+  sorts?: Array<Record<string, unknown>>;
 }
 /** One new-item template (sandbox shape: static field values by key ID). */
 export interface AvNewItemTemplate {
@@ -319,6 +322,22 @@ export function avBlocks(kernel: Kernel, avID?: string): Block[] {
   return out;
 }
 
+/**
+ * What the kernel does to a database block it inserts whose database already has a file: the
+ * block shows the database's current view (`custom-sy-av-view`, unless it names one already;
+ * SiYuan 3.7.3 `doInsert`, kernel-probes av.duplicate).
+ */
+export function adoptAvViews(kernel: Kernel, blocks: readonly Block[]): void {
+  for (const top of blocks) {
+    walk(top, (b) => {
+      if (b.type !== "av" || b.attrs["custom-sy-av-view"]) return;
+      const av = avStore(kernel).peek(b.text);
+      const view = av?.views.find((v) => v.id === av.viewID);
+      if (view) b.attrs["custom-sy-av-view"] = view.id;
+    });
+  }
+}
+
 /** The default AV the kernel writes on first render: "Primary Key" (block) and "Select". */
 export function newDefaultAv(store: AvStore, avID: string, layout: AvLayout): AttributeView {
   const pk = newKey(store.newId(), "Primary Key", "block", "");
@@ -333,6 +352,7 @@ export function newDefaultAv(store: AvStore, avID: string, layout: AvLayout): At
     pageSize: AV_DEFAULT_PAGE_SIZE,
     type: layout,
     itemIds: [],
+    filters: [{ column: "", operator: "", value: null, combination: "and" }],
   };
   viewFields(view).push(field(pk.id), field(sel.id));
   return {
@@ -451,7 +471,7 @@ function blockValue(
 }
 
 /** Adds the AV to a block's `custom-avs` (and `av-names`). */
-function bindBlock(kernel: Kernel, av: AttributeView, blockID: string, bind: boolean): void {
+export function bindBlock(kernel: Kernel, av: AttributeView, blockID: string, bind: boolean): void {
   const loc = kernel.ws.locate(blockID);
   if (!loc) return;
   const cur = (loc.block.attrs["custom-avs"] ?? "").split(",").filter(Boolean);
@@ -1029,8 +1049,8 @@ export function renderAv(store: AvStore, av: AttributeView, o: RenderOptions): u
     name: view.name,
     desc: view.desc,
     hideAttrViewName: view.hideAttrViewName,
-    filters: [],
-    sorts: [],
+    filters: view.filters ?? [],
+    sorts: view.sorts ?? [],
     // the view's own page size, whatever page size the request used (kernel-probes av.*)
     pageSize: view.pageSize || AV_DEFAULT_PAGE_SIZE,
   };

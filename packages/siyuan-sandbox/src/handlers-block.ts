@@ -1,4 +1,6 @@
 /** Block, attribute and transaction endpoints (contract §4.4, §4.5). */
+
+import { adoptAvViews } from "./av-model.js";
 import { type Block, CONTAINER_TYPES, cloneBlock, walk } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { domToMarkdown } from "./dom-input.js";
@@ -106,7 +108,10 @@ async function insertBlock(ctx: HandlerContext): Promise<unknown> {
     nextID: nextID ?? "",
   });
   if (!ctx.silent) {
-    kernel.enqueue(ctx.path, allIds(blocks), () => kernel.ws.insertBlocks(blocks, anchor));
+    kernel.enqueue(ctx.path, allIds(blocks), () => {
+      adoptAvViews(kernel, blocks);
+      kernel.ws.insertBlocks(blocks, anchor);
+    });
   }
   await finishWrite(ctx, true);
   return transactionReply([op]);
@@ -129,9 +134,10 @@ function childInsert(where: "first" | "last") {
       previousID: where === "last" ? (parent?.children.at(-1)?.id ?? "") : "",
     });
     if (!ctx.silent) {
-      kernel.enqueue(ctx.path, allIds(blocks), () =>
-        kernel.ws.addChildren(blocks, parentID, where),
-      );
+      kernel.enqueue(ctx.path, allIds(blocks), () => {
+        adoptAvViews(kernel, blocks);
+        kernel.ws.addChildren(blocks, parentID, where);
+      });
     }
     await finishWrite(ctx, true);
     return transactionReply([op]);

@@ -15,6 +15,7 @@ import { parseJsonObjectBody } from "./go-json.js";
 import { type HandlerContext, type PluginServices, RawReply, type Route } from "./handler-kit.js";
 import { assetPrefixRoutes, assetRoutes } from "./handlers-asset.js";
 import { avRoutes } from "./handlers-av.js";
+import { avReadRoutes } from "./handlers-av-reads.js";
 import { blockRoutes } from "./handlers-block.js";
 import { filetreeAndNotebookRoutes } from "./handlers-filetree.js";
 import { historyRoutes } from "./handlers-history.js";
@@ -24,6 +25,7 @@ import { navRoutes } from "./handlers-nav.js";
 import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import { readRoutes } from "./handlers-reads.js";
 import { riffRoutes } from "./handlers-riff.js";
+import { searchMoreRoutes } from "./handlers-search-more.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -97,8 +99,10 @@ export const ROUTES: Record<string, Route> = {
   ...navRoutes,
   ...mcpRoutes,
   ...avRoutes,
+  ...avReadRoutes,
   ...historyRoutes,
   ...riffRoutes,
+  ...searchMoreRoutes,
   ...pluginRoutes,
 };
 

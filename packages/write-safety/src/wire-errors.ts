@@ -194,6 +194,11 @@ export const WIRE_ERRORS = {
     exit: "error",
     writeAttempted: "never",
   },
+  unsupported: {
+    hint: "SiYuan has this off or lacks it (details.reason); nothing ran. Tell the user.",
+    exit: "error",
+    writeAttempted: "never",
+  },
   extension_error: {
     hint: "SiYuan's MCP endpoint refused the request before running the tool; nothing ran. Check the name and arguments against extension.list.",
     exit: "error",

@@ -2,6 +2,7 @@
 import type { Probe } from "../probe.js";
 import { attrProbes } from "./attr.js";
 import { avProbes } from "./av.js";
+import { avSearchProbes } from "./av-search.js";
 import { blockProbes } from "./block.js";
 import { exportMiscProbes } from "./export-misc.js";
 import { fileProbes } from "./files.js";
@@ -31,6 +32,7 @@ export const PROBES: readonly Probe[] = [
   ...readProbes,
   ...historyProbes,
   ...riffProbes,
+  ...avSearchProbes,
   ...pluginProbes,
   ...mcpProbes,
 ];

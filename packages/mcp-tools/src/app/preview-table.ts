@@ -13,6 +13,7 @@ import type { ArgsOf } from "../handler.js";
 import { avKey, avKeys, cellState, primaryKey, rowIds, valuesOf } from "../state/av-state.js";
 import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
 import { splitOwnIal } from "../state/ial.js";
+import { storedAvName } from "../tools/av/create.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
@@ -1027,6 +1028,28 @@ export const PREVIEWS = {
             after: null,
           },
           { what: "filled cells", where: dbName(av), before: String(filled), after: null },
+        ],
+      };
+    }),
+    rename: rename(async (r, a) => {
+      const av = await database(r, a.id);
+      return { what: "database", id: a.id, before: av.name ?? "", after: storedAvName(a.name) };
+    }),
+    duplicate: creation(async (r, a) => {
+      const av = await database(r, a.id);
+      const name = av.name ? `${av.name} (Duplicated <time>)` : "(no name)";
+      const rows = rowIds(av).length;
+      return {
+        target: { id: a.id, database: dbName(av) },
+        summary: `Copies the database ${q(dbName(av))} (${plural(avKeys(av).length, "column")}, ${plural(rows, "row")}) into a new one`,
+        changes: [
+          { what: "database", before: null, after: name },
+          {
+            what: "place",
+            where: dbName(av),
+            before: null,
+            after: a.blockID === undefined ? "after its first block" : `after block ${a.blockID}`,
+          },
         ],
       };
     }),

@@ -10,21 +10,13 @@
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
-import { decodeEntities, pageOf, readableItems } from "./listing.js";
+import { pageOf, readableItems } from "./listing.js";
 import { checkReadOnlySql, kernelMisreads } from "./read-only-sql.js";
+import { searchMoreReads } from "./search-more.js";
 
-/** The longest snippet of a compact fulltext row, in characters. */
-export const SNIPPET_MAX_CHARS = 240;
+import { snippetOf } from "./snippet.js";
 
-/**
- * The kernel's block content as plain text: `<mark>` tags dropped, HTML entities decoded (the
- * kernel HTML-escapes the content before marking the hits), cut to {@link SNIPPET_MAX_CHARS}.
- */
-export function snippetOf(content: unknown): string {
-  const text = decodeEntities(String(content ?? "").replace(/<\/?mark>/g, ""));
-  const chars = [...text];
-  return chars.length > SNIPPET_MAX_CHARS ? `${chars.slice(0, SNIPPET_MAX_CHARS).join("")}…` : text;
-}
+export { SNIPPET_MAX_CHARS, snippetOf } from "./snippet.js";
 
 /**
  * The most blocks with a dead reference read from the kernel in one call: the action pages what
@@ -144,4 +136,5 @@ export const searchHandlers = {
       return { assets: found };
     },
   }),
+  ...searchMoreReads,
 } satisfies ToolHandlers<"search">;

@@ -181,6 +181,7 @@ function onParagraphs(
 
 /** A database file as the verify client reads it. */
 interface AvJson {
+  name?: string;
   keyValues: Array<{
     key: { id: string; name: string } & Record<string, unknown>;
     values?: Array<{ blockID: string } & Record<string, unknown>>;
@@ -764,6 +765,32 @@ export const SCENARIOS: readonly Scenario[] = [
         "columns",
         keys.map((k) => k.name),
         ["Primary Key", "Select"],
+      );
+    },
+  })),
+  onDatabase("av.rename", "av.rename a database", (env, db) => ({
+    args: { action: "rename", id: db.av, name: "Renamed DB" },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      const av = (await env.verify.av.getAttributeView({ id: db.av })).av as AvJson | null;
+      return differ("name", av?.name, "Renamed DB");
+    },
+  })),
+  onDatabase("av.duplicate", "av.duplicate a database with two rows", (env, db) => ({
+    args: { action: "duplicate", id: db.av },
+    shows: async () => {
+      await env.sandbox.control.flush();
+      // every database block's database but the fixture's two: exactly the one copy
+      const copies = env.sandbox.control
+        .sql("SELECT markdown FROM blocks WHERE type = 'av'")
+        .map((r) => /data-av-id="([^"]*)"/.exec(String(r["markdown"]))?.[1] ?? "")
+        .filter((id) => id !== db.av && id !== db.other);
+      const [copy] = copies;
+      return first(
+        differ("copies", copies.length, 1),
+        copy === undefined
+          ? undefined
+          : differ("rows", await avRowTexts(env, copy), ["one", "two"]),
       );
     },
   })),
