@@ -388,14 +388,13 @@ export const CATALOG = {
     set_fold_state: {
       policy: state,
       args: z.strictObject({ id: nodeId, folded: z.boolean() }),
-      signature: "set_fold_state(id,folded) fold attribute; a heading folds its section",
+      signature: "set_fold_state(id,folded) a heading folds its section",
     },
     transfer_references: {
       policy: manifest,
       dangerous: true,
       args: z.strictObject({ fromID: nodeId, toID: nodeId }),
-      signature:
-        "transfer_references(fromID,toID) every ((fromID)) ref then points at toID; answers blockCount",
+      signature: "transfer_references(fromID,toID) refs to fromID then point at toID",
     },
     add_to_daily_note: {
       policy: additive,
@@ -406,7 +405,7 @@ export const CATALOG = {
         position: z.enum(["append", "prepend"]).default("append"),
       }),
       signature:
-        "add_to_daily_note(notebook,data,position?=append|prepend) today's note, made if absent; answers id, noteID",
+        "add_to_daily_note(notebook,data,position?=append|prepend) today's note, made if absent; answers id",
     },
   },
   document: {
