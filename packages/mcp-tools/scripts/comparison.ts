@@ -107,9 +107,9 @@ export const ROWS: readonly Row[] = [
   ["block.move", "block.move", "block.move"],
   ["block.replace", "block.replace", ""],
   ["block.find_replace", "search.find_replace", ""],
-  ["", "block.set_fold_state", "", PLANNED],
-  ["", "block.transfer_references", "", PLANNED],
-  ["", "block.add_to_daily_note", "dailynote.append dailynote.prepend", PLANNED],
+  ["block.set_fold_state", "block.set_fold_state", ""],
+  ["block.transfer_references", "block.transfer_references", ""],
+  ["block.add_to_daily_note", "block.add_to_daily_note", "dailynote.append dailynote.prepend"],
   // document
   ["document.get", "document.get_doc", "document.get"],
   ["document.list_tree", "document.list_tree", "document.list"],

@@ -118,6 +118,9 @@ describe("the policy table", () => {
       "block.delete": "state",
       "block.move": "structure",
       "block.insert": "none",
+      "block.set_fold_state": "state",
+      "block.transfer_references": "manifest",
+      "block.add_to_daily_note": "none",
       "document.reorder": "structure",
       "document.create": "none",
       "document.duplicate": "none",
@@ -157,6 +160,7 @@ describe("the policy table", () => {
     expect(dangerous.sort()).toEqual(
       [
         "block.delete",
+        "block.transfer_references",
         "document.remove",
         "document.move",
         "fs.rm",
@@ -196,15 +200,17 @@ describe("the advertised surface", () => {
       ]),
     );
     expect(props("block")).toContain("expectedManifestHash");
+    expect(props("block")).not.toContain("expectedSourceHash");
     expect(props("tag")).toContain("expectedManifestHash");
     expect(props("tag")).not.toContain("expectedStateHash");
   });
 
   it("names, in a mixed tool's description, which actions need which field", () => {
     const block = describeTool("block", true).description;
-    expect(block).toMatch(/update,replace,set_attrs,delete: expectedStateHash/);
+    expect(block).toMatch(/update,replace,set_attrs,delete,set_fold_state: expectedStateHash/);
+    expect(block).toMatch(/transfer_references: expectedManifestHash/);
     expect(block).toMatch(/move: expectedStructureHash/);
-    expect(block).toMatch(/insert,prepend,append: requestId only/);
+    expect(block).toMatch(/insert,prepend,append,add_to_daily_note: requestId only/);
     const file = describeTool("file", true).description;
     expect(file).toMatch(/upload_asset: expectedSourceHash/);
     expect(file).toMatch(/create_template,update_template: expectedStateHash/);
@@ -233,7 +239,7 @@ describe("the advertised surface", () => {
       }
     }
     expect(describeTool("block", true).description).toMatch(
-      /User confirms: find_replace,delete,move\(to another doc\)\./,
+      /User confirms: find_replace,delete,move\(to another doc\),transfer_references\./,
     );
   });
 

@@ -396,6 +396,28 @@ export const CATALOG = {
       signature:
         "move(id,previousID=after it|parentID=doc or container,position?=first(default)|last child)",
     },
+    set_fold_state: {
+      policy: state,
+      args: z.strictObject({ id: nodeId, folded: z.boolean() }),
+      signature: "set_fold_state(id,folded) a heading folds its section",
+    },
+    transfer_references: {
+      policy: manifest,
+      dangerous: true,
+      args: z.strictObject({ fromID: nodeId, toID: nodeId }),
+      signature: "transfer_references(fromID,toID) refs to fromID then point at toID",
+    },
+    add_to_daily_note: {
+      policy: additive,
+      args: z.strictObject({
+        notebook: notebookId,
+        data: z.string(),
+        dataType,
+        position: z.enum(["append", "prepend"]).default("append"),
+      }),
+      signature:
+        "add_to_daily_note(notebook,data,position?=append|prepend) today's note, made if absent; answers id",
+    },
   },
   document: {
     get: {

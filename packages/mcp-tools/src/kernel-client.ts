@@ -518,6 +518,17 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
         ...(a.parentID ? { parentID: a.parentID } : {}),
       }),
     setBlockAttrs: (id, attrs) => c.attr.setBlockAttrs({ id, attrs }),
+    setFold: (id, folded) => (folded ? c.block.foldBlock({ id }) : c.block.unfoldBlock({ id })),
+    transferBlockRef: (fromID, toID, refIDs) =>
+      c.block.transferBlockRef({ fromID, toID, refIDs: [...refIDs] }),
+    dailyNoteBlock: async (where, notebook, dataType, data) => {
+      const args = { notebook, dataType: dataType as "markdown", data };
+      return firstNewId(
+        await (where === "append"
+          ? c.block.appendDailyNoteBlock(args)
+          : c.block.prependDailyNoteBlock(args)),
+      );
+    },
     createNotebook: async (name) => row(await c.notebook.createNotebook({ name })),
     renameNotebook: (notebook, name) => c.notebook.renameNotebook({ notebook, name }),
     setNotebookConf: async (notebook, conf) => {

@@ -475,6 +475,26 @@ export interface KernelWrites {
     anchor: { previousID?: string | undefined; parentID?: string | undefined },
   ): Promise<void>;
   setBlockAttrs(id: string, attrs: Record<string, string | null>): Promise<void>;
+  /**
+   * Folds or unfolds a block (`foldBlock` / `unfoldBlock`): `fold="1"` set or removed; a heading
+   * also marks (or unmarks) every block of its section `fold`/`heading-fold`. A document is refused.
+   */
+  setFold(id: string, folded: boolean): Promise<void>;
+  /**
+   * Re-points the block references to `fromID` inside the `refIDs` blocks at `toID`
+   * (`transferBlockRef`; dynamic anchors take `toID`'s text, static anchors stay).
+   */
+  transferBlockRef(fromID: string, toID: string, refIDs: readonly string[]): Promise<void>;
+  /**
+   * Appends (or prepends) blocks to today's daily note of the notebook, which the kernel creates
+   * when absent (`appendDailyNoteBlock` / `prependDailyNoteBlock`); answers the first new block's ID.
+   */
+  dailyNoteBlock(
+    where: "append" | "prepend",
+    notebook: string,
+    dataType: string,
+    data: string,
+  ): Promise<string | null>;
   createNotebook(name: string): Promise<NotebookRow>;
   renameNotebook(notebook: string, name: string): Promise<void>;
   setNotebookConf(notebook: string, conf: Record<string, unknown>): Promise<void>;

@@ -252,6 +252,41 @@ describe("attribute previews", () => {
     expect(previewText(p)).toContain(`custom-old ${d.kids[0]} in ${where}: x → (none)`);
   });
 
+  it("block.set_fold_state, transfer_references and add_to_daily_note: fold before/after, each referring block re-pointed, the added block", async () => {
+    const d = await doc("## Section\n\nunder it");
+    const fold = await preview("block", { action: "set_fold_state", id: d.kids[0], folded: true });
+    expect(fold.shows).toBe("attributes");
+    expect(fold.summary).toBe(
+      "Sets 1 value of the block “## Section” (its section folds with it) (1 changed)",
+    );
+    expect(fold.changes).toEqual([
+      { what: "fold", id: d.kids[0], where: `/Research/${d.title}`, before: null, after: "1" },
+    ]);
+
+    const holder = await doc(`see ((${d.kids[1]} 'under it')) and ((${d.kids[1]} "kept"))`);
+    const moved = await preview("block", {
+      action: "transfer_references",
+      fromID: d.kids[1],
+      toID: d.kids[0],
+    });
+    expect(moved.summary).toBe(`Points the references to ${d.kids[1]} in 1 block at ${d.kids[0]}`);
+    expect(moved.content?.[0]).toMatchObject({
+      id: holder.kids[0],
+      after: `see ((${d.kids[0]} 'Section')) and ((${d.kids[0]} "kept"))`,
+    });
+
+    const added = await preview("block", {
+      action: "add_to_daily_note",
+      notebook: h.notebook,
+      data: "a thought",
+    });
+    expect(added.shows).toBe("creation");
+    expect(added.summary).toMatch(
+      /^Adds “a thought” at the end of today's note \/Research\/daily note\//,
+    );
+    expect(added.content?.[0]).toMatchObject({ before: "", after: "a thought" });
+  });
+
   it("notebook.set_open_state and set_conf: the notebook's values before and after", async () => {
     const nb = h.sandbox.control.external.createNotebook("Pv open");
     await h.client.flush();

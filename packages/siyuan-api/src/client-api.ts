@@ -125,6 +125,22 @@ export interface BlockApi {
   moveBlock(args: T.MoveBlockArgs): Promise<void>;
   foldBlock(args: T.IdArg): Promise<void>;
   unfoldBlock(args: T.IdArg): Promise<void>;
+  /**
+   * Re-points every block reference to `fromID` (inside `refIDs` only, when given) at `toID`:
+   * dynamic anchors take `toID`'s ref text, static ones stay; `updated` is kept. An unknown
+   * `toID` → `kernel_rejected` ("block not found"); an unknown `fromID` or `fromID = toID`
+   * answers code 0 and changes nothing. Not flushed through the transaction queue: it writes
+   * the trees and then flushes the index itself.
+   */
+  transferBlockRef(args: T.TransferBlockRefArgs): Promise<void>;
+  /**
+   * Appends to today's daily note of the notebook, creating the note (with its empty paragraph)
+   * when absent; answers the insert transaction (its `doOperations[0].id` is the first new block).
+   * Unknown or closed notebook → `kernel_rejected` ("create daily note failed: …").
+   */
+  appendDailyNoteBlock(args: T.DailyNoteBlockArgs): Promise<Transaction[]>;
+  /** As {@link appendDailyNoteBlock}, as the note's first block(s). */
+  prependDailyNoteBlock(args: T.DailyNoteBlockArgs): Promise<Transaction[]>;
 }
 
 /** Attribute methods (`/api/attr/*`). */

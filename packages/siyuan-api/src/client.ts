@@ -181,6 +181,9 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       moveBlock: (a) => callVoid("block.moveBlock", a),
       foldBlock: (a) => callVoid("block.foldBlock", a),
       unfoldBlock: (a) => callVoid("block.unfoldBlock", a),
+      transferBlockRef: (a) => callVoid("block.transferBlockRef", a),
+      appendDailyNoteBlock: (a) => call("block.appendDailyNoteBlock", a, S.transactionsSchema),
+      prependDailyNoteBlock: (a) => call("block.prependDailyNoteBlock", a, S.transactionsSchema),
     },
     attr: {
       getBlockAttrs: async (a) => {

@@ -89,6 +89,19 @@ export const ENDPOINTS = {
   "block.moveBlock": anchored(w("/api/block/moveBlock", "id"), ["previousID", "parentID"]),
   "block.foldBlock": w("/api/block/foldBlock", "id"),
   "block.unfoldBlock": w("/api/block/unfoldBlock", "id"),
+  "block.transferBlockRef": w("/api/block/transferBlockRef", "fromID", "toID"),
+  "block.appendDailyNoteBlock": w(
+    "/api/block/appendDailyNoteBlock",
+    "notebook",
+    "dataType",
+    "data",
+  ),
+  "block.prependDailyNoteBlock": w(
+    "/api/block/prependDailyNoteBlock",
+    "notebook",
+    "dataType",
+    "data",
+  ),
 
   "attr.getBlockAttrs": r("/api/attr/getBlockAttrs", "id"),
   "attr.setBlockAttrs": w("/api/attr/setBlockAttrs", "id", "attrs"),

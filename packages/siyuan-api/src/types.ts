@@ -262,6 +262,21 @@ export interface ParentBlockArgs {
   readonly data: string;
   readonly parentID: string;
 }
+/** `appendDailyNoteBlock`/`prependDailyNoteBlock` request: the notebook whose note of today takes the block. */
+export interface DailyNoteBlockArgs {
+  readonly notebook: string;
+  readonly dataType: BlockDataType;
+  readonly data: string;
+}
+/** `transferBlockRef` request (`kernel/api/block.go`). */
+export interface TransferBlockRefArgs {
+  readonly fromID: string;
+  readonly toID: string;
+  /** Only the references inside these blocks; absent or empty: every block the refs index lists. */
+  readonly refIDs?: readonly string[];
+  /** Whether the kernel reloads every open window afterwards (default true). */
+  readonly reloadUI?: boolean;
+}
 /** `updateBlock` request. */
 export interface UpdateBlockArgs {
   readonly dataType: BlockDataType;

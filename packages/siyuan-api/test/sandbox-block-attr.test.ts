@@ -158,6 +158,52 @@ describe("block writes", () => {
     expect(e.code).toBe("kernel_rejected");
   });
 
+  it("transferBlockRef re-points references; an unknown target is refused", async () => {
+    const [from, to] = await childIds(doc);
+    const holder = await shared.client.filetree.createDocWithMd({
+      notebook: I.notebookPersonal,
+      path: "/Ref holder",
+      markdown: `see ((${from} 'old'))`,
+    });
+    const [ref] = await childIds(holder);
+    await shared.client.block.transferBlockRef({ fromID: from!, toID: to!, refIDs: [ref!] });
+    await shared.client.flush();
+    const k = await shared.client.block.getBlockKramdown({ id: ref! });
+    expect(k?.kramdown).toContain(`((${to} '`);
+    expect(k?.kramdown).not.toContain(from);
+    const e = await failure(
+      shared.client.block.transferBlockRef({ fromID: to!, toID: UNKNOWN_ID }),
+    );
+    expect(e.details.kernelMessage).toBe("block not found");
+  });
+
+  it("append/prependDailyNoteBlock answer the insert; an unknown notebook is refused", async () => {
+    const a = await shared.client.block.appendDailyNoteBlock({
+      notebook: I.notebookPersonal,
+      dataType: "markdown",
+      data: "daily last",
+    });
+    const p = await shared.client.block.prependDailyNoteBlock({
+      notebook: I.notebookPersonal,
+      dataType: "markdown",
+      data: "daily first",
+    });
+    await shared.client.flush();
+    const note = (await shared.client.filetree.createDailyNote({ notebook: I.notebookPersonal }))
+      .id;
+    const kids = await childIds(note);
+    expect(kids.at(-1)).toBe(a[0]!.doOperations[0]!.id);
+    expect(kids[0]).toBe(p[0]!.doOperations[0]!.id);
+    const e = await failure(
+      shared.client.block.appendDailyNoteBlock({
+        notebook: UNKNOWN_ID,
+        dataType: "markdown",
+        data: "x",
+      }),
+    );
+    expect(e.details.kernelMessage).toBe("create daily note failed: notebook not found");
+  });
+
   it("moveBlock, foldBlock/unfoldBlock and deleteBlock", async () => {
     const ids = await childIds(doc);
     const last = ids[ids.length - 1]!;

@@ -200,8 +200,16 @@ export class SqlIndex {
     });
   }
 
+  /**
+   * One row per block and referenced block: repeated references to the same block within a block
+   * count once (SiYuan 3.7.3 `sql.isRepeatedRef`, siyuan#9670; kernel-probes
+   * `block.transferBlockRef`), the first one's text kept.
+   */
   private insertRefs(ws: Workspace, b: Block, doc: DocEntry, path: string): void {
+    const seen = new Set<string>();
     inlineRefs(b.text).forEach((r, i) => {
+      if (seen.has(r.refId ?? "")) return;
+      seen.add(r.refId ?? "");
       const def = r.refId ? ws.locate(r.refId) : null;
       this.insRef.run([
         rowId(b.id, `ref${i}`),

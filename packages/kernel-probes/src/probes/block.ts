@@ -294,6 +294,132 @@ export const blockProbes = [
     },
   ),
   probe(
+    "block.fold-kinds",
+    "foldBlock on a paragraph, a thematic break, a one-line list item and a list (fold=1 on any " +
+      "non-document block), folding twice, unfolding an unfolded block, a block under a folded heading",
+    ["/api/block/foldBlock", "/api/block/unfoldBlock"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(
+        nb,
+        "/Fold kinds",
+        "# Head\n\nFirst\n\n---\n\n- one\n- two\n\nLast",
+      );
+      const [h, p, hr, list] = await children(ctx, doc);
+      if (!h || !p || !hr || !list) throw new Error("unexpected children");
+      const item = await childAt(ctx, list.id, 0);
+      for (const [label, id] of [
+        ["paragraph", p.id],
+        ["thematic break", hr.id],
+        ["one-line item", item.id],
+        ["list", list.id],
+      ] as const) {
+        await ctx.post(`fold ${label}`, "/api/block/foldBlock", { id });
+        await ctx.flush();
+        ctx.note(`${label} kramdown`, await kramdown(ctx, id));
+      }
+      await ctx.post("fold paragraph again", "/api/block/foldBlock", { id: p.id });
+      await ctx.post("unfold paragraph", "/api/block/unfoldBlock", { id: p.id });
+      await ctx.post("unfold paragraph again", "/api/block/unfoldBlock", { id: p.id });
+      await ctx.flush();
+      ctx.note("paragraph after unfolds", await kramdown(ctx, p.id));
+      await ctx.post("fold heading", "/api/block/foldBlock", { id: h.id });
+      await ctx.flush();
+      ctx.note("heading kramdown (its own block only)", await kramdown(ctx, h.id));
+      await ctx.post("unfold a block under the folded heading", "/api/block/unfoldBlock", {
+        id: p.id,
+      });
+      await ctx.flush();
+      ctx.note("that block after", await kramdown(ctx, p.id));
+      ctx.note("the heading after", await kramdown(ctx, h.id));
+      await ctx.post("fold without id", "/api/block/foldBlock", {});
+      await ctx.post("fold a bad id", "/api/block/foldBlock", { id: "not-an-id" });
+    },
+  ),
+  probe(
+    "block.transferBlockRef",
+    "transferBlockRef: every reference (dynamic anchors take the target's text, static ones stay) " +
+      "or only refIDs' blocks, updated kept, the refs index after; unknown target, unknown source, " +
+      "the same block, no toID",
+    ["/api/block/transferBlockRef"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const defs = await ctx.doc(nb, "/Defs", "Old target\n\n## New target heading\n\nThird");
+      const [from, to, third] = await children(ctx, defs);
+      if (!from || !to || !third) throw new Error("unexpected children");
+      const refs = await ctx.doc(
+        nb,
+        "/Refs",
+        `see ((${from.id} 'old')) and ((${from.id} "fixed")) twice\n\nalso ((${from.id} 'x'))\n\nonly ((${third.id} 'third'))`,
+      );
+      const [r1, r2] = await children(ctx, refs);
+      if (!r1 || !r2) throw new Error("unexpected children");
+      await ctx.flush();
+      const names: Record<string, string> = {
+        [r1.id]: "first",
+        [r2.id]: "second",
+        [from.id]: "from",
+        [to.id]: "to",
+      };
+      // block IDs made in the same second sort at random: rows by name, sorted
+      const refRows = (j: unknown) => {
+        const e = j as { code: number; data: Array<Record<string, unknown>> | null };
+        const name = (v: unknown) => names[String(v)] ?? String(v);
+        const rows = (e.data ?? []).map(
+          (r) => `${name(r["block_id"])} → ${name(r["def_block_id"])}`,
+        );
+        return { code: e.code, rows: rows.sort() };
+      };
+      await ctx.post(
+        "refs before",
+        "/api/query/sql",
+        {
+          stmt: `SELECT block_id, def_block_id FROM refs WHERE def_block_id = '${from.id}'`,
+        },
+        { keep: refRows },
+      );
+      await ctx.post("transfer refIDs [second]", "/api/block/transferBlockRef", {
+        fromID: from.id,
+        toID: to.id,
+        refIDs: [r2.id],
+      });
+      await ctx.flush();
+      ctx.note("first after a refIDs transfer", await kramdown(ctx, r1.id));
+      ctx.note("second after a refIDs transfer", await kramdown(ctx, r2.id));
+      await ctx.post("transfer all", "/api/block/transferBlockRef", {
+        fromID: from.id,
+        toID: to.id,
+        reloadUI: false,
+      });
+      await ctx.flush();
+      ctx.note("first after", await kramdown(ctx, r1.id));
+      await ctx.post(
+        "refs to the target after",
+        "/api/query/sql",
+        {
+          stmt: `SELECT block_id, def_block_id FROM refs WHERE def_block_id IN ('${from.id}', '${to.id}')`,
+        },
+        { keep: refRows },
+      );
+      await ctx.post("transfer again (none left)", "/api/block/transferBlockRef", {
+        fromID: from.id,
+        toID: to.id,
+      });
+      await ctx.post("unknown target", "/api/block/transferBlockRef", {
+        fromID: to.id,
+        toID: UNKNOWN_ID,
+      });
+      await ctx.post("unknown source", "/api/block/transferBlockRef", {
+        fromID: UNKNOWN_ID,
+        toID: to.id,
+      });
+      await ctx.post("same block", "/api/block/transferBlockRef", { fromID: to.id, toID: to.id });
+      await ctx.flush();
+      ctx.note("first after the same-block call", await kramdown(ctx, r1.id));
+      await ctx.post("bad fromID", "/api/block/transferBlockRef", { fromID: "x", toID: to.id });
+    },
+  ),
+  probe(
     "block.reads",
     "getBlockKramdown(s), getBlockDOM(s), getChildBlocks, getBlockInfo, getBlockBreadcrumb",
     [

@@ -1,5 +1,5 @@
 /** Navigation and daily notes (contract §4.10): backlinks, outline, recent docs, daily notes. */
-import { data, probe, UNKNOWN_ID } from "./kit.js";
+import { children, data, kramdown, probe, txId, UNKNOWN_ID } from "./kit.js";
 
 export const navProbes = [
   probe(
@@ -143,6 +143,48 @@ export const navProbes = [
       await ctx.flush();
       await ctx.post("custom hpath", "/api/filetree/getHPathByID", {
         id: data<{ id: string }>(c).id,
+      });
+    },
+  ),
+  probe(
+    "daily.dailyNoteBlock",
+    "appendDailyNoteBlock / prependDailyNoteBlock: today's note created when absent (with its " +
+      "empty paragraph), the transaction, the block's place; unknown and closed notebooks",
+    ["/api/block/appendDailyNoteBlock", "/api/block/prependDailyNoteBlock"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const a = await ctx.post("append (note absent)", "/api/block/appendDailyNoteBlock", {
+        notebook: nb,
+        dataType: "markdown",
+        data: "hello **daily**",
+      });
+      const appended = txId(a);
+      const p = await ctx.post("prepend", "/api/block/prependDailyNoteBlock", {
+        notebook: nb,
+        dataType: "markdown",
+        data: "first\n\nsecond",
+      });
+      const prepended = txId(p);
+      await ctx.flush();
+      const note = data<{ id: string }>(
+        await ctx.post("the note", "/api/filetree/createDailyNote", { notebook: nb }),
+      ).id;
+      const kids = (await children(ctx, note)).map((c) => c.id);
+      ctx.note("appended is last", kids.at(-1) === appended);
+      ctx.note("prepended is first", kids[0] === prepended);
+      ctx.note("note kramdown", await kramdown(ctx, note));
+      await ctx.post("appended block info", "/api/block/getBlockInfo", { id: appended });
+      await ctx.post("unknown notebook", "/api/block/appendDailyNoteBlock", {
+        notebook: UNKNOWN_ID,
+        dataType: "markdown",
+        data: "x",
+      });
+      const closed = await ctx.notebook(" closed");
+      await ctx.quiet("/api/notebook/closeNotebook", { notebook: closed });
+      await ctx.post("closed notebook", "/api/block/prependDailyNoteBlock", {
+        notebook: closed,
+        dataType: "markdown",
+        data: "x",
       });
     },
   ),

@@ -16,6 +16,7 @@ import { splitOwnIal } from "../state/ial.js";
 import { storedAvName } from "../tools/av/create.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
+import { referencesTo, referringBlockIds, transferredText } from "../tools/block/transfer-refs.js";
 import { findToday } from "../tools/document/daily-note.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
@@ -708,6 +709,48 @@ export const PREVIEWS = {
           ? await r.place(a.previousID, "after", a.id)
           : await r.place(a.parentID as string, a.position ?? "first", a.id);
       return { what: "block", id: a.id, line: b.line, from: await r.placeOf(a.id), to };
+    }),
+    set_fold_state: attributes(async (r, a) => {
+      const b = await r.block(a.id);
+      const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
+      return {
+        target: { id: a.id, document: b.where },
+        subject: `the block ${q(b.line)}${/^#{1,6}\s/.test(b.body) ? " (its section folds with it)" : ""}`,
+        id: a.id,
+        where: b.where,
+        rows: [{ name: "fold", before: now["fold"] ?? null, after: a.folded ? "1" : null }],
+      };
+    }),
+    transfer_references: blockContents(
+      async (r, a) => {
+        const target = await r.block(a.toID);
+        const ids = await referringBlockIds(r, a.fromID);
+        const bodies = await Promise.all(ids.map(async (id) => (await r.block(id)).body));
+        return ids
+          .filter((_id, i) => referencesTo(bodies[i] as string, a.fromID) > 0)
+          .map((id) => ({
+            id,
+            after: (before: string) =>
+              transferredText(before, a.fromID, a.toID, target.line.replace(/^#{1,6}\s+/, "")),
+          }));
+      },
+      (n, _where, a) =>
+        n === 0
+          ? `No block references ${a.fromID}: nothing changes`
+          : `Points the references to ${a.fromID} in ${plural(n, "block")} at ${a.toID}`,
+    ),
+    add_to_daily_note: creation(async (r, a) => {
+      await r.notebook(a.notebook);
+      const today = await findToday(r.context(), a.notebook);
+      const path = await r.pathOf(a.notebook, today.hpath);
+      const end = a.position === "prepend" ? "start" : "end";
+      return {
+        target: { notebook: a.notebook, document: path },
+        summary: `Adds ${q(firstLine(a.data))} at the ${end} of today's note ${path}${today.id === null ? " (created first)" : ""}`,
+        changes: [{ what: "block", where: path, before: null, after: firstLine(a.data) }],
+        content: a.data,
+        where: path,
+      };
     }),
     insert: addedBlock((r, a) => anchorPlace(r, a)),
     prepend: addedBlock((r, a) => r.place(a.parentID, "first")),

@@ -411,6 +411,60 @@ export const SCENARIOS: readonly Scenario[] = [
         [f.blocks[1], f.blocks[2], f.blocks[0]],
       ),
   })),
+  onParagraphs(
+    "block.set_fold_state",
+    "block.set_fold_state folds a paragraph",
+    OWNER,
+    (env, f) => ({
+      args: { action: "set_fold_state", id: f.blocks[0], folded: true },
+      shows: async () =>
+        first(
+          keepsAttrs(env, f.blocks[0], { ...OWNER, fold: "1" }),
+          sameBodies(env, f.doc, PARAGRAPHS),
+        ),
+    }),
+  ),
+  onParagraphs(
+    "block.transfer_references",
+    "block.transfer_references from one paragraph to another",
+    (env, f) => {
+      const holder = env.sandbox.control.external.createDoc(
+        f.nb,
+        "/Holder",
+        `see ((${f.blocks[0]} 'alpha one')) and ((${f.blocks[0]} "kept"))`,
+      );
+      return {
+        args: { action: "transfer_references", fromID: f.blocks[0], toID: f.blocks[1] },
+        shows: async () =>
+          first(
+            sameBodies(env, holder, [
+              `see ((${f.blocks[1]} 'beta two')) and ((${f.blocks[1]} "kept"))`,
+            ]),
+            sameBodies(env, f.doc, PARAGRAPHS),
+          ),
+      };
+    },
+  ),
+  inNotebook(
+    "block.add_to_daily_note",
+    "block.add_to_daily_note appends to today's note",
+    (env, nb) => ({
+      args: { action: "add_to_daily_note", notebook: nb, data: "daily entry" },
+      shows: async () => {
+        await env.sandbox.control.flush();
+        const notes = env.sandbox.control.sql(
+          `SELECT block_id FROM attributes WHERE name LIKE 'custom-dailynote-%' AND box = '${nb}'`,
+        );
+        if (notes.length !== 1) return `${notes.length} daily notes in the notebook`;
+        const b = bodies(env, String(notes[0]?.["block_id"]));
+        if (typeof b === "string") return b;
+        const added = b.filter((x) => x === "daily entry").length;
+        return added === 1 && b.at(-1) === "daily entry"
+          ? undefined
+          : `today's note holds ${JSON.stringify(b)}`;
+      },
+    }),
+  ),
   // ------------------------------------------------------------------ document
   inNotebook("document.create", "document.create at the notebook root", (env, nb) => ({
     args: { action: "create", notebook: nb, hpath: "/Created", markdown: "hello" },

@@ -1,18 +1,23 @@
 /**
  * block: reads by ID (backlinks, backmentions and the breadcrumb among them), over several IDs
- * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append; update, replace, set_attrs, delete (state); move
- * (structure); find_replace (manifest: several blocks, find-replace.ts). One file per kind of write; this table joins them to the catalog's actions.
+ * (batch_kramdown, word_count) and recent_updated; additive insert/prepend/append, add_to_daily_note;
+ * update, replace, set_attrs, delete, set_fold_state (state); move (structure); transfer_references
+ * and find_replace (manifest: several blocks). One file per kind of write; this table joins them to
+ * the catalog's actions.
  */
 import { mutationAction, type ToolHandlers } from "../../handler.js";
 import { setAttrs } from "./attrs.js";
 import { batchKramdown, recentUpdated, wordCount } from "./batch-reads.js";
+import { addToDailyNote } from "./daily-note-block.js";
 import { del } from "./delete.js";
 import { findReplace } from "./find-replace.js";
+import { setFoldState } from "./fold.js";
 import { append, insert, prepend } from "./insert.js";
 import { move } from "./move.js";
 import { backlinks, backmentions, breadcrumb } from "./navigation.js";
 import { dom, getAttrs, getChildren, getKramdown, info } from "./reads.js";
 import { replace } from "./replace.js";
+import { transferReferences } from "./transfer-refs.js";
 import { update } from "./update.js";
 
 /** The block tool's handlers. */
@@ -37,4 +42,7 @@ export const blockHandlers = {
   set_attrs: mutationAction(setAttrs),
   delete: mutationAction(del),
   move: mutationAction(move),
+  set_fold_state: mutationAction(setFoldState),
+  transfer_references: mutationAction(transferReferences),
+  add_to_daily_note: mutationAction(addToDailyNote),
 } satisfies ToolHandlers<"block">;

@@ -38,7 +38,7 @@ async function probeAnchor(
  * Readback of a created block: it must exist after the kernel applied the queue and show the
  * requested content (several requested blocks are read from the document after the first).
  */
-async function createdBlockReadback(
+export async function createdBlockReadback(
   ctx: ToolContext,
   request: { readonly data: string; readonly dataType: "markdown" | "dom" },
   newId: string | null,
