@@ -242,6 +242,12 @@ function kernelReads(c: SiyuanClient): KernelReads {
     version: () => c.system.version(),
     flush: () => c.flush(),
     getFile: async (path) => (await c.file.getFile({ path }))?.bytes ?? null,
+    readDir: async (path) =>
+      (await c.file.readDir({ path }))?.map((e) => ({
+        name: e.name,
+        isDir: e.isDir,
+        updated: e.updated ?? 0,
+      })) ?? null,
     exportMdContent: (id) =>
       orNull(async () => {
         const r = await c.export.exportMdContent({ id });
@@ -494,6 +500,9 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       return { succMap: r.succMap, errFiles: r.errFiles };
     },
     putFile: (path, bytes) => c.file.putFile({ path, file: bytes }),
+    removeFile: (path) => c.file.removeFile({ path }),
+    removeUnusedAsset: (path) => c.asset.removeUnusedAsset({ path }),
+    removeUnusedAssets: () => c.asset.removeUnusedAssets(),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
     createAttributeView: async (avID, blockID) => {
       await c.av.renderAttributeView({ id: avID, blockID, pageSize: 1, createIfNotExist: true });

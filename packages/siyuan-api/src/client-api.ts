@@ -194,6 +194,13 @@ export interface SiyuanClient {
      * at most 512 (beyond that the kernel also shows the user a toast).
      */
     getUnusedAssets(): Promise<T.UnusedAssetsResult>;
+    /**
+     * Removes `data/<path>` (a file or a folder), a copy kept in history; the kernel checks no link.
+     * Answers the absolute path, also when nothing was there.
+     */
+    removeUnusedAsset(args: T.PathArg): Promise<string>;
+    /** Removes every asset the kernel finds unused (uncapped); answers their absolute paths. */
+    removeUnusedAssets(): Promise<string[]>;
   };
   readonly file: {
     /** Raw bytes; `null` when the file does not exist (HTTP 202 + code 404). */

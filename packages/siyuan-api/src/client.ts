@@ -231,6 +231,10 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),
       getDocAssets: (a) => call("asset.getDocAssets", a, S.docAssetsSchema),
       getUnusedAssets: () => call("asset.getUnusedAssets", {}, S.unusedAssetsSchema),
+      removeUnusedAsset: async (a) =>
+        (await call("asset.removeUnusedAsset", a, S.removeUnusedAssetSchema)).path,
+      removeUnusedAssets: async () =>
+        (await call("asset.removeUnusedAssets", {}, S.removeUnusedAssetsSchema)).paths,
     },
     file: {
       // HTTP 202 with code 404 means "file does not exist".

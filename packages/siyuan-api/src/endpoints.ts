@@ -138,6 +138,9 @@ export const ENDPOINTS = {
   "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),
   // A read, although beyond 512 unused assets the kernel also shows the user a toast saying so.
   "asset.getUnusedAssets": r("/api/asset/getUnusedAssets"),
+  // Both remove without checking a link: the caller decides what is unused (kernel-probes asset.removeUnused).
+  "asset.removeUnusedAsset": w("/api/asset/removeUnusedAsset", "path"),
+  "asset.removeUnusedAssets": w("/api/asset/removeUnusedAssets"),
 
   "file.getFile": r("/api/file/getFile", "path"),
   "file.putFile": w("/api/file/putFile", "path"),

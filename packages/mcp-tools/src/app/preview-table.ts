@@ -15,6 +15,7 @@ import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
 import { splitOwnIal } from "../state/ial.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
+import { assetNotebook } from "../tools/assets.js";
 import { findToday } from "../tools/document/daily-note.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
@@ -830,6 +831,39 @@ export const PREVIEWS = {
     }),
     create_template: templateContent(),
     update_template: templateContent(),
+    delete_template: removal(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const path = `${TEMPLATES_DIR}${a.name}`;
+      const bytes = await r.kernel.getFile(path);
+      if (bytes === null) throw notFound("template", a.name);
+      const text = utf8Decode(bytes);
+      return {
+        target: { template: a.name, path },
+        summary: `Removes the template ${a.name} (${bytes.length} bytes); SiYuan keeps no copy`,
+        changes: [{ what: "template", where: path, before: firstLine(text), after: null }],
+        lost: contentChange(a.name, path, text, ""),
+      };
+    }),
+    delete_asset: removal(async (r, a) => {
+      r.canRead(assetNotebook(a.path) ?? WORKSPACE);
+      const bytes = await r.kernel.getFile(`/data/${a.path}`).catch(() => null);
+      return {
+        target: { path: a.path },
+        summary: `Removes the unused asset ${a.path}${bytes === null ? "" : ` (${bytes.length} bytes)`}; SiYuan keeps a copy in its history`,
+        changes: [{ what: "asset", where: a.path, before: basename(a.path), after: null }],
+      };
+    }),
+    remove_unused_assets: removal(async (r) => {
+      const all = await r.kernel.getUnusedAssets();
+      for (const x of all) r.canRead(assetNotebook(x.path) ?? WORKSPACE);
+      const shown = all.slice(0, MAX_PREVIEW_BLOCKS);
+      return {
+        target: {},
+        summary: `Removes ${plural(all.length, "unused asset")}; SiYuan keeps copies in its history`,
+        changes: shown.map((x) => ({ what: "asset", where: x.path, before: x.name, after: null })),
+        ...(all.length > shown.length ? { omitted: all.length - shown.length } : {}),
+      };
+    }),
   },
   notebook: {
     create: creation(async (r, a) => {

@@ -1,6 +1,6 @@
 /**
- * file: create_template (additive; a state precondition with `overwrite`) and update_template
- * (state): one Markdown file in SiYuan's templates folder, `data/templates/<name>`.
+ * file: create_template (additive; a state precondition with `overwrite`), update_template and
+ * delete_template (state): one Markdown file in SiYuan's templates folder, `data/templates/<name>`.
  *
  * The probe first checks the body against the template budget (settings' `templateBudgetBytes`,
  * plus 64 KiB of multipart overhead for the request), before any kernel call, then reads the file
@@ -29,6 +29,7 @@ const BOUNDARY_LENGTH = 36;
 
 type CreateArgs = ArgsOf<"file", "create_template">;
 type UpdateArgs = ArgsOf<"file", "update_template">;
+type DeleteArgs = ArgsOf<"file", "delete_template">;
 
 /** What the probe read and what the commit sends. Never hashed or stored. */
 interface TemplateSeen {
@@ -161,4 +162,34 @@ export const updateTemplate: MutationHandler<UpdateArgs, TemplateSeen, string> =
   probe: (ctx, a) => probeTemplate(ctx, a.name, a.content, "present"),
   execute: (ctx, _a, before) => execute(ctx, before),
   readback: (ctx, _a, before) => readback(ctx, before),
+};
+
+/**
+ * file.delete_template: removes `data/templates/<name>` (`/api/file/removeFile`, as SiYuan's own
+ * template removal deletes the file). The state is the file's SHA-256, so a template edited after
+ * the preflight answers `state_changed`; the readback proves the file gone. SiYuan keeps no copy.
+ */
+export const deleteTemplate: MutationHandler<DeleteArgs, { path: string }, void> = {
+  targets: (a) => [`${TEMPLATES_DIR}${a.name}`],
+  async probe(ctx, a) {
+    const path = `${TEMPLATES_DIR}${a.name}`;
+    const state = await templateState(ctx, path);
+    if (!state.exists) throw notFound("template", a.name);
+    return {
+      state,
+      notebooks: [],
+      snapshot: { path },
+      preflightNotes: { templatePath: path, size: state.size },
+    };
+  },
+  async execute(ctx, _a, before) {
+    await ctx.write.removeFile(before.snapshot.path);
+  },
+  async readback(ctx, _a, before): Promise<ReadbackResult> {
+    const state = await templateState(ctx, before.snapshot.path);
+    if (state.exists) {
+      return { state, verdict: "mismatch", reason: `${before.snapshot.path} is still there` };
+    }
+    return { state, verdict: "applied", receipt: { templatePath: before.snapshot.path } };
+  },
 };
