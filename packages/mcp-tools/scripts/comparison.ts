@@ -152,9 +152,10 @@ export const ROWS: readonly Row[] = [
   ["", "file.render", "template.render", PLANNED],
   ["file.export_md", "file.export_md", "export.preview"],
   ["", "file.save_doc_as_template", "template.save_as", PLANNED],
-  ["", "file.delete_template", "template.remove", PLANNED],
-  ["", "file.rename_asset file.delete_asset", "", PLANNED],
-  ["", "file.remove_unused_assets", "asset.clean", PLANNED],
+  ["file.delete_template", "file.delete_template", "template.remove"],
+  ["file.delete_asset", "file.delete_asset", ""],
+  ["", "file.rename_asset", "", PLANNED],
+  ["file.remove_unused_assets", "file.remove_unused_assets", "asset.clean"],
   ["", "file.get_image_ocr_text", "image.list image.analyze", "not planned: needs a vision model"],
   [
     "",

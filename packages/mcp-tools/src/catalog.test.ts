@@ -169,6 +169,9 @@ describe("the policy table", () => {
         "av.remove_column",
         "history.rollback_document",
         "flashcard.remove_cards",
+        "file.delete_template",
+        "file.delete_asset",
+        "file.remove_unused_assets",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");
@@ -205,7 +208,10 @@ describe("the advertised surface", () => {
     expect(block).toMatch(/insert,prepend,append: requestId only/);
     const file = describeTool("file", true).description;
     expect(file).toMatch(/upload_asset: expectedSourceHash/);
-    expect(file).toMatch(/create_template,update_template: expectedStateHash/);
+    expect(file).toMatch(
+      /create_template,update_template,delete_template,delete_asset: expectedStateHash/,
+    );
+    expect(file).toMatch(/remove_unused_assets: expectedManifestHash/);
     expect(file).toMatch(/create_template\(new\): requestId only/);
   });
 

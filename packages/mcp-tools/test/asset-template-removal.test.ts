@@ -71,19 +71,34 @@ describe("file removals", () => {
     await h.sandbox.control.external.createDoc(nb, "/Doc", "![u](assets/used.png)");
     await h.sandbox.control.flush();
 
-    const used = await h.call("file", { action: "delete_asset", path: "assets/used.png", validateOnly: true });
+    const used = await h.call("file", {
+      action: "delete_asset",
+      path: "assets/used.png",
+      validateOnly: true,
+    });
     expect(errorCode(used)).toBe("invalid_arguments");
     expect(errorOf(used)["reason"]).toBe("asset_in_use");
-    const outside = await h.call("file", { action: "delete_asset", path: "assets/../conf/conf.json", validateOnly: true });
+    const outside = await h.call("file", {
+      action: "delete_asset",
+      path: "assets/../conf/conf.json",
+      validateOnly: true,
+    });
     expect(errorCode(outside)).toBe("invalid_arguments");
-    const none = await h.call("file", { action: "delete_asset", path: "assets/none.png", validateOnly: true });
+    const none = await h.call("file", {
+      action: "delete_asset",
+      path: "assets/none.png",
+      validateOnly: true,
+    });
     expect(errorCode(none)).toBe("not_found");
 
     const args = { action: "delete_asset", path: "assets/free.png" };
     const before = h.writes(REMOVE_ONE);
     const { preflight, commit } = await h.write("file", args, true);
     expect(preflight["preconditionField"]).toBe("expectedStateHash");
-    expect(commit.structuredContent).toMatchObject({ status: "committed", removed: "assets/free.png" });
+    expect(commit.structuredContent).toMatchObject({
+      status: "committed",
+      removed: "assets/free.png",
+    });
     expect(h.writes(REMOVE_ONE)).toBe(before + 1);
     expect(await exists("/data/assets/free.png")).toBe(false);
     expect(await exists("/data/assets/used.png")).toBe(true);

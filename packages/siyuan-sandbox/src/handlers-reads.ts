@@ -666,7 +666,12 @@ export const readRoutes: Record<string, Route> = {
   "/api/block/getRecentUpdatedBlocks": r(getRecentUpdatedBlocks),
   "/api/asset/getDocAssets": r(getDocAssets),
   "/api/asset/getUnusedAssets": r(getUnusedAssets),
-  "/api/asset/removeUnusedAsset": { handler: removeUnusedAsset, auth: true, body: "json", write: true },
+  "/api/asset/removeUnusedAsset": {
+    handler: removeUnusedAsset,
+    auth: true,
+    body: "json",
+    write: true,
+  },
   "/api/asset/removeUnusedAssets": {
     handler: removeUnusedAssets,
     auth: true,

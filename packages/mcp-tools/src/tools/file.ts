@@ -23,6 +23,7 @@ import {
 } from "../handler.js";
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
+import { deleteAsset, removeUnusedAssets } from "./assets.js";
 import { exportResources, extractDoc } from "./exports.js";
 import {
   docAssets,
@@ -31,7 +32,6 @@ import {
   listUnusedAssets,
   readTemplate,
 } from "./file-reads.js";
-import { deleteAsset, removeUnusedAssets } from "./assets.js";
 import { createTemplate, deleteTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
