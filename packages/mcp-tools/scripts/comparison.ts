@@ -151,7 +151,7 @@ export const ROWS: readonly Row[] = [
   ["file.read_template", "file.read_template", "template.get"],
   ["", "file.render", "template.render", PLANNED],
   ["file.export_md", "file.export_md", "export.preview"],
-  ["", "file.save_doc_as_template", "template.save_as", PLANNED],
+  ["file.save_doc_as_template", "file.save_doc_as_template", "template.save_as"],
   ["file.delete_template", "file.delete_template", "template.remove"],
   ["file.delete_asset", "file.delete_asset", ""],
   ["", "file.rename_asset", "", PLANNED],

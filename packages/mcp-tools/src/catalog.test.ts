@@ -209,10 +209,10 @@ describe("the advertised surface", () => {
     const file = describeTool("file", true).description;
     expect(file).toMatch(/upload_asset: expectedSourceHash/);
     expect(file).toMatch(
-      /create_template,update_template,delete_template,delete_asset: expectedStateHash/,
+      /create_template,update_template,save_doc_as_template,delete_template,delete_asset: expectedStateHash/,
     );
     expect(file).toMatch(/remove_unused_assets: expectedManifestHash/);
-    expect(file).toMatch(/create_template\(new\): requestId only/);
+    expect(file).toMatch(/create_template\(new\),save_doc_as_template\(new\): requestId only/);
   });
 
   it("advertises the legacy surface with strict mode off", () => {

@@ -578,23 +578,33 @@ export const CATALOG = {
       args: z.strictObject({ name: templateName, content: z.string() }),
       signature: "update_template(name,content)",
     },
+    save_doc_as_template: {
+      policy: state,
+      policyFor: (a) => (a["overwrite"] === true ? state : additive),
+      args: z.strictObject({
+        id: nodeId,
+        name: templateName,
+        overwrite: z.boolean().default(false),
+      }),
+      signature: "save_doc_as_template(id=document,name=x.md,overwrite?) as SiYuan saves it",
+    },
     delete_template: {
       policy: state,
       dangerous: true,
       args: z.strictObject({ name: templatePath }),
-      signature: "delete_template(name) removes it; SiYuan keeps no copy",
+      signature: "delete_template(name) removed, no copy kept",
     },
     delete_asset: {
       policy: state,
       dangerous: true,
       args: z.strictObject({ path: assetPath }),
-      signature: "delete_asset(path) one unused asset; refused if linked; copy in history",
+      signature: "delete_asset(path) one unused asset (linked: refused), copy kept in history",
     },
     remove_unused_assets: {
       policy: manifest,
       dangerous: true,
       args: z.strictObject({}),
-      signature: "remove_unused_assets() all list_unused_assets lists; copies in history",
+      signature: "remove_unused_assets() all list_unused_assets lists, copies kept in history",
     },
     export_resources: {
       policy: external,

@@ -501,6 +501,8 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     },
     putFile: (path, bytes) => c.file.putFile({ path, file: bytes }),
     removeFile: (path) => c.file.removeFile({ path }),
+    docSaveAsTemplate: (id, name, overwrite) =>
+      c.template.docSaveAsTemplate({ id, name, overwrite }),
     removeUnusedAsset: (path) => c.asset.removeUnusedAsset({ path }),
     removeUnusedAssets: () => c.asset.removeUnusedAssets(),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,

@@ -447,6 +447,12 @@ export interface KernelWrites {
    * kernel creates missing parent folders and overwrites an existing file.
    */
   putFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Saves document `id` as `data/templates/<name>.md` (`docSaveAsTemplate`: its Markdown with block
+   * IALs, `updated` dropped, template code blocks as text, the document's IAL last). `false`: the
+   * file exists and `overwrite` is false, nothing written. An unknown ID writes nothing either.
+   */
+  docSaveAsTemplate(id: string, name: string, overwrite: boolean): Promise<boolean>;
   /** Removes one workspace file or folder (`/api/file/removeFile`, path from the workspace root). */
   removeFile(path: string): Promise<void>;
   /**

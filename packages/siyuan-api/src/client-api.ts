@@ -212,6 +212,15 @@ export interface SiyuanClient {
     removeFile(args: T.PathArg): Promise<void>;
     renameFile(args: T.RenameFileArgs): Promise<void>;
   };
+  readonly template: {
+    /**
+     * Saves the block's document (a heading with its children, another block alone) as
+     * `data/templates/<name>.md`: `false` when that file exists and `overwrite` is false (code 1,
+     * nothing written). An unknown ID answers `true` and writes nothing (kernel-probes
+     * template.docSaveAsTemplate).
+     */
+    docSaveAsTemplate(args: T.DocSaveAsTemplateArgs): Promise<boolean>;
+  };
   readonly export: {
     exportMdContent(args: T.ExportMdContentArgs): Promise<T.ExportMdResult>;
     /** A zip of workspace files; `path` is `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. */

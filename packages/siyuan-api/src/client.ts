@@ -246,6 +246,15 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       removeFile: (a) => callVoid("file.removeFile", a),
       renameFile: (a) => callVoid("file.renameFile", a),
     },
+    template: {
+      docSaveAsTemplate: async (a) =>
+        (await callNullable(
+          "template.docSaveAsTemplate",
+          a,
+          S.ignoredSchema.transform(() => true),
+          [1],
+        )) ?? false,
+    },
     export: {
       exportMdContent: (a) => call("export.exportMdContent", a, S.exportMdSchema),
       exportResources: (a) => call("export.exportResources", a, S.exportResourcesSchema),

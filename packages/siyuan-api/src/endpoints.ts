@@ -149,6 +149,8 @@ export const ENDPOINTS = {
   "file.renameFile": w("/api/file/renameFile", "path", "newPath"),
 
   "export.exportMdContent": r("/api/export/exportMdContent", "id"),
+  // 3.7.3 panics on a missing `overwrite` (`.(bool)`); an unknown ID answers code 0 and writes nothing.
+  "template.docSaveAsTemplate": w("/api/template/docSaveAsTemplate", "id", "name", "overwrite"),
 
   // Document history (`history/`): searchHistory lists times, getHistoryItems one time's items.
   "history.searchHistory": r("/api/history/searchHistory"),

@@ -81,6 +81,7 @@ export type {
   CreateNotebookArgs,
   DocHistoryContent,
   DocHistoryContentArgs,
+  DocSaveAsTemplateArgs,
   DomResult,
   DuplicateDocResult,
   ExportMdContentArgs,

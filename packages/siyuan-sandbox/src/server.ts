@@ -24,6 +24,7 @@ import { navRoutes } from "./handlers-nav.js";
 import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import { readRoutes } from "./handlers-reads.js";
 import { riffRoutes } from "./handlers-riff.js";
+import { templateRoutes } from "./handlers-template.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -93,6 +94,7 @@ export const ROUTES: Record<string, Route> = {
   ...blockRoutes,
   ...readRoutes,
   ...miscRoutes,
+  ...templateRoutes,
   ...assetRoutes,
   ...navRoutes,
   ...mcpRoutes,

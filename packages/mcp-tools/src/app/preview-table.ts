@@ -831,6 +831,18 @@ export const PREVIEWS = {
     }),
     create_template: templateContent(),
     update_template: templateContent(),
+    save_doc_as_template: creation(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const doc = await r.doc(a.id);
+      const path = `${TEMPLATES_DIR}${a.name}`;
+      const bytes = await r.kernel.getFile(path);
+      const before = bytes === null ? null : firstLine(utf8Decode(bytes));
+      return {
+        target: { id: a.id, template: a.name, path },
+        summary: `${bytes === null ? "Creates" : "Replaces"} the template ${a.name} from the document ${q(doc.title)} (${doc.path}), as SiYuan renders it`,
+        changes: [{ what: "template", where: path, before, after: `document ${doc.title}` }],
+      };
+    }),
     delete_template: removal(async (r, a) => {
       r.canRead(WORKSPACE);
       const path = `${TEMPLATES_DIR}${a.name}`;

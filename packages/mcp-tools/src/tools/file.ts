@@ -1,6 +1,6 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
- * create_template, update_template and delete_template (`templates.ts`); delete_asset and
+ * create_template, save_doc_as_template, update_template and delete_template (`templates.ts`); delete_asset and
  * remove_unused_assets (`assets.ts`); export_resources and extract_doc
  * (external side effects: `exports.ts`); the reads list_templates, read_template, doc_assets,
  * list_unused_assets and export_md (`file-reads.ts`).
@@ -32,7 +32,7 @@ import {
   listUnusedAssets,
   readTemplate,
 } from "./file-reads.js";
-import { createTemplate, deleteTemplate, updateTemplate } from "./templates.js";
+import { createTemplate, deleteTemplate, saveDocAsTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
 
@@ -133,6 +133,7 @@ export const fileHandlers = {
   upload_asset: mutationAction(uploadAsset),
   create_template: mutationAction(createTemplate),
   update_template: mutationAction(updateTemplate),
+  save_doc_as_template: mutationAction(saveDocAsTemplate),
   delete_template: mutationAction(deleteTemplate),
   delete_asset: mutationAction(deleteAsset),
   remove_unused_assets: mutationAction(removeUnusedAssets),

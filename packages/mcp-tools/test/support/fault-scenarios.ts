@@ -633,6 +633,25 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    key: "file.save_doc_as_template",
+    name: "file.save_doc_as_template a document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const doc = env.sandbox.control.external.createDoc(nb, "/Weekly", "# Wins");
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "save_doc_as_template", id: doc, name: "weekly.md" },
+        shows: async () => {
+          const file = await env.verify.file.getFile({ path: "/data/templates/weekly.md" });
+          const text = file === null ? "" : Buffer.from(file.bytes).toString("utf8");
+          return text.startsWith("# Wins") && text.trimEnd().endsWith('title="Weekly" type="doc"}')
+            ? undefined
+            : `template weekly.md holds ${JSON.stringify(text)}`;
+        },
+      };
+    },
+  },
+  {
     key: "file.delete_template",
     name: "file.delete_template",
     async setup(env) {
