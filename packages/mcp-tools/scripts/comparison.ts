@@ -154,7 +154,7 @@ export const ROWS: readonly Row[] = [
   ["file.save_doc_as_template", "file.save_doc_as_template", "template.save_as"],
   ["file.delete_template", "file.delete_template", "template.remove"],
   ["file.delete_asset", "file.delete_asset", ""],
-  ["", "file.rename_asset", "", PLANNED],
+  ["file.rename_asset", "file.rename_asset", ""],
   ["file.remove_unused_assets", "file.remove_unused_assets", "asset.clean"],
   ["", "file.get_image_ocr_text", "image.list image.analyze", "not planned: needs a vision model"],
   [

@@ -600,6 +600,12 @@ export const CATALOG = {
       args: z.strictObject({ path: assetPath }),
       signature: "delete_asset(path) one unused asset (linked: refused), copy kept in history",
     },
+    rename_asset: {
+      policy: manifest,
+      args: z.strictObject({ path: assetPath, newName: z.string().min(1).max(128) }),
+      signature:
+        "rename_asset(path,newName=no extension) answers newPath (SiYuan adds an ID); rewrites its links",
+    },
     remove_unused_assets: {
       policy: manifest,
       dangerous: true,

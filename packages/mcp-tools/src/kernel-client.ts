@@ -505,6 +505,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       c.template.docSaveAsTemplate({ id, name, overwrite }),
     removeUnusedAsset: (path) => c.asset.removeUnusedAsset({ path }),
     removeUnusedAssets: () => c.asset.removeUnusedAssets(),
+    renameAsset: (oldPath, newName) => c.asset.renameAsset({ oldPath, newName }),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
     createAttributeView: async (avID, blockID) => {
       await c.av.renderAttributeView({ id: avID, blockID, pageSize: 1, createIfNotExist: true });

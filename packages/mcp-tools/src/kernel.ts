@@ -460,6 +460,11 @@ export interface KernelWrites {
    * checks no link itself. Answers the absolute path, also when nothing was there.
    */
   removeUnusedAsset(path: string): Promise<string>;
+  /**
+   * Renames asset `oldPath` (`renameAsset`): the new path, `""` when nothing was renamed. The kernel
+   * replaces the old file name in every document, text and closed notebooks included.
+   */
+  renameAsset(oldPath: string, newName: string): Promise<string>;
   /** Removes every asset the kernel finds unused, uncapped (`removeUnusedAssets`): absolute paths. */
   removeUnusedAssets(): Promise<string[]>;
   /**

@@ -199,6 +199,13 @@ export interface SiyuanClient {
      * Answers the absolute path, also when nothing was there.
      */
     removeUnusedAsset(args: T.PathArg): Promise<string>;
+    /**
+     * Renames an asset to `<newName>-<new ID><its extension>` and replaces its old file name in
+     * every document (text too, closed notebooks too) and its old path in database files; answers
+     * the new path, `""` for an unchanged or empty name, a path also when there was no file
+     * (kernel-probes asset.renameAsset).
+     */
+    renameAsset(args: { readonly oldPath: string; readonly newName: string }): Promise<string>;
     /** Removes every asset the kernel finds unused (uncapped); answers their absolute paths. */
     removeUnusedAssets(): Promise<string[]>;
   };

@@ -233,6 +233,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       getUnusedAssets: () => call("asset.getUnusedAssets", {}, S.unusedAssetsSchema),
       removeUnusedAsset: async (a) =>
         (await call("asset.removeUnusedAsset", a, S.removeUnusedAssetSchema)).path,
+      renameAsset: async (a) => (await call("asset.renameAsset", a, S.renameAssetSchema)).newPath,
       removeUnusedAssets: async () =>
         (await call("asset.removeUnusedAssets", {}, S.removeUnusedAssetsSchema)).paths,
     },

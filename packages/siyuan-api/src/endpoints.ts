@@ -141,6 +141,7 @@ export const ENDPOINTS = {
   // Both remove without checking a link: the caller decides what is unused (kernel-probes asset.removeUnused).
   "asset.removeUnusedAsset": w("/api/asset/removeUnusedAsset", "path"),
   "asset.removeUnusedAssets": w("/api/asset/removeUnusedAssets"),
+  "asset.renameAsset": w("/api/asset/renameAsset", "oldPath", "newName"),
 
   "file.getFile": r("/api/file/getFile", "path"),
   "file.putFile": w("/api/file/putFile", "path"),

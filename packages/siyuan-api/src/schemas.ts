@@ -483,5 +483,7 @@ export const unusedAssetsSchema = nullableArray(unusedAssetSchema);
 
 /** `removeUnusedAsset`: the absolute path of `data/<path>`, also when there was no file. */
 export const removeUnusedAssetSchema = z.looseObject({ path: z.string() });
+/** `renameAsset`: the asset's new path (`""`: nothing renamed). */
+export const renameAssetSchema = z.looseObject({ newPath: z.string() });
 /** `removeUnusedAssets`: the absolute path of each asset removed. */
 export const removeUnusedAssetsSchema = z.looseObject({ paths: nullableArray(z.string()) });

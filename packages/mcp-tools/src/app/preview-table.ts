@@ -865,6 +865,23 @@ export const PREVIEWS = {
         changes: [{ what: "asset", where: a.path, before: basename(a.path), after: null }],
       };
     }),
+    rename_asset: rename(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const name = a.path.slice(a.path.lastIndexOf("/") + 1);
+      const ext = /\.[^./]*$/.exec(name)?.[0] ?? "";
+      const dir = a.path.slice(0, a.path.length - name.length);
+      const linking = await r.kernel.sql(
+        `SELECT COUNT(DISTINCT root_id) AS n FROM blocks WHERE instr(markdown, '${name.replaceAll("'", "''")}') > 0`,
+      );
+      const docs = Number(linking[0]?.["n"] ?? 0);
+      return {
+        what: "asset",
+        id: a.path,
+        before: a.path,
+        after: `${dir}${a.newName}-<new ID>${ext}`,
+        extra: [{ what: "documents rewritten", before: String(docs), after: String(docs) }],
+      };
+    }),
     remove_unused_assets: removal(async (r) => {
       const all = await r.kernel.getUnusedAssets();
       for (const x of all) r.canRead(assetNotebook(x.path) ?? WORKSPACE);

@@ -1,7 +1,7 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
- * create_template, save_doc_as_template, update_template and delete_template (`templates.ts`); delete_asset and
- * remove_unused_assets (`assets.ts`); export_resources and extract_doc
+ * create_template, save_doc_as_template, update_template and delete_template (`templates.ts`); delete_asset,
+ * rename_asset and remove_unused_assets (`assets.ts`); export_resources and extract_doc
  * (external side effects: `exports.ts`); the reads list_templates, read_template, doc_assets,
  * list_unused_assets and export_md (`file-reads.ts`).
  *
@@ -23,7 +23,7 @@ import {
 } from "../handler.js";
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
-import { deleteAsset, removeUnusedAssets } from "./assets.js";
+import { deleteAsset, removeUnusedAssets, renameAsset } from "./assets.js";
 import { exportResources, extractDoc } from "./exports.js";
 import {
   docAssets,
@@ -136,6 +136,7 @@ export const fileHandlers = {
   save_doc_as_template: mutationAction(saveDocAsTemplate),
   delete_template: mutationAction(deleteTemplate),
   delete_asset: mutationAction(deleteAsset),
+  rename_asset: mutationAction(renameAsset),
   remove_unused_assets: mutationAction(removeUnusedAssets),
   export_resources: externalAction(exportResources),
   extract_doc: externalAction(extractDoc),

@@ -678,6 +678,32 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    key: "file.rename_asset",
+    name: "file.rename_asset a linked image",
+    async setup(env) {
+      const nb = await notebook(env);
+      await env.verify.file.putFile({ path: "/data/assets/cat.png", file: "cat" });
+      const doc = env.sandbox.control.external.createDoc(nb, "/Pets", "![c](assets/cat.png)");
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "rename_asset", path: "assets/cat.png", newName: "dog" },
+        shows: async () => {
+          const links = ((await env.verify.asset.getDocAssets({ id: doc })) ?? []) as string[];
+          const link = links[0] ?? "";
+          const file = await env.verify.file.getFile({ path: `/data/${link}` });
+          return first(
+            /^assets\/dog-\d{14}-[a-z0-9]{7}\.png$/.test(link)
+              ? undefined
+              : `the document links ${JSON.stringify(links)}`,
+            file !== null && Buffer.from(file.bytes).toString("utf8") === "cat"
+              ? undefined
+              : `${link} does not hold the asset`,
+          );
+        },
+      };
+    },
+  },
+  {
     key: "file.remove_unused_assets",
     name: "file.remove_unused_assets two files and a folder, a linked one kept",
     async setup(env) {
