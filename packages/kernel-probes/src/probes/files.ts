@@ -294,6 +294,10 @@ export const fileProbes = [
       await file("no file for the unknown", "zprobe-unknown.md");
       await ctx.post("no overwrite field", url, { id: doc, name: "zprobe-nofield" });
       await file("no file without the field", "zprobe-nofield.md");
+      // the template search's probe, later, lists every template: leave none behind
+      for (const name of ["zprobe-tpl.md", "zprobe-head.md", "zprobe a_b_c.md"]) {
+        await ctx.quiet("/api/file/removeFile", { path: `/data/templates/${name}` });
+      }
     },
   ),
 ];

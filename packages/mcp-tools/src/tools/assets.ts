@@ -176,6 +176,19 @@ function hasInvisible(name: string): boolean {
   });
 }
 
+/**
+ * Kramdown with the pairs of each IAL in sorted order: SiYuan 3.7.3 answers a block whose tree it
+ * just reloaded from its file (after a rename, a notebook's second index) with the pairs in another
+ * order for a moment (`updated` first).
+ */
+function ialPairsSorted(kramdown: string): string {
+  return kramdown.replace(
+    /\{: ((?:[^"}\s]+="(?:[^"\\]|\\.)*"\s*)+)\}/g,
+    (_m, pairs: string) =>
+      `{: ${(pairs.match(/[^"\s]+="(?:[^"\\]|\\.)*"/g) ?? []).sort().join(" ")}}`,
+  );
+}
+
 const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
@@ -284,7 +297,12 @@ export const renameAsset: MutationHandler<RenameArgs, RenameSeen, string> = {
     // The asset is the workspace's: its (default) permission too, as file.upload_asset.
     if (boxes.length > 0) requirePermission(ctx.permissions, ["(workspace)"], ctx.needs);
     return {
-      state: { asset, blocks, databases },
+      // IAL pairs sorted: a tree SiYuan just loaded answers them in another order for a moment.
+      state: {
+        asset,
+        blocks: blocks.map((b) => ({ id: b.id, kramdown: ialPairsSorted(b.kramdown) })),
+        databases,
+      },
       notebooks: boxes,
       snapshot: {
         oldPath: a.path,
@@ -332,7 +350,11 @@ export const renameAsset: MutationHandler<RenameArgs, RenameSeen, string> = {
       return fail(`${newPath} does not hold the asset's bytes`);
     }
     for (const b of seen.blocks) {
-      if (after[b.id] !== b.kramdown.replaceAll(seen.oldName, newBase)) {
+      const now = after[b.id];
+      if (
+        now === undefined ||
+        ialPairsSorted(now) !== ialPairsSorted(b.kramdown.replaceAll(seen.oldName, newBase))
+      ) {
         return fail(`block ${b.id} does not link ${newPath} as the rename asks`);
       }
     }
