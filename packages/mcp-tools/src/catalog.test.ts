@@ -175,6 +175,9 @@ describe("the policy table", () => {
         "history.rollback_document",
         "flashcard.remove_cards",
         "block.find_replace",
+        "file.delete_template",
+        "file.delete_asset",
+        "file.remove_unused_assets",
       ].sort(),
     );
     const byState = ACTIONS.filter((a) => a.dangerous === "cross_document");
@@ -213,8 +216,11 @@ describe("the advertised surface", () => {
     expect(block).toMatch(/insert,prepend,append,add_to_daily_note: requestId only/);
     const file = describeTool("file", true).description;
     expect(file).toMatch(/upload_asset: expectedSourceHash/);
-    expect(file).toMatch(/create_template,update_template: expectedStateHash/);
-    expect(file).toMatch(/create_template\(new\): requestId only/);
+    expect(file).toMatch(
+      /create_template,update_template,save_doc_as_template,delete_template,delete_asset: expectedStateHash/,
+    );
+    expect(file).toMatch(/remove_unused_assets: expectedManifestHash/);
+    expect(file).toMatch(/create_template\(new\),save_doc_as_template\(new\): requestId only/);
   });
 
   it("advertises the legacy surface with strict mode off", () => {

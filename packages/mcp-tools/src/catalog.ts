@@ -183,6 +183,18 @@ const templatePath = z
     "must be a template name as file.list_templates answers it, like weekly.md or folder/x.md",
   );
 
+/** An asset as file.list_unused_assets names it: `assets/…` or `<notebook>/assets/…`, no `..`. */
+const assetPath = z
+  .string()
+  .max(1024)
+  .refine(
+    (p) =>
+      /^(\d{14}-[a-z0-9]{7}\/)?assets\/./.test(p) &&
+      !p.includes("\\") &&
+      p.split("/").every((seg) => seg !== "" && seg !== "." && seg !== ".."),
+    "must be an asset path as file.list_unused_assets answers it, like assets/x.png",
+  );
+
 /** Column types a new database's template may give (relation and rollup need av.add_column). */
 export const AV_TEMPLATE_COLUMN_TYPES = [
   "text",
@@ -598,6 +610,40 @@ export const CATALOG = {
       policy: state,
       args: z.strictObject({ name: templateName, content: z.string() }),
       signature: "update_template(name,content)",
+    },
+    save_doc_as_template: {
+      policy: state,
+      policyFor: (a) => (a["overwrite"] === true ? state : additive),
+      args: z.strictObject({
+        id: nodeId,
+        name: templateName,
+        overwrite: z.boolean().default(false),
+      }),
+      signature: "save_doc_as_template(id=document,name=x.md,overwrite?) as SiYuan saves it",
+    },
+    delete_template: {
+      policy: state,
+      dangerous: true,
+      args: z.strictObject({ name: templatePath }),
+      signature: "delete_template(name) removed, no copy kept",
+    },
+    delete_asset: {
+      policy: state,
+      dangerous: true,
+      args: z.strictObject({ path: assetPath }),
+      signature: "delete_asset(path) one unused asset (linked: refused), copy kept in history",
+    },
+    rename_asset: {
+      policy: manifest,
+      args: z.strictObject({ path: assetPath, newName: z.string().min(1).max(128) }),
+      signature:
+        "rename_asset(path,newName=no extension) answers newPath (SiYuan adds an ID); rewrites its links",
+    },
+    remove_unused_assets: {
+      policy: manifest,
+      dangerous: true,
+      args: z.strictObject({}),
+      signature: "remove_unused_assets() all list_unused_assets lists, copies kept in history",
     },
     export_resources: {
       policy: external,

@@ -243,6 +243,12 @@ function kernelReads(c: SiyuanClient): KernelReads {
     version: () => c.system.version(),
     flush: () => c.flush(),
     getFile: async (path) => (await c.file.getFile({ path }))?.bytes ?? null,
+    readDir: async (path) =>
+      (await c.file.readDir({ path }))?.map((e) => ({
+        name: e.name,
+        isDir: e.isDir,
+        updated: e.updated ?? 0,
+      })) ?? null,
     exportMdContent: (id) =>
       orNull(async () => {
         const r = await c.export.exportMdContent({ id });
@@ -577,6 +583,12 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       return { succMap: r.succMap, errFiles: r.errFiles };
     },
     putFile: (path, bytes) => c.file.putFile({ path, file: bytes }),
+    removeFile: (path) => c.file.removeFile({ path }),
+    docSaveAsTemplate: (id, name, overwrite) =>
+      c.template.docSaveAsTemplate({ id, name, overwrite }),
+    removeUnusedAsset: (path) => c.asset.removeUnusedAsset({ path }),
+    removeUnusedAssets: () => c.asset.removeUnusedAssets(),
+    renameAsset: (oldPath, newName) => c.asset.renameAsset({ oldPath, newName }),
     exportResources: async (paths) => (await c.export.exportResources({ paths })).path,
     createAttributeView: async (avID, blockID) => {
       await c.av.renderAttributeView({ id: avID, blockID, pageSize: 1, createIfNotExist: true });

@@ -151,6 +151,13 @@ export interface UnusedAsset {
   readonly name: string;
 }
 
+/** One entry of `readDir`: a name, whether it is a folder, its modification time (Unix seconds). */
+export interface DirEntryRow {
+  readonly name: string;
+  readonly isDir: boolean;
+  readonly updated: number;
+}
+
 /** One template of `searchTemplate`: its path under `data/templates/`. */
 export interface TemplateHit {
   readonly path: string;
@@ -227,6 +234,8 @@ export interface KernelReads {
   flush(): Promise<void>;
   /** A workspace file's bytes (`/api/file/getFile`, path from the workspace root), `null` if absent. */
   getFile(path: string): Promise<Uint8Array | null>;
+  /** A workspace folder's entries (`/api/file/readDir`), `null` when there is nothing at `path`. */
+  readDir(path: string): Promise<DirEntryRow[] | null>;
   /** A document as Markdown without IALs (`/api/export/exportMdContent`), `null` for an unknown ID. */
   exportMdContent(id: string): Promise<{ hPath: string; content: string } | null>;
   /**
@@ -541,6 +550,26 @@ export interface KernelWrites {
    * kernel creates missing parent folders and overwrites an existing file.
    */
   putFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Saves document `id` as `data/templates/<name>.md` (`docSaveAsTemplate`: its Markdown with block
+   * IALs, `updated` dropped, template code blocks as text, the document's IAL last). `false`: the
+   * file exists and `overwrite` is false, nothing written. An unknown ID writes nothing either.
+   */
+  docSaveAsTemplate(id: string, name: string, overwrite: boolean): Promise<boolean>;
+  /** Removes one workspace file or folder (`/api/file/removeFile`, path from the workspace root). */
+  removeFile(path: string): Promise<void>;
+  /**
+   * Removes `data/<path>`, a copy kept in the kernel's history (`removeUnusedAsset`); the kernel
+   * checks no link itself. Answers the absolute path, also when nothing was there.
+   */
+  removeUnusedAsset(path: string): Promise<string>;
+  /**
+   * Renames asset `oldPath` (`renameAsset`): the new path, `""` when nothing was renamed. The kernel
+   * replaces the old file name in every document, text and closed notebooks included.
+   */
+  renameAsset(oldPath: string, newName: string): Promise<string>;
+  /** Removes every asset the kernel finds unused, uncapped (`removeUnusedAssets`): absolute paths. */
+  removeUnusedAssets(): Promise<string[]>;
   /**
    * Zips workspace files (`/api/export/exportResources`): the zip's workspace path,
    * `temp/export/<32 hex>-<name>.zip`, served at `GET /export/…`. Creates a file in the kernel.

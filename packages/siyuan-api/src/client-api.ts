@@ -226,6 +226,20 @@ export interface SiyuanClient {
      * at most 512 (beyond that the kernel also shows the user a toast).
      */
     getUnusedAssets(): Promise<T.UnusedAssetsResult>;
+    /**
+     * Removes `data/<path>` (a file or a folder), a copy kept in history; the kernel checks no link.
+     * Answers the absolute path, also when nothing was there.
+     */
+    removeUnusedAsset(args: T.PathArg): Promise<string>;
+    /**
+     * Renames an asset to `<newName>-<new ID><its extension>` and replaces its old file name in
+     * every document (text too, closed notebooks too) and its old path in database files; answers
+     * the new path, `""` for an unchanged or empty name, a path also when there was no file
+     * (kernel-probes asset.renameAsset).
+     */
+    renameAsset(args: { readonly oldPath: string; readonly newName: string }): Promise<string>;
+    /** Removes every asset the kernel finds unused (uncapped); answers their absolute paths. */
+    removeUnusedAssets(): Promise<string[]>;
   };
   readonly file: {
     /** Raw bytes; `null` when the file does not exist (HTTP 202 + code 404). */
@@ -236,6 +250,15 @@ export interface SiyuanClient {
     readDir(args: T.PathArg): Promise<DirEntry[] | null>;
     removeFile(args: T.PathArg): Promise<void>;
     renameFile(args: T.RenameFileArgs): Promise<void>;
+  };
+  readonly template: {
+    /**
+     * Saves the block's document (a heading with its children, another block alone) as
+     * `data/templates/<name>.md`: `false` when that file exists and `overwrite` is false (code 1,
+     * nothing written). An unknown ID answers `true` and writes nothing (kernel-probes
+     * template.docSaveAsTemplate).
+     */
+    docSaveAsTemplate(args: T.DocSaveAsTemplateArgs): Promise<boolean>;
   };
   readonly export: {
     exportMdContent(args: T.ExportMdContentArgs): Promise<T.ExportMdResult>;

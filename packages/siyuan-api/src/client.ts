@@ -245,6 +245,11 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       upload: (a) => callMultipart("asset.upload", a, uploadParts, S.uploadSchema),
       getDocAssets: (a) => call("asset.getDocAssets", a, S.docAssetsSchema),
       getUnusedAssets: () => call("asset.getUnusedAssets", {}, S.unusedAssetsSchema),
+      removeUnusedAsset: async (a) =>
+        (await call("asset.removeUnusedAsset", a, S.removeUnusedAssetSchema)).path,
+      renameAsset: async (a) => (await call("asset.renameAsset", a, S.renameAssetSchema)).newPath,
+      removeUnusedAssets: async () =>
+        (await call("asset.removeUnusedAssets", {}, S.removeUnusedAssetsSchema)).paths,
     },
     file: {
       // HTTP 202 with code 404 means "file does not exist".
@@ -255,6 +260,15 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       readDir: (a) => callNullable("file.readDir", a, S.readDirSchema, [404]),
       removeFile: (a) => callVoid("file.removeFile", a),
       renameFile: (a) => callVoid("file.renameFile", a),
+    },
+    template: {
+      docSaveAsTemplate: async (a) =>
+        (await callNullable(
+          "template.docSaveAsTemplate",
+          a,
+          S.ignoredSchema.transform(() => true),
+          [1],
+        )) ?? false,
     },
     export: {
       exportMdContent: (a) => call("export.exportMdContent", a, S.exportMdSchema),

@@ -158,6 +158,10 @@ export const ENDPOINTS = {
   "asset.getDocAssets": r("/api/asset/getDocAssets", "id"),
   // A read, although beyond 512 unused assets the kernel also shows the user a toast saying so.
   "asset.getUnusedAssets": r("/api/asset/getUnusedAssets"),
+  // Both remove without checking a link: the caller decides what is unused (kernel-probes asset.removeUnused).
+  "asset.removeUnusedAsset": w("/api/asset/removeUnusedAsset", "path"),
+  "asset.removeUnusedAssets": w("/api/asset/removeUnusedAssets"),
+  "asset.renameAsset": w("/api/asset/renameAsset", "oldPath", "newName"),
 
   "file.getFile": r("/api/file/getFile", "path"),
   "file.putFile": w("/api/file/putFile", "path"),
@@ -166,6 +170,8 @@ export const ENDPOINTS = {
   "file.renameFile": w("/api/file/renameFile", "path", "newPath"),
 
   "export.exportMdContent": r("/api/export/exportMdContent", "id"),
+  // 3.7.3 panics on a missing `overwrite` (`.(bool)`); an unknown ID answers code 0 and writes nothing.
+  "template.docSaveAsTemplate": w("/api/template/docSaveAsTemplate", "id", "name", "overwrite"),
 
   // Document history (`history/`): searchHistory lists times, getHistoryItems one time's items.
   "history.searchHistory": r("/api/history/searchHistory"),

@@ -82,6 +82,7 @@ export type {
   DailyNoteBlockArgs,
   DocHistoryContent,
   DocHistoryContentArgs,
+  DocSaveAsTemplateArgs,
   DomResult,
   DuplicateDocResult,
   ExportMdContentArgs,

@@ -532,3 +532,10 @@ export const getConfSchema = z.looseObject({
 /** One item of `getUnusedAssets`: `item` is `assets/…` or `<notebook>/assets/…` (a folder: no `/`). */
 export const unusedAssetSchema = z.looseObject({ item: z.string(), name: z.string() });
 export const unusedAssetsSchema = nullableArray(unusedAssetSchema);
+
+/** `removeUnusedAsset`: the absolute path of `data/<path>`, also when there was no file. */
+export const removeUnusedAssetSchema = z.looseObject({ path: z.string() });
+/** `renameAsset`: the asset's new path (`""`: nothing renamed). */
+export const renameAssetSchema = z.looseObject({ newPath: z.string() });
+/** `removeUnusedAssets`: the absolute path of each asset removed. */
+export const removeUnusedAssetsSchema = z.looseObject({ paths: nullableArray(z.string()) });

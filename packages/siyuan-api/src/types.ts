@@ -430,6 +430,12 @@ export interface PushMsgArgs {
   /** Milliseconds; kernel default 7000. */
   readonly timeout?: number;
 }
+/** `docSaveAsTemplate` request: `name` without `.md` (the kernel adds it). */
+export interface DocSaveAsTemplateArgs {
+  readonly id: string;
+  readonly name: string;
+  readonly overwrite: boolean;
+}
 /** Argument of the file methods that take one workspace path. */
 export interface PathArg {
   /** Workspace-relative path, e.g. `/data/storage/petal/x.json`. */

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { posix } from "node:path";
+import type { Block } from "./block.js";
 import { dateParts, isValidNodeId } from "./clock.js";
 import { ASSET_NAME_MAX_BYTES } from "./constants.js";
 import { kernelError } from "./errors.js";
@@ -95,6 +96,64 @@ export function removeId(name: string): string {
   let stem = name.slice(0, name.length - ext.length);
   if (stem.length > 23 && isValidNodeId(stem.slice(-22))) stem = stem.slice(0, -23);
   return stem + ext;
+}
+
+/** Replaces every `from` by `to` in a block's texts and attribute values, as a byte replace would. */
+function replaceInBlock(b: Block, from: string, to: string): boolean {
+  let changed = false;
+  const swap = (v: string): string => {
+    if (!v.includes(from)) return v;
+    changed = true;
+    return v.replaceAll(from, to);
+  };
+  b.text = swap(b.text);
+  b.lang = swap(b.lang);
+  for (const [k, v] of Object.entries(b.attrs)) b.attrs[k] = swap(v);
+  for (const c of b.children) if (replaceInBlock(c, from, to)) changed = true;
+  return changed;
+}
+
+/**
+ * `renameAsset` (`model.RenameAsset`): the file (and its `.sya`) renamed to
+ * `AssetName(FilterUploadFileName(newName) + ext, newID)` beside it, then its old file name replaced
+ * by the new one in every document of every notebook, closed ones too (a byte replace: links, text,
+ * attributes), and the old path by the new one in database files. An unchanged or empty name
+ * answers `newPath: ""`; a missing asset answers the new path and changes nothing
+ * (kernel-probes asset.renameAsset).
+ */
+function renameAsset(ctx: HandlerContext): unknown {
+  const { oldPath, newName: rawName } = ctx.body;
+  if (typeof oldPath !== "string" || typeof rawName !== "string") throw panicReply();
+  const oldClean = oldPath.split("?")[0] as string;
+  const filtered = filterUploadFileName(rawName.trim());
+  if (posix.basename(oldClean) === filtered || filtered === "") return { newPath: "" };
+  const newName = assetName(filtered + goExt(oldClean), ctx.kernel.ids.newId());
+  const newPath = posix.join(posix.dirname(oldClean), newName);
+  const files = ctx.kernel.files;
+  const from = `/data/${oldClean}`;
+  if (files.kind(from) !== "file") return { newPath };
+  files.rename(from, `/data/${newPath}`);
+  if (files.kind(`/data/${oldPath}.sya`) === "file")
+    files.rename(`/data/${oldPath}.sya`, `/data/${newPath}.sya`);
+  const oldName = posix.basename(oldPath);
+  const ws = ctx.kernel.ws;
+  for (const doc of ws.docs.values()) {
+    if (replaceInBlock(doc.root, oldName, newName)) ws.touchDoc(doc.id);
+  }
+  if (files.kind("/data/storage/av") === "dir") {
+    for (const e of files.list("/data/storage/av")) {
+      if (!/^\d{14}-[a-z0-9]{7}\.json$/.test(e.name)) continue;
+      const p = `/data/storage/av/${e.name}`;
+      const text = files.read(p).toString("utf8");
+      if (text.includes(oldPath))
+        files.write(
+          p,
+          Buffer.from(text.replaceAll(oldPath, newPath), "utf8"),
+          ctx.kernel.ids.clock.now(),
+        );
+    }
+  }
+  return { newPath };
 }
 
 /** Per-kernel state of this module: the kernel's asset hash cache. */
@@ -423,6 +482,7 @@ const getRoute = (handler: Route["handler"]): Route => ({
 /** Exact-path routes of this module. */
 export const assetRoutes: Record<string, Route> = {
   "/api/asset/upload": r(upload, "raw", true),
+  "/api/asset/renameAsset": r(renameAsset, "json", true),
   "/api/export/exportResources": r(exportResources, "json", false),
 };
 

@@ -4,6 +4,7 @@
  * links (`getDocAssets`) and the template search (`searchTemplate`), answered as SiYuan 3.7.3 does.
  */
 import { randomBytes } from "node:crypto";
+import { posix } from "node:path";
 import { type Block, walk } from "./block.js";
 import { blockJsonOfRow } from "./block-json.js";
 import {
@@ -249,6 +250,11 @@ const MAX_UNUSED_ASSETS = 512;
  * descending; a notebook's asset is named `<notebook>/assets/…`.
  */
 function getUnusedAssets(ctx: HandlerContext): unknown {
+  return unusedAssets(ctx).slice(0, MAX_UNUSED_ASSETS);
+}
+
+/** `model.UnusedAssets`, uncapped: see {@link getUnusedAssets}. */
+function unusedAssets(ctx: HandlerContext): Array<{ item: string; name: string }> {
   const files = ctx.kernel.files;
   // key → [workspace path, mtime in seconds]
   const assets = new Map<string, { wsPath: string; updated: number }>();
@@ -315,7 +321,34 @@ function getUnusedAssets(ctx: HandlerContext): unknown {
     })
     .sort((x, y) => y.updated - x.updated || (x.item < y.item ? 1 : x.item > y.item ? -1 : 0))
     .map(({ item, name }) => ({ item, name }));
-  return out.slice(0, MAX_UNUSED_ASSETS);
+  return out;
+}
+
+/**
+ * `removeUnusedAsset` (`model.RemoveUnusedAsset`): removes `data/<path>`, file or folder, without
+ * checking any link; answers its absolute path whether or not anything was there. The copy the
+ * kernel keeps in its history folder is not modelled.
+ */
+function removeUnusedAsset(ctx: HandlerContext): unknown {
+  const p = ctx.body.path;
+  if (typeof p !== "string") throw panicReply();
+  const wsPath = posix.join("/data", p);
+  if (ctx.kernel.files.kind(wsPath) !== null) ctx.kernel.files.remove(wsPath);
+  return { path: workspaceAbs(ctx.kernel, wsPath) };
+}
+
+/**
+ * `removeUnusedAssets` (`model.RemoveUnusedAssets`): removes every unused asset, uncapped, and
+ * answers their absolute paths (`[]` when none). Reads no request body. History copies as above.
+ */
+function removeUnusedAssets(ctx: HandlerContext): unknown {
+  const paths: string[] = [];
+  for (const { item } of unusedAssets(ctx)) {
+    const wsPath = posix.join("/data", item);
+    if (ctx.kernel.files.kind(wsPath) !== null) ctx.kernel.files.remove(wsPath);
+    paths.push(workspaceAbs(ctx.kernel, wsPath));
+  }
+  return { paths };
 }
 
 /** Jaro-Winkler similarity (smetrics: boost threshold 0.7, prefix 4), ranking template hits. */
@@ -633,6 +666,18 @@ export const readRoutes: Record<string, Route> = {
   "/api/block/getRecentUpdatedBlocks": r(getRecentUpdatedBlocks),
   "/api/asset/getDocAssets": r(getDocAssets),
   "/api/asset/getUnusedAssets": r(getUnusedAssets),
+  "/api/asset/removeUnusedAsset": {
+    handler: removeUnusedAsset,
+    auth: true,
+    body: "json",
+    write: true,
+  },
+  "/api/asset/removeUnusedAssets": {
+    handler: removeUnusedAssets,
+    auth: true,
+    body: "none",
+    write: true,
+  },
   "/api/search/searchTemplate": r(searchTemplate),
   "/api/search/listInvalidBlockRefs": r(listInvalidBlockRefs),
   "/api/search/searchAsset": r(searchAsset),

@@ -26,6 +26,7 @@ import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import { readRoutes } from "./handlers-reads.js";
 import { riffRoutes } from "./handlers-riff.js";
 import { searchMoreRoutes } from "./handlers-search-more.js";
+import { templateRoutes } from "./handlers-template.js";
 import type { Kernel } from "./kernel.js";
 import type { PluginRouteContext } from "./plugin-host/host.js";
 
@@ -95,6 +96,7 @@ export const ROUTES: Record<string, Route> = {
   ...blockRoutes,
   ...readRoutes,
   ...miscRoutes,
+  ...templateRoutes,
   ...assetRoutes,
   ...navRoutes,
   ...mcpRoutes,

@@ -1,6 +1,6 @@
 /** Assets and workspace files (contract §4.8): upload naming, GET /assets, the file API. */
 import type { ProbeAnswer } from "../http.js";
-import { data, probe, utf8 } from "./kit.js";
+import { data, probe, UNKNOWN_ID, utf8 } from "./kit.js";
 
 /** A 1×1 transparent PNG. */
 const PNG = Uint8Array.from(
@@ -263,6 +263,41 @@ export const fileProbes = [
           mask: ["data.*.updated"],
         },
       );
+    },
+  ),
+  probe(
+    "template.docSaveAsTemplate",
+    "docSaveAsTemplate: the file it writes (IALs less updated, spans, template code as text, the document's IAL last), an existing name, overwrite, a heading's ID, a name filtered, an unknown ID, no overwrite field",
+    ["/api/template/docSaveAsTemplate"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(
+        nb,
+        "/Tpl doc",
+        "# Head\n\npara **b** `code` and *i*\n\n- item\n\n```template\n.action{now}\n```\n\n## Sub\n\nunder sub",
+      );
+      const url = "/api/template/docSaveAsTemplate";
+      const file = (label: string, name: string) =>
+        ctx.call(label, { path: "/api/file/getFile", json: { path: `/data/templates/${name}` } });
+      await ctx.post("save", url, { id: doc, name: "zprobe-tpl", overwrite: false });
+      await file("the file", "zprobe-tpl.md");
+      await ctx.post("existing", url, { id: doc, name: "zprobe-tpl", overwrite: false });
+      await ctx.post("overwrite", url, { id: doc, name: "zprobe-tpl", overwrite: true });
+      const rows = await ctx.quiet<Array<{ id: string }>>("/api/query/sql", {
+        stmt: `SELECT id FROM blocks WHERE root_id = '${doc}' AND type = 'h' AND content = 'Sub'`,
+      });
+      await ctx.post("a heading", url, { id: rows[0]?.id, name: "zprobe-head", overwrite: false });
+      await file("the heading's file", "zprobe-head.md");
+      await ctx.post("name filtered", url, { id: doc, name: " zprobe a'b/c. ", overwrite: false });
+      await file("the filtered file", "zprobe a_b_c.md");
+      await ctx.post("unknown", url, { id: UNKNOWN_ID, name: "zprobe-unknown", overwrite: false });
+      await file("no file for the unknown", "zprobe-unknown.md");
+      await ctx.post("no overwrite field", url, { id: doc, name: "zprobe-nofield" });
+      await file("no file without the field", "zprobe-nofield.md");
+      // the template search's probe, later, lists every template: leave none behind
+      for (const name of ["zprobe-tpl.md", "zprobe-head.md", "zprobe a_b_c.md"]) {
+        await ctx.quiet("/api/file/removeFile", { path: `/data/templates/${name}` });
+      }
     },
   ),
 ];

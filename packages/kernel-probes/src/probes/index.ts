@@ -1,5 +1,6 @@
 /** The one list of probes, in the order they run (later probes may reuse the probe plugin). */
 import type { Probe } from "../probe.js";
+import { assetProbes } from "./assets.js";
 import { attrProbes } from "./attr.js";
 import { avProbes } from "./av.js";
 import { avSearchProbes } from "./av-search.js";
@@ -35,4 +36,5 @@ export const PROBES: readonly Probe[] = [
   ...avSearchProbes,
   ...pluginProbes,
   ...mcpProbes,
+  ...assetProbes,
 ];

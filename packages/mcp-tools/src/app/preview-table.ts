@@ -13,6 +13,7 @@ import type { ArgsOf } from "../handler.js";
 import { avKey, avKeys, cellState, primaryKey, rowIds, valuesOf } from "../state/av-state.js";
 import { formOfMarkdown, markdownOfForm } from "../state/content-form.js";
 import { splitOwnIal } from "../state/ial.js";
+import { assetNotebook } from "../tools/assets.js";
 import { storedAvName } from "../tools/av/create.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
@@ -889,6 +890,68 @@ export const PREVIEWS = {
     }),
     create_template: templateContent(),
     update_template: templateContent(),
+    save_doc_as_template: creation(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const doc = await r.doc(a.id);
+      const path = `${TEMPLATES_DIR}${a.name}`;
+      const bytes = await r.kernel.getFile(path);
+      const before = bytes === null ? null : firstLine(utf8Decode(bytes));
+      return {
+        target: { id: a.id, template: a.name, path },
+        summary: `${bytes === null ? "Creates" : "Replaces"} the template ${a.name} from the document ${q(doc.title)} (${doc.path}), as SiYuan renders it`,
+        changes: [{ what: "template", where: path, before, after: `document ${doc.title}` }],
+      };
+    }),
+    delete_template: removal(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const path = `${TEMPLATES_DIR}${a.name}`;
+      const bytes = await r.kernel.getFile(path);
+      if (bytes === null) throw notFound("template", a.name);
+      const text = utf8Decode(bytes);
+      return {
+        target: { template: a.name, path },
+        summary: `Removes the template ${a.name} (${bytes.length} bytes); SiYuan keeps no copy`,
+        changes: [{ what: "template", where: path, before: firstLine(text), after: null }],
+        lost: contentChange(a.name, path, text, ""),
+      };
+    }),
+    delete_asset: removal(async (r, a) => {
+      r.canRead(assetNotebook(a.path) ?? WORKSPACE);
+      const bytes = await r.kernel.getFile(`/data/${a.path}`).catch(() => null);
+      return {
+        target: { path: a.path },
+        summary: `Removes the unused asset ${a.path}${bytes === null ? "" : ` (${bytes.length} bytes)`}; SiYuan keeps a copy in its history`,
+        changes: [{ what: "asset", where: a.path, before: basename(a.path), after: null }],
+      };
+    }),
+    rename_asset: rename(async (r, a) => {
+      r.canRead(WORKSPACE);
+      const name = a.path.slice(a.path.lastIndexOf("/") + 1);
+      const ext = /\.[^./]*$/.exec(name)?.[0] ?? "";
+      const dir = a.path.slice(0, a.path.length - name.length);
+      const linking = await r.kernel.sql(
+        `SELECT COUNT(DISTINCT root_id) AS n FROM blocks WHERE instr(markdown, '${name.replaceAll("'", "''")}') > 0`,
+      );
+      const docs = Number(linking[0]?.["n"] ?? 0);
+      return {
+        what: "asset",
+        id: a.path,
+        before: a.path,
+        after: `${dir}${a.newName}-<new ID>${ext}`,
+        extra: [{ what: "documents rewritten", before: String(docs), after: String(docs) }],
+      };
+    }),
+    remove_unused_assets: removal(async (r) => {
+      const all = await r.kernel.getUnusedAssets();
+      for (const x of all) r.canRead(assetNotebook(x.path) ?? WORKSPACE);
+      const shown = all.slice(0, MAX_PREVIEW_BLOCKS);
+      return {
+        target: {},
+        summary: `Removes ${plural(all.length, "unused asset")}; SiYuan keeps copies in its history`,
+        changes: shown.map((x) => ({ what: "asset", where: x.path, before: x.name, after: null })),
+        ...(all.length > shown.length ? { omitted: all.length - shown.length } : {}),
+      };
+    }),
   },
   notebook: {
     create: creation(async (r, a) => {

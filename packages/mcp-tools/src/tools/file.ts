@@ -1,6 +1,7 @@
 /**
  * file: upload_asset (precondition kind `source`: the SHA-256 of the bytes to upload);
- * create_template and update_template (`templates.ts`); export_resources and extract_doc
+ * create_template, save_doc_as_template, update_template and delete_template (`templates.ts`); delete_asset,
+ * rename_asset and remove_unused_assets (`assets.ts`); export_resources and extract_doc
  * (external side effects: `exports.ts`); the reads list_templates, read_template, doc_assets,
  * list_unused_assets and export_md (`file-reads.ts`).
  *
@@ -22,6 +23,7 @@ import {
 } from "../handler.js";
 import type { UploadAnswer } from "../kernel.js";
 import type { SourceRef } from "../source.js";
+import { deleteAsset, removeUnusedAssets, renameAsset } from "./assets.js";
 import { exportResources, extractDoc } from "./exports.js";
 import {
   docAssets,
@@ -30,7 +32,7 @@ import {
   listUnusedAssets,
   readTemplate,
 } from "./file-reads.js";
-import { createTemplate, updateTemplate } from "./templates.js";
+import { createTemplate, deleteTemplate, saveDocAsTemplate, updateTemplate } from "./templates.js";
 
 type UploadArgs = ArgsOf<"file", "upload_asset">;
 
@@ -131,6 +133,11 @@ export const fileHandlers = {
   upload_asset: mutationAction(uploadAsset),
   create_template: mutationAction(createTemplate),
   update_template: mutationAction(updateTemplate),
+  save_doc_as_template: mutationAction(saveDocAsTemplate),
+  delete_template: mutationAction(deleteTemplate),
+  delete_asset: mutationAction(deleteAsset),
+  rename_asset: mutationAction(renameAsset),
+  remove_unused_assets: mutationAction(removeUnusedAssets),
   export_resources: externalAction(exportResources),
   extract_doc: externalAction(extractDoc),
   list_templates: listTemplates,

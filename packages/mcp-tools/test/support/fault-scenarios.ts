@@ -88,6 +88,11 @@ async function assetsHolding(env: Env, bytes: Uint8Array): Promise<string | unde
   return holding === 1 ? undefined : `${holding} assets hold the uploaded bytes`;
 }
 
+/** The names of the assets the kernel lists unused, sorted. */
+async function unusedNames(env: Env): Promise<string[]> {
+  return ((await env.verify.asset.getUnusedAssets()) ?? []).map((a) => a.name).sort();
+}
+
 async function notebookRow(env: Env, id: string) {
   return (await env.verify.notebook.lsNotebooks()).notebooks.find((n) => n.id === id);
 }
@@ -692,6 +697,99 @@ export const SCENARIOS: readonly Scenario[] = [
       return {
         args: { action: "update_template", name: "meeting.md", content: "agenda v2" },
         shows: () => templateHolds(env, "meeting.md", "agenda v2"),
+      };
+    },
+  },
+  {
+    key: "file.save_doc_as_template",
+    name: "file.save_doc_as_template a document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const doc = env.sandbox.control.external.createDoc(nb, "/Weekly", "# Wins");
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "save_doc_as_template", id: doc, name: "weekly.md" },
+        shows: async () => {
+          const file = await env.verify.file.getFile({ path: "/data/templates/weekly.md" });
+          const text = file === null ? "" : Buffer.from(file.bytes).toString("utf8");
+          return text.startsWith("# Wins") && text.trimEnd().endsWith('title="Weekly" type="doc"}')
+            ? undefined
+            : `template weekly.md holds ${JSON.stringify(text)}`;
+        },
+      };
+    },
+  },
+  {
+    key: "file.delete_template",
+    name: "file.delete_template",
+    async setup(env) {
+      await env.verify.file.putFile({ path: "/data/templates/old.md", file: "old" });
+      return {
+        args: { action: "delete_template", name: "old.md" },
+        shows: async () =>
+          (await env.verify.file.getFile({ path: "/data/templates/old.md" })) === null
+            ? undefined
+            : "template old.md exists",
+      };
+    },
+  },
+  {
+    key: "file.delete_asset",
+    name: "file.delete_asset an unused file",
+    async setup(env) {
+      await env.verify.file.putFile({ path: "/data/assets/unused.png", file: "unused" });
+      await env.verify.file.putFile({ path: "/data/assets/other.png", file: "other" });
+      return {
+        args: { action: "delete_asset", path: "assets/unused.png" },
+        shows: async () => differ("unused assets", await unusedNames(env), ["other.png"]),
+      };
+    },
+  },
+  {
+    key: "file.rename_asset",
+    name: "file.rename_asset a linked image",
+    async setup(env) {
+      const nb = await notebook(env);
+      await env.verify.file.putFile({ path: "/data/assets/cat.png", file: "cat" });
+      const doc = env.sandbox.control.external.createDoc(nb, "/Pets", "![c](assets/cat.png)");
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "rename_asset", path: "assets/cat.png", newName: "dog" },
+        shows: async () => {
+          const links = ((await env.verify.asset.getDocAssets({ id: doc })) ?? []) as string[];
+          const link = links[0] ?? "";
+          const file = await env.verify.file.getFile({ path: `/data/${link}` });
+          return first(
+            /^assets\/dog-\d{14}-[a-z0-9]{7}\.png$/.test(link)
+              ? undefined
+              : `the document links ${JSON.stringify(links)}`,
+            file !== null && Buffer.from(file.bytes).toString("utf8") === "cat"
+              ? undefined
+              : `${link} does not hold the asset`,
+          );
+        },
+      };
+    },
+  },
+  {
+    key: "file.remove_unused_assets",
+    name: "file.remove_unused_assets two files and a folder, a linked one kept",
+    async setup(env) {
+      const nb = await notebook(env);
+      for (const p of ["a.png", "dir/b.png", "linked.png"]) {
+        await env.verify.file.putFile({ path: `/data/assets/${p}`, file: p });
+      }
+      env.sandbox.control.external.createDoc(nb, "/Doc", "![l](assets/linked.png)");
+      await env.sandbox.control.flush();
+      return {
+        args: { action: "remove_unused_assets" },
+        shows: async () =>
+          first(
+            differ("unused assets", await unusedNames(env), []),
+            (await env.verify.file.getFile({ path: "/data/assets/linked.png" })) === null
+              ? "linked.png is gone"
+              : undefined,
+          ),
       };
     },
   },
