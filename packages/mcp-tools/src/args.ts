@@ -52,8 +52,58 @@ export const fsPath = z
   .string()
   .regex(/^\/[^/]+(\/[^/]+)*\/?$/, "must look like /<notebook name>/<doc title>/…");
 
+/** An icon as SiYuan's emoji picker stores it: an emoji's code points in hex, `-` between. */
+const HEX_ICON = /^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6})*$/;
+/** A custom emoji's file under data/emojis, in characters SiYuan's file-name filter keeps. */
+const EMOJI_FILE = /^[A-Za-z0-9_-]+(?:[ /][A-Za-z0-9_-]+|\.[A-Za-z0-9_-]+)*\.[A-Za-z0-9]{1,8}$/;
+/** One emoji: emoji code points, with joiners and variation selectors (`Emoji_Component`). */
+const EMOJI =
+  /^(?=.*[\p{Extended_Pictographic}\p{Regional_Indicator}])[\p{Extended_Pictographic}\p{Emoji_Component}\p{Emoji_Modifier}]{1,16}$/u;
+
+/**
+ * An icon argument: an emoji, its hex code points (`1f4d4`), a custom emoji file (`folder/x.png`),
+ * or "" to clear. Other text is refused: SiYuan would store it, and show nothing or a changed name.
+ */
+export const iconArg = z
+  .string()
+  .max(128)
+  .refine(
+    (s) => s === "" || HEX_ICON.test(s) || EMOJI_FILE.test(s) || EMOJI.test(s),
+    'must be an emoji, its hex code points like 1f4d4, a custom emoji file like "folder/x.png", or "" to clear',
+  );
+
+/**
+ * The icon as the kernel stores a document's (`model.normalizeIconValue`): an emoji becomes its
+ * code points in hex joined by `-` (`📔` → `1f4d4`); hex codes and file names stay as given.
+ */
+export function normalizeIcon(icon: string): string {
+  const points = [...icon].map((c) => c.codePointAt(0) as number);
+  if (/[./]/.test(icon) || points.every((p) => p < 0x80)) return icon;
+  return points.map((p) => p.toString(16)).join("-");
+}
+
 /** A sort-mode number as the kernel uses them (0–15). */
 export const sortMode = z.number().int().min(0).max(15);
+
+/** SiYuan's sort modes (`util.SortMode*`), by number; 15 defers to the workspace's `fileTree.sort`. */
+export const SORT_MODE_NAMES = [
+  "name_asc",
+  "name_desc",
+  "updated_asc",
+  "updated_desc",
+  "natural_asc",
+  "natural_desc",
+  "custom",
+  "ref_count_asc",
+  "ref_count_desc",
+  "created_asc",
+  "created_desc",
+  "size_asc",
+  "size_desc",
+  "sub_doc_count_asc",
+  "sub_doc_count_desc",
+  "workspace",
+] as const;
 
 /**
  * The safety fields this package understands, parsed apart from business arguments. Strict: a name

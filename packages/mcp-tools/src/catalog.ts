@@ -13,7 +13,16 @@
 import type { ActionPolicy, PreconditionKind } from "@sisyphus/write-safety";
 import { preconditionField } from "@sisyphus/write-safety";
 import { z } from "zod";
-import { attrMap, dataType, fsPath, nodeId, notebookId, sortMode } from "./args.js";
+import {
+  attrMap,
+  dataType,
+  fsPath,
+  iconArg,
+  nodeId,
+  notebookId,
+  SORT_MODE_NAMES,
+  sortMode,
+} from "./args.js";
 import { OPTION_LIMITS } from "./settings.js";
 
 /** The aggregated MCP tools. */
@@ -482,6 +491,17 @@ export const CATALOG = {
       signature: "set_attrs(id,attrs) as block's",
       aliases: ["set_attr"],
     },
+    set_icon: {
+      policy: state,
+      args: z.strictObject({ id: nodeId, icon: iconArg }),
+      signature: 'set_icon(id,icon=emoji|hex like 1f4d4|emojis file|"" clears) stored as hex',
+    },
+    set_child_sort_mode: {
+      policy: state,
+      args: z.strictObject({ notebook: notebookId, mode: z.enum(SORT_MODE_NAMES) }),
+      signature:
+        "set_child_sort_mode(notebook,mode=a name child_sort_mode answers) one mode per notebook in 3.7.3",
+    },
     remove: { policy: state, dangerous: true, args: id, signature: "remove(id)" },
     move: {
       policy: structure,
@@ -635,6 +655,11 @@ export const CATALOG = {
       policy: state,
       args: z.strictObject({ notebook: notebookId, open: z.boolean() }),
       signature: "set_open_state(notebook,open)",
+    },
+    set_icon: {
+      policy: state,
+      args: z.strictObject({ notebook: notebookId, icon: iconArg }),
+      signature: "set_icon(notebook,icon) as document.set_icon",
     },
     remove: {
       policy: state,

@@ -455,6 +455,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     setNotebookConf: async (notebook, conf) => {
       await c.notebook.setNotebookConf({ notebook, conf });
     },
+    setNotebookIcon: (notebook, icon) => c.notebook.setNotebookIcon({ notebook, icon }),
     openNotebook: (notebook) => c.notebook.openNotebook({ notebook }),
     closeNotebook: (notebook) => c.notebook.closeNotebook({ notebook }),
     removeNotebook: (notebook) => c.notebook.removeNotebook({ notebook }),

@@ -395,6 +395,11 @@ export interface KernelWrites {
   createNotebook(name: string): Promise<NotebookRow>;
   renameNotebook(notebook: string, name: string): Promise<void>;
   setNotebookConf(notebook: string, conf: Record<string, unknown>): Promise<void>;
+  /**
+   * `setNotebookIcon`: the notebook's conf icon (and its notebook document's). SiYuan 3.7.3 checks
+   * no notebook: an unknown ID gets a folder and a conf, i.e. a new notebook.
+   */
+  setNotebookIcon(notebook: string, icon: string): Promise<void>;
   openNotebook(notebook: string): Promise<void>;
   closeNotebook(notebook: string): Promise<void>;
   removeNotebook(notebook: string): Promise<void>;

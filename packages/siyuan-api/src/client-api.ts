@@ -54,6 +54,8 @@ export interface NotebookApi {
   renameNotebook(args: T.RenameNotebookArgs): Promise<void>;
   getNotebookConf(args: T.NotebookArg): Promise<T.NotebookConfResult>;
   setNotebookConf(args: T.SetNotebookConfArgs): Promise<BoxConf>;
+  /** Sets the notebook's icon (an emoji's code points in hex, or a custom emoji's file name). */
+  setNotebookIcon(args: T.SetNotebookIconArgs): Promise<void>;
   changeSortNotebook(args: T.ChangeSortNotebookArgs): Promise<void>;
 }
 

@@ -114,6 +114,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       renameNotebook: (a) => callVoid("notebook.renameNotebook", a),
       getNotebookConf: (a) => call("notebook.getNotebookConf", a, S.notebookConfSchema),
       setNotebookConf: (a) => call("notebook.setNotebookConf", a, S.boxConfSchema),
+      setNotebookIcon: (a) => callVoid("notebook.setNotebookIcon", a),
       changeSortNotebook: (a) => callVoid("notebook.changeSortNotebook", a),
     },
     filetree: {

@@ -48,6 +48,7 @@ export const ENDPOINTS = {
   "notebook.renameNotebook": w("/api/notebook/renameNotebook", "notebook", "name"),
   "notebook.getNotebookConf": r("/api/notebook/getNotebookConf", "notebook"),
   "notebook.setNotebookConf": w("/api/notebook/setNotebookConf", "notebook", "conf"),
+  "notebook.setNotebookIcon": w("/api/notebook/setNotebookIcon", "notebook", "icon"),
   "notebook.changeSortNotebook": w("/api/notebook/changeSortNotebook", "notebooks"),
 
   "filetree.createDocWithMd": w("/api/filetree/createDocWithMd", "notebook", "path", "markdown"),

@@ -137,6 +137,7 @@ export type {
   SetAttributeViewBlockAttrArgs,
   SetBlockAttrsArgs,
   SetNotebookConfArgs,
+  SetNotebookIconArgs,
   SqlArgs,
   TransactionsArgs,
   UpdateBlockArgs,

@@ -157,6 +157,11 @@ export interface RenameNotebookArgs {
   readonly notebook: string;
   readonly name: string;
 }
+/** `setNotebookIcon` request (`""` clears the icon). */
+export interface SetNotebookIconArgs {
+  readonly notebook: string;
+  readonly icon: string;
+}
 /** `setNotebookConf` request. */
 export interface SetNotebookConfArgs {
   readonly notebook: string;

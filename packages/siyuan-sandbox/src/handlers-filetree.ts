@@ -18,6 +18,7 @@ import { MEMORY_WORKSPACE_DIR } from "./handlers-asset.js";
 import { renderDom } from "./render.js";
 import type { Workspace } from "./workspace.js";
 import type { DocEntry, Notebook } from "./workspace-index.js";
+import { defaultBoxConf } from "./workspace-notebooks.js";
 
 const r = (handler: Route["handler"], body: Route["body"] = "json"): Route => ({
   handler,
@@ -120,6 +121,28 @@ const notebookRoutes: Record<string, Route> = {
     ctx.kernel.ws.dirtyBoxes.add(id);
     ctx.kernel.ws.version++;
     return { ...b.conf };
+  }),
+  // `SetBoxIcon`: no ID check and no existence check; an unknown valid ID gets a folder and a
+  // conf (a closed notebook "Untitled", sort 0) — kernel-probes notebook.setNotebookIcon. An icon
+  // with a "." goes through the emoji file-name filter (not modelled: the product sends names the
+  // filter keeps); an emoji is stored as sent, not as hex.
+  "/api/notebook/setNotebookIcon": w((ctx) => {
+    const id = field(ctx, "notebook", "String") as string;
+    const icon = ctx.body.icon;
+    if (icon === undefined || icon === null) throw kernelError(-1, "Field [icon] is required");
+    if (typeof icon !== "string") throw kernelError(-1, "Field [icon] should be of type [String]");
+    const ws = ctx.kernel.ws;
+    let b = ws.notebooks.get(id.trim());
+    if (!b) {
+      // a malformed ID's folder is no notebook: nothing is listed
+      if (!isValidNodeId(id.trim())) return null;
+      b = { id: id.trim(), conf: defaultBoxConf("Untitled"), sortMap: {} };
+      ws.notebooks.set(b.id, b);
+    }
+    b.conf.icon = icon;
+    ws.dirtyBoxes.add(b.id);
+    ws.version++;
+    return null;
   }),
   "/api/notebook/changeSortNotebook": w((ctx) => {
     const ids = reqStrArray(ctx, "notebooks");

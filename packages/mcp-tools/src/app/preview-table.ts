@@ -7,6 +7,7 @@
  * mutation without one.
  */
 import { utf8Decode } from "@sisyphus/core-hash";
+import { normalizeIcon, SORT_MODE_NAMES } from "../args.js";
 import type { ActionName, Catalog, ToolName } from "../catalog.js";
 import { notFound, ToolError } from "../errors.js";
 import type { ArgsOf } from "../handler.js";
@@ -249,6 +250,14 @@ function attrRows(
   set: Readonly<Record<string, string | null>>,
 ) {
   return Object.entries(set).map(([name, v]) => ({ name, before: now[name] ?? null, after: v }));
+}
+
+/** An icon as a person sees it: a stored hex code as its emoji beside it, "" as none. */
+function shownIcon(icon: string | undefined): string | null {
+  if (icon === undefined || icon === "") return null;
+  if (!/^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6})*$/.test(icon)) return icon;
+  const points = icon.split("-").map((h) => Number.parseInt(h, 16));
+  return points.every((p) => p <= 0x10ffff) ? `${String.fromCodePoint(...points)} (${icon})` : icon;
 }
 
 const shownValue = (v: unknown): string | null =>
@@ -752,6 +761,34 @@ export const PREVIEWS = {
         rows: attrRows(now, a.attrs),
       };
     }),
+    set_icon: attributes(async (r, a) => {
+      const doc = await r.doc(a.id);
+      const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
+      return {
+        target: { id: a.id, document: doc.path },
+        subject: `the document ${q(doc.title)}`,
+        id: a.id,
+        where: doc.path,
+        rows: [
+          { name: "icon", before: shownIcon(now["icon"]), after: shownIcon(normalizeIcon(a.icon)) },
+        ],
+      };
+    }),
+    set_child_sort_mode: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)} (every level of it)`,
+        id: a.notebook,
+        rows: [
+          {
+            name: "child sort mode",
+            before: SORT_MODE_NAMES[nb.sortMode] ?? String(nb.sortMode),
+            after: a.mode,
+          },
+        ],
+      };
+    }),
     remove: removal((r, a) => docRemoval(r, a.id)),
     move: docMoves(async (r, a) => {
       const to = await folderOf(r, a.toID);
@@ -868,6 +905,17 @@ export const PREVIEWS = {
             before: nb.closed ? "closed" : "open",
             after: a.open ? "open" : "closed",
           },
+        ],
+      };
+    }),
+    set_icon: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)}`,
+        id: a.notebook,
+        rows: [
+          { name: "icon", before: shownIcon(nb.icon), after: shownIcon(normalizeIcon(a.icon)) },
         ],
       };
     }),

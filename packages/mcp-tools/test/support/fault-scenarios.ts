@@ -437,6 +437,18 @@ export const SCENARIOS: readonly Scenario[] = [
     shows: async () =>
       differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
   })),
+  onParagraphs("document.set_icon", "document.set_icon an emoji", (env, f) => ({
+    args: { action: "set_icon", id: f.doc, icon: "📔" },
+    shows: async () => differ("icon", env.sandbox.control.attrs(f.doc)?.["icon"], "1f4d4"),
+  })),
+  inNotebook(
+    "document.set_child_sort_mode",
+    "document.set_child_sort_mode created_desc",
+    (env, nb) => ({
+      args: { action: "set_child_sort_mode", notebook: nb, mode: "created_desc" },
+      shows: async () => differ("sortMode", (await notebookRow(env, nb))?.sortMode, 10),
+    }),
+  ),
   onParagraphs("document.remove", "document.remove", (env, f) => ({
     args: { action: "remove", id: f.doc },
     shows: async () =>
@@ -649,6 +661,10 @@ export const SCENARIOS: readonly Scenario[] = [
         (await env.verify.notebook.getNotebookConf({ notebook: nb })).conf.sortMode,
         6,
       ),
+  })),
+  inNotebook("notebook.set_icon", "notebook.set_icon 1f4d4", (env, nb) => ({
+    args: { action: "set_icon", notebook: nb, icon: "1f4d4" },
+    shows: async () => differ("icon", (await notebookRow(env, nb))?.icon, "1f4d4"),
   })),
   inNotebook("notebook.set_open_state", "notebook.set_open_state close", (env, nb) => ({
     args: { action: "set_open_state", notebook: nb, open: false },
