@@ -129,7 +129,8 @@ export const ROWS: readonly Row[] = [
   ["document.child_sort_mode", "document.get_child_sort_mode", ""],
   ["document.set_child_sort_mode", "document.set_child_sort_mode", ""],
   ["document.set_icon", "", ""],
-  ["", "document.heading_to_doc document.doc_to_heading", "", PLANNED],
+  ["document.heading_to_doc", "document.heading_to_doc", ""],
+  ["", "document.doc_to_heading", "", PLANNED],
   // fs
   ["fs.ls", "fs.ls document.get_child_docs notebook.get_child_docs", ""],
   ["fs.read", "fs.read", ""],

@@ -491,6 +491,12 @@ export const CATALOG = {
       signature: "set_attrs(id,attrs) as block's",
       aliases: ["set_attr"],
     },
+    heading_to_doc: {
+      policy: structure,
+      args: z.strictObject({ id: nodeId, parentID: nodeId.optional() }),
+      signature:
+        "heading_to_doc(id=top-level heading,parentID?=its doc|doc|notebook) it and blocks under it become a doc, same IDs",
+    },
     set_icon: {
       policy: state,
       args: z.strictObject({ id: nodeId, icon: iconArg }),

@@ -197,6 +197,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
         id: b.id,
         type: b.type,
         subType: b.subType,
+        content: b.content,
       })),
     getBlockInfo: (id) =>
       orNull(async (): Promise<BlockInfo> => {
@@ -469,6 +470,8 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       return { id: r.id, path: r.path };
     },
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
+    heading2Doc: (headingId, notebook, targetPath) =>
+      c.filetree.heading2Doc({ srcHeadingID: headingId, targetNoteBook: notebook, targetPath }),
     performSync: () => c.sync.performSync(),
     mcpCallTool: (name, args) => mcpSend(c, "tools/call", { name, arguments: args }, "write"),
     pushMsg: async (msg, timeout) => {

@@ -37,6 +37,8 @@ export interface ChildBlock {
   readonly id: string;
   readonly type: string;
   readonly subType?: string | undefined;
+  /** The block's plain text (SQL `content`). */
+  readonly content?: string | undefined;
 }
 
 /** One document row of `listDocsByPath`. */
@@ -413,6 +415,11 @@ export interface KernelWrites {
    */
   duplicateDoc(id: string): Promise<{ readonly id: string; readonly path: string }>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
+  /**
+   * `heading2Doc`: the heading and the blocks under it become a document with the heading's ID,
+   * under `targetPath` (`/` or a document's storage path) of `notebook`.
+   */
+  heading2Doc(headingId: string, notebook: string, targetPath: string): Promise<void>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
   /** Starts a cloud sync by hand; the kernel reports no outcome (`data: null` always). */
   performSync(): Promise<void>;

@@ -87,6 +87,11 @@ export interface FiletreeApi {
    */
   duplicateDoc(args: T.IdArg): Promise<T.DuplicateDocResult>;
   /**
+   * Turns a heading and the blocks under it into a document with the heading's ID, under
+   * `targetPath` (`/` or a document's storage path) of `targetNoteBook`; answers null data.
+   */
+  heading2Doc(args: T.Heading2DocArgs): Promise<void>;
+  /**
    * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,
    * absent → created** (with missing parents). Unknown or closed notebook → `kernel_rejected` code 1.
    */

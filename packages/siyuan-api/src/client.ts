@@ -149,6 +149,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       },
       createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
       duplicateDoc: (a) => call("filetree.duplicateDoc", a, S.duplicateDocSchema),
+      heading2Doc: (a) => callVoid("filetree.heading2Doc", a),
     },
     block: {
       getBlockKramdown: async (a) => {

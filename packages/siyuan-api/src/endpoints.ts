@@ -66,6 +66,12 @@ export const ENDPOINTS = {
   "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
   "filetree.getDoc": r("/api/filetree/getDoc", "id"),
   "filetree.duplicateDoc": w("/api/filetree/duplicateDoc", "id"),
+  "filetree.heading2Doc": w(
+    "/api/filetree/heading2Doc",
+    "srcHeadingID",
+    "targetNoteBook",
+    "targetPath",
+  ),
   "filetree.createDailyNote": w("/api/filetree/createDailyNote", "notebook"),
 
   "block.getBlockKramdown": r("/api/block/getBlockKramdown", "id"),

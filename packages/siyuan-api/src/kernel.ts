@@ -99,6 +99,7 @@ export type {
   GetNotebookRiffDueCardsArgs,
   GetRiffCardsArgs,
   GetRiffDueCardsArgs,
+  Heading2DocArgs,
   HistoryItem,
   HistoryPathArg,
   IdArg,

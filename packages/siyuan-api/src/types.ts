@@ -120,6 +120,12 @@ export interface PathByIdResult {
   readonly path: string;
   readonly notebook: string;
 }
+/** `heading2Doc` request (the kernel's spelling `targetNoteBook`). */
+export interface Heading2DocArgs {
+  readonly srcHeadingID: string;
+  readonly targetNoteBook: string;
+  readonly targetPath: string;
+}
 /** `duplicateDoc` result: the new document (its storage path, notebook and human path). */
 export interface DuplicateDocResult {
   readonly id: string;

@@ -350,6 +350,30 @@ function duplicateDoc(ctx: HandlerContext): unknown {
   return { id: doc.id, notebook: src.box, path: ws.docPath(doc.id), hPath };
 }
 
+/**
+ * heading2Doc: `srcHeadingID` and `targetNoteBook` are required (a missing one panics: code 0, null
+ * data); `targetPath` is `/` (the notebook root) or a document's storage path — missing or unknown
+ * is "block not found", as an unknown heading. `previousPath`/`toTop` are not modelled (the
+ * product sends neither). Answers null data.
+ */
+function heading2Doc(ctx: HandlerContext): unknown {
+  const headingId = reqStr(ctx, "srcHeadingID");
+  const box = reqStr(ctx, "targetNoteBook");
+  const ws = ctx.kernel.ws;
+  const notFound = () => kernelError(-1, "block not found", { closeTimeout: 5000 });
+  const loc = ws.locate(headingId);
+  if (!loc?.parent) throw notFound();
+  const targetPath = optStr(ctx, "targetPath") ?? "";
+  let parentId: string | null = null;
+  if (targetPath !== "/") {
+    const p = ws.docByPath(box, targetPath);
+    if (!p) throw notFound();
+    parentId = p.id;
+  }
+  ws.heading2Doc(headingId, box, parentId);
+  return null;
+}
+
 const filetreeRoutes: Record<string, Route> = {
   "/api/filetree/createDocWithMd": w((ctx) => {
     const box = notebookArg(ctx);
@@ -409,6 +433,7 @@ const filetreeRoutes: Record<string, Route> = {
     ctx.kernel.ws.removeDoc(d.id);
     return null;
   }),
+  "/api/filetree/heading2Doc": w(heading2Doc),
   "/api/filetree/removeDocByID": w((ctx) => {
     const id = reqId(ctx);
     docByIdOrThrow(ctx.kernel.ws, id);

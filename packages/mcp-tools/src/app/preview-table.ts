@@ -17,6 +17,7 @@ import { splitOwnIal } from "../state/ial.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
+import { planHeadingToDoc } from "../tools/document/heading.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { docForm, pointForm } from "../tools/history.js";
@@ -759,6 +760,23 @@ export const PREVIEWS = {
         id: a.id,
         where: doc.path,
         rows: attrRows(now, a.attrs),
+      };
+    }),
+    heading_to_doc: creation(async (r, a) => {
+      const plan = await planHeadingToDoc(r.context(), a);
+      const doc = await r.doc(plan.source.id);
+      const folder = plan.parent.isNotebook
+        ? `/${(await r.notebook(plan.parent.id)).name}`
+        : (await r.doc(plan.parent.id)).path;
+      const n = plan.section.length;
+      return {
+        target: { id: a.id, document: doc.path, parentID: plan.parent.id },
+        summary: `Turns the heading ${q(plan.title)} and the ${plural(n, "block")} under it into the document ${folder}/${plan.title}; they leave ${doc.path}, every block keeps its ID`,
+        changes: [
+          { what: "document", id: a.id, where: folder, before: null, after: plan.title },
+          { what: "heading", id: a.id, where: doc.path, before: plan.title, after: null },
+          { what: "blocks", where: doc.path, before: String(n), after: "0" },
+        ],
       };
     }),
     set_icon: attributes(async (r, a) => {

@@ -474,6 +474,37 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    key: "document.heading_to_doc",
+    name: "document.heading_to_doc under its document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const doc = env.sandbox.control.external.createDoc(
+        nb,
+        "/Sections",
+        "intro\n\n## Part\n\npart body\n\n## Next\n\nnext body",
+      );
+      await env.sandbox.control.flush();
+      const ids = (await env.verify.block.getChildBlocks({ id: doc })).map((b) => b.id);
+      const [intro, head, body, next, nextBody] = ids as [string, string, string, string, string];
+      return {
+        args: { action: "heading_to_doc", id: head },
+        shows: async () => {
+          const moved = await env.verify.block.getChildBlocks({ id: head });
+          const rest = await env.verify.block.getChildBlocks({ id: doc });
+          return first(
+            differ("new document's blocks", moved.map((b) => b.id).join(","), body),
+            differ(
+              "source's blocks",
+              rest.map((b) => b.id).join(","),
+              [intro, next, nextBody].join(","),
+            ),
+            differ("hpath", await env.verify.filetree.getHPathByID({ id: head }), "/Sections/Part"),
+          );
+        },
+      };
+    },
+  },
+  {
     key: "document.reorder",
     name: "document.reorder three children (notebook not yet custom-sorted)",
     async setup(env) {
