@@ -130,7 +130,7 @@ export const ROWS: readonly Row[] = [
   ["document.set_child_sort_mode", "document.set_child_sort_mode", ""],
   ["document.set_icon", "", ""],
   ["document.heading_to_doc", "document.heading_to_doc", ""],
-  ["", "document.doc_to_heading", "", PLANNED],
+  ["document.doc_to_heading", "document.doc_to_heading", ""],
   // fs
   ["fs.ls", "fs.ls document.get_child_docs notebook.get_child_docs", ""],
   ["fs.read", "fs.read", ""],

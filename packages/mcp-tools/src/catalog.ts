@@ -497,6 +497,13 @@ export const CATALOG = {
       signature:
         "heading_to_doc(id=top-level heading,parentID?=its doc|doc|notebook) it and blocks under it become a doc, same IDs",
     },
+    doc_to_heading: {
+      policy: structure,
+      dangerous: true,
+      args: z.strictObject({ id: nodeId, targetID: nodeId, after: z.boolean().default(false) }),
+      signature:
+        "doc_to_heading(id=doc without subdocs,targetID=top-level block of another doc,after?) doc becomes a heading there, its blocks under it; file removed",
+    },
     set_icon: {
       policy: state,
       args: z.strictObject({ id: nodeId, icon: iconArg }),

@@ -470,6 +470,9 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       return { id: r.id, path: r.path };
     },
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
+    doc2Heading: async (docId, targetId, after) => ({
+      path: (await c.filetree.doc2Heading({ srcID: docId, targetID: targetId, after })).srcTreePath,
+    }),
     heading2Doc: (headingId, notebook, targetPath) =>
       c.filetree.heading2Doc({ srcHeadingID: headingId, targetNoteBook: notebook, targetPath }),
     performSync: () => c.sync.performSync(),

@@ -420,6 +420,12 @@ export interface KernelWrites {
    * under `targetPath` (`/` or a document's storage path) of `notebook`.
    */
   heading2Doc(headingId: string, notebook: string, targetPath: string): Promise<void>;
+  /**
+   * `doc2Heading`: the document becomes a heading (its blocks under it) before `targetId`, or
+   * after it (and after a target heading's blocks); its file is removed. Answers the removed
+   * document's storage path, "" when the kernel did nothing.
+   */
+  doc2Heading(docId: string, targetId: string, after: boolean): Promise<{ readonly path: string }>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
   /** Starts a cloud sync by hand; the kernel reports no outcome (`data: null` always). */
   performSync(): Promise<void>;

@@ -92,6 +92,11 @@ export interface FiletreeApi {
    */
   heading2Doc(args: T.Heading2DocArgs): Promise<void>;
   /**
+   * Turns a document into a heading (its blocks under it) before or after `targetID`, removing
+   * the document's file; answers its notebook and path, both "" when nothing was done.
+   */
+  doc2Heading(args: T.Doc2HeadingArgs): Promise<T.Doc2HeadingResult>;
+  /**
    * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,
    * absent → created** (with missing parents). Unknown or closed notebook → `kernel_rejected` code 1.
    */

@@ -150,6 +150,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
       duplicateDoc: (a) => call("filetree.duplicateDoc", a, S.duplicateDocSchema),
       heading2Doc: (a) => callVoid("filetree.heading2Doc", a),
+      doc2Heading: (a) => call("filetree.doc2Heading", a, S.doc2HeadingSchema),
     },
     block: {
       getBlockKramdown: async (a) => {

@@ -66,6 +66,7 @@ export const ENDPOINTS = {
   "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
   "filetree.getDoc": r("/api/filetree/getDoc", "id"),
   "filetree.duplicateDoc": w("/api/filetree/duplicateDoc", "id"),
+  "filetree.doc2Heading": w("/api/filetree/doc2Heading", "srcID", "targetID", "after"),
   "filetree.heading2Doc": w(
     "/api/filetree/heading2Doc",
     "srcHeadingID",

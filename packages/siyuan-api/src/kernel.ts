@@ -79,6 +79,8 @@ export type {
   ChangeSortNotebookArgs,
   CreateDocWithMdArgs,
   CreateNotebookArgs,
+  Doc2HeadingArgs,
+  Doc2HeadingResult,
   DocHistoryContent,
   DocHistoryContentArgs,
   DomResult,

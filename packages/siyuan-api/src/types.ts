@@ -120,6 +120,17 @@ export interface PathByIdResult {
   readonly path: string;
   readonly notebook: string;
 }
+/** `doc2Heading` request. */
+export interface Doc2HeadingArgs {
+  readonly srcID: string;
+  readonly targetID: string;
+  readonly after: boolean;
+}
+/** `doc2Heading` result. */
+export interface Doc2HeadingResult {
+  readonly srcTreeBox: string;
+  readonly srcTreePath: string;
+}
 /** `heading2Doc` request (the kernel's spelling `targetNoteBook`). */
 export interface Heading2DocArgs {
   readonly srcHeadingID: string;

@@ -374,6 +374,34 @@ function heading2Doc(ctx: HandlerContext): unknown {
   return null;
 }
 
+/** The kernel's language string 20 (en_US). */
+const DOC_HAS_CHILDREN = "Cannot be converted to heading when including sub-documents";
+
+/**
+ * doc2Heading: `srcID`, `targetID` and `after` (a boolean) are required (a missing one panics:
+ * code 0, null data); a malformed ID or an unknown target answers empty `srcTreeBox`/`srcTreePath`
+ * and changes nothing; an unknown source is "block not found"; a document with child documents is
+ * refused. Answers the removed document's notebook and storage path.
+ */
+function doc2Heading(ctx: HandlerContext): unknown {
+  const srcId = reqStr(ctx, "srcID");
+  const targetId = reqStr(ctx, "targetID");
+  const after = ctx.body.after;
+  if (typeof after !== "boolean") throw panicReply();
+  const nothing = { srcTreeBox: "", srcTreePath: "" };
+  if (!isValidNodeId(srcId) || !isValidNodeId(targetId)) return nothing;
+  const ws = ctx.kernel.ws;
+  const src = ws.docOf(srcId);
+  if (!src) throw kernelError(-1, "block not found", { closeTimeout: 5000 });
+  if (ws.childDocs(src.box, src.id).length > 0) {
+    throw kernelError(-1, DOC_HAS_CHILDREN, { closeTimeout: 5000 });
+  }
+  if (!ws.locate(targetId)) return nothing;
+  const out = { srcTreeBox: src.box, srcTreePath: ws.docPath(src.id) };
+  ws.doc2Heading(src.id, targetId, after);
+  return out;
+}
+
 const filetreeRoutes: Record<string, Route> = {
   "/api/filetree/createDocWithMd": w((ctx) => {
     const box = notebookArg(ctx);
@@ -434,6 +462,7 @@ const filetreeRoutes: Record<string, Route> = {
     return null;
   }),
   "/api/filetree/heading2Doc": w(heading2Doc),
+  "/api/filetree/doc2Heading": w(doc2Heading),
   "/api/filetree/removeDocByID": w((ctx) => {
     const id = reqId(ctx);
     docByIdOrThrow(ctx.kernel.ws, id);

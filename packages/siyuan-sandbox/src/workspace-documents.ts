@@ -300,6 +300,74 @@ export class WorkspaceDocuments extends WorkspaceNotebooks {
     return doc;
   }
 
+  /**
+   * doc2Heading (SiYuan 3.7.3 `model.Doc2Heading`, kernel-probes `filetree.doc2Heading`): the
+   * document becomes a heading with its ID and attributes (`title`, `type`, `scroll`, `tags`
+   * dropped; its tags as a paragraph of `#tag#`s first under it), its blocks following, inserted
+   * before `targetId` (or, `after`, after it and, for a heading, after the blocks under it). The
+   * heading's level is the target heading's, or one below the heading the target block is under;
+   * the document's headings shift with it (at most h6). The document file is removed. A target
+   * inside the source itself is not modelled (the product refuses it).
+   */
+  doc2Heading(srcId: string, targetId: string, after: boolean): void {
+    const src = this.docs.get(srcId);
+    const loc = this.locate(targetId);
+    if (!src || !loc?.parent) return;
+    const { block: pivot, parent, doc: target } = loc;
+    const sibs = parent.children;
+    let at = sibs.indexOf(pivot);
+    let pivotLevel = 0;
+    for (let i = at; i >= 0; i--) {
+      const b = sibs[i] as Block;
+      if (b.type === "h") {
+        pivotLevel = headingLevel(b);
+        break;
+      }
+    }
+    const tops = src.root.children.filter((b) => b.type === "h").map(headingLevel);
+    const topLevel = tops.length > 0 ? Math.min(...tops) : 0;
+    let level = pivotLevel;
+    let delta = pivotLevel - topLevel + 1;
+    if (pivot.type === "h") {
+      if (after) {
+        let end = at + 1;
+        while (end < sibs.length) {
+          const b = sibs[end] as Block;
+          if (b.type === "h" && headingLevel(b) <= pivotLevel) break;
+          end++;
+        }
+        at = end - 1;
+      }
+    } else {
+      level++;
+      delta++;
+    }
+    const now = this.ids.timestamp();
+    const { title = "", type: _t, scroll: _s, tags = "", ...attrs } = src.root.attrs;
+    const heading = newBlock("h", {
+      id: srcId,
+      subtype: `h${Math.min(6, level)}`,
+      attrs: { ...attrs, id: srcId, updated: now },
+      text: title,
+    });
+    const body = src.root.children;
+    const tagList = tags.split(",").filter((t) => t !== "");
+    if (tagList.length > 0) {
+      const [para] = this.materialize([
+        newBlock("p", { text: tagList.map((t) => `#${t}#`).join(" ") }),
+      ]);
+      for (const n of [para as Block]) n.attrs.updated = now;
+      body.unshift(para as Block);
+    }
+    for (const b of body)
+      if (b.type === "h") b.subtype = `h${Math.min(6, headingLevel(b) + delta)}`;
+    sibs.splice(after ? at + 1 : at, 0, heading, ...body);
+    target.root.attrs.updated = now;
+    this.dropDoc(srcId);
+    this.reindexDoc(target.id);
+    this.touchDoc(target.id);
+  }
+
   /** Renames a document (updated = now when the title changes). */
   renameDoc(docId: string, title: string): void {
     const doc = this.docs.get(docId);

@@ -511,6 +511,78 @@ export const filetreeProbes = [
     },
   ),
   probe(
+    "filetree.doc2Heading",
+    "doc2Heading: a document becomes a heading (its ID, attributes, title; its tags a paragraph) " +
+      "with its blocks, before or after a target heading (after its section) or block (one level " +
+      "below), its headings shifted; the file is gone; a document with children, unknown and " +
+      "malformed IDs, missing arguments",
+    ["/api/filetree/doc2Heading"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const target = await ctx.doc(nb, "/Target", "## T1\n\nt1 body\n\n## T2\n\nt2 body");
+      const [t1, , t2, t2body] = await children(ctx, target);
+      const src = await ctx.doc(nb, "/Moved", "m body\n\n### M sub\n\nm sub body");
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: src,
+        attrs: { "custom-owner": "ana", tags: "x,y" },
+      });
+      await ctx.flush();
+      const answer = await ctx.post("after a heading", "/api/filetree/doc2Heading", {
+        srcID: src,
+        targetID: t1?.id,
+        after: true,
+      });
+      await ctx.flush();
+      ctx.note(
+        "answer path is the source's",
+        data<{ srcTreePath: string }>(answer).srcTreePath === `/${src}.sy`,
+      );
+      ctx.note("target kramdown", await kramdown(ctx, target));
+      await ctx.post("source's path now", "/api/filetree/getPathByID", { id: src });
+      await ctx.post(
+        "root listing",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: "/" },
+        { keep: listing },
+      );
+      const second = await ctx.doc(nb, "/Second", "## S head\n\ns body");
+      await ctx.post("before a paragraph", "/api/filetree/doc2Heading", {
+        srcID: second,
+        targetID: t2body?.id,
+        after: false,
+      });
+      await ctx.flush();
+      ctx.note("target kramdown at last", await kramdown(ctx, target));
+      const parent = await ctx.doc(nb, "/Parent", "p");
+      await ctx.doc(nb, "/Parent/Kid", "k");
+      await ctx.post("a document with a child", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("unknown target", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: UNKNOWN_ID,
+        after: false,
+      });
+      await ctx.post("unknown source", "/api/filetree/doc2Heading", {
+        srcID: UNKNOWN_ID,
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("malformed source", "/api/filetree/doc2Heading", {
+        srcID: "x",
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("without after", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: t2?.id,
+      });
+      await ctx.post("parent still there", "/api/filetree/getPathByID", { id: parent });
+    },
+  ),
+  probe(
     "filetree.getDoc",
     "getDoc: the loaded-content shape, size 1, unknown ID",
     ["/api/filetree/getDoc"],

@@ -17,7 +17,7 @@ import { splitOwnIal } from "../state/ial.js";
 import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { findToday } from "../tools/document/daily-note.js";
-import { planHeadingToDoc } from "../tools/document/heading.js";
+import { planDocToHeading, planHeadingToDoc } from "../tools/document/heading.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { docForm, pointForm } from "../tools/history.js";
@@ -776,6 +776,26 @@ export const PREVIEWS = {
           { what: "document", id: a.id, where: folder, before: null, after: plan.title },
           { what: "heading", id: a.id, where: doc.path, before: plan.title, after: null },
           { what: "blocks", where: doc.path, before: String(n), after: "0" },
+        ],
+      };
+    }),
+    doc_to_heading: removal(async (r, a) => {
+      const plan = await planDocToHeading(r.context(), a);
+      const [doc, target] = await Promise.all([r.doc(a.id), r.doc(plan.target.id)]);
+      const n = plan.moved.length;
+      const next = plan.targetBlocks[plan.at];
+      return {
+        target: { id: a.id, document: doc.path, targetID: a.targetID },
+        summary: `Removes the document ${doc.path} and puts its title as an h${plan.level} heading with its ${plural(n, "block")} into ${target.path} (${next === undefined ? "at the end" : `before block ${next.id}`}); every block keeps its ID`,
+        changes: [
+          { what: "document", id: a.id, where: doc.path, before: doc.title, after: null },
+          { what: "heading", id: a.id, where: target.path, before: null, after: plan.title },
+          {
+            what: "blocks",
+            where: target.path,
+            before: String(plan.targetBlocks.length),
+            after: String(plan.targetBlocks.length + 1 + n + (plan.tagged ? 1 : 0)),
+          },
         ],
       };
     }),

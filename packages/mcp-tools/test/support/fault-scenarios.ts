@@ -505,6 +505,33 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    key: "document.doc_to_heading",
+    name: "document.doc_to_heading after a paragraph of another document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const target = env.sandbox.control.external.createDoc(nb, "/Target", "first\n\nsecond");
+      const moved = env.sandbox.control.external.createDoc(nb, "/Moved", "moved body");
+      await env.sandbox.control.flush();
+      const [p1, p2] = (await env.verify.block.getChildBlocks({ id: target })).map((b) => b.id);
+      const [body] = (await env.verify.block.getChildBlocks({ id: moved })).map((b) => b.id);
+      return {
+        args: { action: "doc_to_heading", id: moved, targetID: p1, after: true },
+        shows: async () => {
+          const blocks = await env.verify.block.getChildBlocks({ id: target });
+          return first(
+            differ(
+              "target's blocks",
+              blocks.map((b) => b.id).join(","),
+              [p1, moved, body, p2].join(","),
+            ),
+            differ("heading", blocks[1]?.subType, "h1"),
+            differ("listed", (await idsAt(env, nb, "/Moved")).length, 0),
+          );
+        },
+      };
+    },
+  },
+  {
     key: "document.reorder",
     name: "document.reorder three children (notebook not yet custom-sorted)",
     async setup(env) {

@@ -1,5 +1,5 @@
 /**
- * document.heading_to_doc (structure): SiYuan's `heading2Doc`. A heading at the top level of its
+ * document.heading_to_doc and doc_to_heading (structure). heading_to_doc is SiYuan's `heading2Doc`. A heading at the top level of its
  * document and the blocks under it (up to the next heading of its level or higher) become a
  * document with the heading's ID, titled the heading's plain text (`/` as `_`), under a parent
  * (the heading's own document unless `parentID` names another document or a notebook). Every
@@ -156,6 +156,175 @@ export const headingToDoc: MutationHandler<HeadingToDocArgs, HeadingToDocPlan, n
         title: plan.title,
         moved: plan.section.length,
         sourceID: plan.source.id,
+      },
+    };
+  },
+};
+
+type DocToHeadingArgs = ArgsOf<"document", "doc_to_heading">;
+
+interface DocToHeadingPlan {
+  readonly source: DocLocation;
+  readonly target: DocLocation;
+  /** The target's top-level blocks before the write. */
+  readonly targetBlocks: readonly ChildBlock[];
+  /** The source's top-level block IDs (they follow the new heading). */
+  readonly moved: readonly string[];
+  /** Where the heading goes among the target's top-level blocks. */
+  readonly at: number;
+  readonly level: number;
+  /** Whether the kernel puts a paragraph of the document's tags first under the heading. */
+  readonly tagged: boolean;
+  readonly title: string;
+}
+
+/**
+ * Where `doc2Heading` puts the heading among the target's top-level blocks, and its level: before
+ * the target, or after it (a heading: after the blocks under it); the target heading's level, or
+ * one below the heading a target block is under (1 when none).
+ */
+export function placeOfHeading(
+  blocks: readonly ChildBlock[],
+  targetAt: number,
+  after: boolean,
+): { at: number; level: number } {
+  const target = blocks[targetAt] as ChildBlock;
+  let under = 0;
+  for (let i = targetAt; i >= 0; i--) {
+    const b = blocks[i] as ChildBlock;
+    if (b.type === "h") {
+      under = levelOf(b);
+      break;
+    }
+  }
+  if (target.type !== "h")
+    return { at: after ? targetAt + 1 : targetAt, level: Math.min(6, under + 1) };
+  return {
+    at: after ? targetAt + 1 + sectionOf(blocks, targetAt).length : targetAt,
+    level: under,
+  };
+}
+
+/** Reads what the write will move and where; refuses what `doc2Heading` would do other than asked. */
+export async function planDocToHeading(
+  ctx: ToolContext,
+  a: DocToHeadingArgs,
+): Promise<DocToHeadingPlan> {
+  const source = await locateDoc(ctx, a.id);
+  if (!source) {
+    const info = await ctx.kernel.getBlockInfo(a.id);
+    if (info === null) throw notFound("document", a.id);
+    throw new ToolError("invalid_arguments", `${a.id} is a block, not a document`, {
+      id: a.id,
+      rootID: info.rootID,
+    });
+  }
+  const subdocs = (await ctx.kernel.listDocsByPath(source.notebook, source.path))?.files ?? [];
+  if (subdocs.length > 0)
+    throw new ToolError(
+      "invalid_arguments",
+      `document ${a.id} has ${subdocs.length} sub-documents: SiYuan turns only a document without any into a heading; move them first`,
+      { id: a.id, subdocs: subdocs.length },
+    );
+  const info = await ctx.kernel.getBlockInfo(a.targetID);
+  if (info === null) throw notFound("block", a.targetID);
+  if (info.rootID === a.targetID)
+    throw new ToolError(
+      "invalid_arguments",
+      `${a.targetID} is a document: pass the block of it the heading goes before or after`,
+      { targetID: a.targetID },
+    );
+  if (info.rootID === a.id)
+    throw new ToolError("invalid_arguments", `${a.targetID} is inside document ${a.id} itself`, {
+      targetID: a.targetID,
+    });
+  const target = await locateDoc(ctx, info.rootID);
+  if (!target) throw notFound("document", info.rootID);
+  const [targetBlocks, moved, attrs] = await Promise.all([
+    ctx.kernel.getChildBlocks(target.id),
+    ctx.kernel.getChildBlocks(a.id),
+    ctx.kernel.getBlockAttrs(a.id),
+  ]);
+  const targetAt = targetBlocks.findIndex((b) => b.id === a.targetID);
+  if (targetAt < 0)
+    throw new ToolError(
+      "invalid_arguments",
+      `${a.targetID} is not at the top level of document ${target.id}: pass a top-level block or heading`,
+      { targetID: a.targetID, rootID: target.id },
+    );
+  const { at, level } = placeOfHeading(targetBlocks, targetAt, a.after);
+  return {
+    source,
+    target,
+    targetBlocks,
+    moved: moved.map((b) => b.id),
+    at,
+    level,
+    tagged: (attrs?.["tags"] ?? "").split(",").some((t) => t !== ""),
+    title: attrs?.["title"] ?? "",
+  };
+}
+
+/**
+ * document.doc_to_heading (structure, dangerous: the document's file is removed): one
+ * `doc2Heading`, read back in the target: the heading with the document's ID at the planned place
+ * and level, the document's blocks right after it, the target's other blocks as they were, and no
+ * document with that ID left.
+ */
+export const docToHeading: MutationHandler<DocToHeadingArgs, DocToHeadingPlan, null> = {
+  targets: (a) => [a.id, a.targetID],
+  async probe(ctx, a) {
+    const plan = await planDocToHeading(ctx, a);
+    const blocks = (list: readonly ChildBlock[]) =>
+      list.map((k) => ({ id: k.id, type: k.type, subType: k.subType ?? "" }));
+    return {
+      state: {
+        source: { id: plan.source.id, notebook: plan.source.notebook, path: plan.source.path },
+        moved: plan.moved,
+        title: plan.title,
+        tagged: plan.tagged,
+        target: { id: plan.target.id, notebook: plan.target.notebook, path: plan.target.path },
+        targetBlocks: blocks(plan.targetBlocks),
+      },
+      notebooks: [...new Set([plan.source.notebook, plan.target.notebook])],
+      snapshot: plan,
+    };
+  },
+  async execute(ctx, a) {
+    await ctx.write.doc2Heading(a.id, a.targetID, a.after);
+    return null;
+  },
+  async readback(ctx, a, before): Promise<ReadbackResult> {
+    await ctx.kernel.flush();
+    const plan = before.snapshot;
+    const [asDoc, after] = await Promise.all([
+      locateDoc(ctx, a.id),
+      ctx.kernel.getChildBlocks(plan.target.id),
+    ]);
+    const state = { document: asDoc, targetBlocks: after.map((b) => b.id) };
+    const fail = (reason: string): ReadbackResult => ({ state, verdict: "mismatch", reason });
+    if (asDoc) return fail(`document ${a.id} still exists at ${asDoc.path}`);
+    const ids = plan.targetBlocks.map((b) => b.id);
+    const tag = plan.tagged ? [after[plan.at + 1]?.id ?? ""] : [];
+    const expected = [...ids.slice(0, plan.at), a.id, ...tag, ...plan.moved, ...ids.slice(plan.at)];
+    if (plan.tagged && (ids.includes(tag[0] as string) || after[plan.at + 1]?.type !== "p"))
+      return fail(`no paragraph of the document's tags follows heading ${a.id}`);
+    if (JSON.stringify(state.targetBlocks) !== JSON.stringify(expected))
+      return fail(
+        `document ${plan.target.id} does not hold heading ${a.id} and the ${plan.moved.length} blocks of the document at the planned place`,
+      );
+    const heading = after[plan.at];
+    if (heading?.type !== "h" || heading.subType !== `h${plan.level}`)
+      return fail(`${a.id} is not an h${plan.level} heading in document ${plan.target.id}`);
+    return {
+      state,
+      verdict: "applied",
+      receipt: {
+        id: a.id,
+        targetDocID: plan.target.id,
+        level: plan.level,
+        moved: plan.moved.length,
+        removedPath: plan.source.path,
       },
     };
   },
