@@ -158,6 +158,7 @@ describe("the policy table", () => {
         "block.delete",
         "document.remove",
         "document.move",
+        "document.doc_to_heading",
         "fs.rm",
         "fs.mv",
         "notebook.remove",
