@@ -128,8 +128,10 @@ export const ROWS: readonly Row[] = [
   ["document.reorder", "document.reorder", ""],
   ["document.duplicate", "document.duplicate", "document.duplicate"],
   ["document.child_sort_mode", "document.get_child_sort_mode", ""],
-  ["", "document.set_child_sort_mode", "", PLANNED],
-  ["", "document.heading_to_doc document.doc_to_heading", "", PLANNED],
+  ["document.set_child_sort_mode", "document.set_child_sort_mode", ""],
+  ["document.set_icon", "", ""],
+  ["document.heading_to_doc", "document.heading_to_doc", ""],
+  ["document.doc_to_heading", "document.doc_to_heading", ""],
   // fs
   ["fs.ls", "fs.ls document.get_child_docs notebook.get_child_docs", ""],
   ["fs.read", "fs.read", ""],
@@ -177,7 +179,7 @@ export const ROWS: readonly Row[] = [
   ["notebook.set_conf", "notebook.set_conf", ""],
   ["notebook.set_open_state", "notebook.set_open_state", "notebook.open notebook.close"],
   ["notebook.remove", "notebook.remove", "notebook.remove"],
-  ["", "notebook.set_icon", "notebook.set_icon notebook.random_icon", PLANNED],
+  ["notebook.set_icon", "notebook.set_icon", "notebook.set_icon notebook.random_icon"],
   [
     "",
     "notebook.get_permissions notebook.set_permission",

@@ -163,6 +163,7 @@ describe("the policy table", () => {
         "block.transfer_references",
         "document.remove",
         "document.move",
+        "document.doc_to_heading",
         "fs.rm",
         "fs.mv",
         "notebook.remove",

@@ -13,7 +13,16 @@
 import type { ActionPolicy, PreconditionKind } from "@sisyphus/write-safety";
 import { preconditionField } from "@sisyphus/write-safety";
 import { z } from "zod";
-import { attrMap, dataType, fsPath, nodeId, notebookId, sortMode } from "./args.js";
+import {
+  attrMap,
+  dataType,
+  fsPath,
+  iconArg,
+  nodeId,
+  notebookId,
+  SORT_MODE_NAMES,
+  sortMode,
+} from "./args.js";
 import { OPTION_LIMITS } from "./settings.js";
 
 /** The aggregated MCP tools. */
@@ -527,6 +536,30 @@ export const CATALOG = {
       signature: "set_attrs(id,attrs) as block's",
       aliases: ["set_attr"],
     },
+    heading_to_doc: {
+      policy: structure,
+      args: z.strictObject({ id: nodeId, parentID: nodeId.optional() }),
+      signature:
+        "heading_to_doc(id=top-level heading,parentID?=its doc|doc|notebook) it and blocks under it become a doc, same IDs",
+    },
+    doc_to_heading: {
+      policy: structure,
+      dangerous: true,
+      args: z.strictObject({ id: nodeId, targetID: nodeId, after: z.boolean().default(false) }),
+      signature:
+        "doc_to_heading(id=doc without subdocs,targetID=top-level block of another doc,after?) doc becomes a heading there, its blocks under it; file removed",
+    },
+    set_icon: {
+      policy: state,
+      args: z.strictObject({ id: nodeId, icon: iconArg }),
+      signature: 'set_icon(id,icon=emoji|hex like 1f4d4|emojis file|"" clears) stored as hex',
+    },
+    set_child_sort_mode: {
+      policy: state,
+      args: z.strictObject({ notebook: notebookId, mode: z.enum(SORT_MODE_NAMES) }),
+      signature:
+        "set_child_sort_mode(notebook,mode=a name child_sort_mode answers) one mode per notebook in 3.7.3",
+    },
     remove: { policy: state, dangerous: true, args: id, signature: "remove(id)" },
     move: {
       policy: structure,
@@ -714,6 +747,11 @@ export const CATALOG = {
       policy: state,
       args: z.strictObject({ notebook: notebookId, open: z.boolean() }),
       signature: "set_open_state(notebook,open)",
+    },
+    set_icon: {
+      policy: state,
+      args: z.strictObject({ notebook: notebookId, icon: iconArg }),
+      signature: "set_icon(notebook,icon) as document.set_icon",
     },
     remove: {
       policy: state,

@@ -198,6 +198,7 @@ function kernelReads(c: SiyuanClient): KernelReads {
         id: b.id,
         type: b.type,
         subType: b.subType,
+        content: b.content,
       })),
     getBlockInfo: (id) =>
       orNull(async (): Promise<BlockInfo> => {
@@ -540,6 +541,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     setNotebookConf: async (notebook, conf) => {
       await c.notebook.setNotebookConf({ notebook, conf });
     },
+    setNotebookIcon: (notebook, icon) => c.notebook.setNotebookIcon({ notebook, icon }),
     openNotebook: (notebook) => c.notebook.openNotebook({ notebook }),
     closeNotebook: (notebook) => c.notebook.closeNotebook({ notebook }),
     removeNotebook: (notebook) => c.notebook.removeNotebook({ notebook }),
@@ -557,6 +559,11 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
       return { id: r.id, path: r.path };
     },
     changeSort: (notebook, paths) => c.filetree.changeSort({ notebook, paths }),
+    doc2Heading: async (docId, targetId, after) => ({
+      path: (await c.filetree.doc2Heading({ srcID: docId, targetID: targetId, after })).srcTreePath,
+    }),
+    heading2Doc: (headingId, notebook, targetPath) =>
+      c.filetree.heading2Doc({ srcHeadingID: headingId, targetNoteBook: notebook, targetPath }),
     performSync: () => c.sync.performSync(),
     mcpCallTool: (name, args) => mcpSend(c, "tools/call", { name, arguments: args }, "write"),
     pushMsg: async (msg, timeout) => {

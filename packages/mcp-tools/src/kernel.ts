@@ -37,6 +37,8 @@ export interface ChildBlock {
   readonly id: string;
   readonly type: string;
   readonly subType?: string | undefined;
+  /** The block's plain text (SQL `content`). */
+  readonly content?: string | undefined;
 }
 
 /** One document row of `listDocsByPath`. */
@@ -507,6 +509,11 @@ export interface KernelWrites {
   createNotebook(name: string): Promise<NotebookRow>;
   renameNotebook(notebook: string, name: string): Promise<void>;
   setNotebookConf(notebook: string, conf: Record<string, unknown>): Promise<void>;
+  /**
+   * `setNotebookIcon`: the notebook's conf icon (and its notebook document's). SiYuan 3.7.3 checks
+   * no notebook: an unknown ID gets a folder and a conf, i.e. a new notebook.
+   */
+  setNotebookIcon(notebook: string, icon: string): Promise<void>;
   openNotebook(notebook: string): Promise<void>;
   closeNotebook(notebook: string): Promise<void>;
   removeNotebook(notebook: string): Promise<void>;
@@ -520,6 +527,17 @@ export interface KernelWrites {
    */
   duplicateDoc(id: string): Promise<{ readonly id: string; readonly path: string }>;
   changeSort(notebook: string, paths: readonly string[]): Promise<void>;
+  /**
+   * `heading2Doc`: the heading and the blocks under it become a document with the heading's ID,
+   * under `targetPath` (`/` or a document's storage path) of `notebook`.
+   */
+  heading2Doc(headingId: string, notebook: string, targetPath: string): Promise<void>;
+  /**
+   * `doc2Heading`: the document becomes a heading (its blocks under it) before `targetId`, or
+   * after it (and after a target heading's blocks); its file is removed. Answers the removed
+   * document's storage path, "" when the kernel did nothing.
+   */
+  doc2Heading(docId: string, targetId: string, after: boolean): Promise<{ readonly path: string }>;
   pushMsg(msg: string, timeout?: number): Promise<void>;
   /** Starts a cloud sync by hand; the kernel reports no outcome (`data: null` always). */
   performSync(): Promise<void>;

@@ -54,6 +54,8 @@ export interface NotebookApi {
   renameNotebook(args: T.RenameNotebookArgs): Promise<void>;
   getNotebookConf(args: T.NotebookArg): Promise<T.NotebookConfResult>;
   setNotebookConf(args: T.SetNotebookConfArgs): Promise<BoxConf>;
+  /** Sets the notebook's icon (an emoji's code points in hex, or a custom emoji's file name). */
+  setNotebookIcon(args: T.SetNotebookIconArgs): Promise<void>;
   changeSortNotebook(args: T.ChangeSortNotebookArgs): Promise<void>;
 }
 
@@ -84,6 +86,16 @@ export interface FiletreeApi {
    * Unknown ID → `kernel_rejected` ("tree not found"). Not idempotent: each call makes a copy.
    */
   duplicateDoc(args: T.IdArg): Promise<T.DuplicateDocResult>;
+  /**
+   * Turns a heading and the blocks under it into a document with the heading's ID, under
+   * `targetPath` (`/` or a document's storage path) of `targetNoteBook`; answers null data.
+   */
+  heading2Doc(args: T.Heading2DocArgs): Promise<void>;
+  /**
+   * Turns a document into a heading (its blocks under it) before or after `targetID`, removing
+   * the document's file; answers its notebook and path, both "" when nothing was done.
+   */
+  doc2Heading(args: T.Doc2HeadingArgs): Promise<T.Doc2HeadingResult>;
   /**
    * Today's daily note of the notebook (kernel local time): **found by its hpath → returned as is,
    * absent → created** (with missing parents). Unknown or closed notebook → `kernel_rejected` code 1.

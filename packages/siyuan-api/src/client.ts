@@ -114,6 +114,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       renameNotebook: (a) => callVoid("notebook.renameNotebook", a),
       getNotebookConf: (a) => call("notebook.getNotebookConf", a, S.notebookConfSchema),
       setNotebookConf: (a) => call("notebook.setNotebookConf", a, S.boxConfSchema),
+      setNotebookIcon: (a) => callVoid("notebook.setNotebookIcon", a),
       changeSortNotebook: (a) => callVoid("notebook.changeSortNotebook", a),
     },
     filetree: {
@@ -148,6 +149,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       },
       createDailyNote: (a) => call("filetree.createDailyNote", a, S.createDailyNoteSchema),
       duplicateDoc: (a) => call("filetree.duplicateDoc", a, S.duplicateDocSchema),
+      heading2Doc: (a) => callVoid("filetree.heading2Doc", a),
+      doc2Heading: (a) => call("filetree.doc2Heading", a, S.doc2HeadingSchema),
     },
     block: {
       getBlockKramdown: async (a) => {

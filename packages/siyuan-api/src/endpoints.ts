@@ -48,6 +48,7 @@ export const ENDPOINTS = {
   "notebook.renameNotebook": w("/api/notebook/renameNotebook", "notebook", "name"),
   "notebook.getNotebookConf": r("/api/notebook/getNotebookConf", "notebook"),
   "notebook.setNotebookConf": w("/api/notebook/setNotebookConf", "notebook", "conf"),
+  "notebook.setNotebookIcon": w("/api/notebook/setNotebookIcon", "notebook", "icon"),
   "notebook.changeSortNotebook": w("/api/notebook/changeSortNotebook", "notebooks"),
 
   "filetree.createDocWithMd": w("/api/filetree/createDocWithMd", "notebook", "path", "markdown"),
@@ -65,6 +66,13 @@ export const ENDPOINTS = {
   "filetree.changeSort": w("/api/filetree/changeSort", "notebook", "paths"),
   "filetree.getDoc": r("/api/filetree/getDoc", "id"),
   "filetree.duplicateDoc": w("/api/filetree/duplicateDoc", "id"),
+  "filetree.doc2Heading": w("/api/filetree/doc2Heading", "srcID", "targetID", "after"),
+  "filetree.heading2Doc": w(
+    "/api/filetree/heading2Doc",
+    "srcHeadingID",
+    "targetNoteBook",
+    "targetPath",
+  ),
   "filetree.createDailyNote": w("/api/filetree/createDailyNote", "notebook"),
 
   "block.getBlockKramdown": r("/api/block/getBlockKramdown", "id"),

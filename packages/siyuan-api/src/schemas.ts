@@ -91,6 +91,8 @@ export const pathByIdSchema = z
   })
   .transform((v) => ({ path: v.path, notebook: (v.notebook ?? v.box) as string }));
 
+/** `doc2Heading` result: the removed document's notebook and storage path ("" when nothing moved). */
+export const doc2HeadingSchema = z.looseObject({ srcTreeBox: z.string(), srcTreePath: z.string() });
 /** `duplicateDoc` result (`kernel/api/filetree.go`). */
 export const duplicateDocSchema = z.looseObject({
   id: z.string(),

@@ -126,6 +126,23 @@ export interface PathByIdResult {
   readonly path: string;
   readonly notebook: string;
 }
+/** `doc2Heading` request. */
+export interface Doc2HeadingArgs {
+  readonly srcID: string;
+  readonly targetID: string;
+  readonly after: boolean;
+}
+/** `doc2Heading` result. */
+export interface Doc2HeadingResult {
+  readonly srcTreeBox: string;
+  readonly srcTreePath: string;
+}
+/** `heading2Doc` request (the kernel's spelling `targetNoteBook`). */
+export interface Heading2DocArgs {
+  readonly srcHeadingID: string;
+  readonly targetNoteBook: string;
+  readonly targetPath: string;
+}
 /** `duplicateDoc` result: the new document (its storage path, notebook and human path). */
 export interface DuplicateDocResult {
   readonly id: string;
@@ -162,6 +179,11 @@ export interface CreateNotebookArgs {
 export interface RenameNotebookArgs {
   readonly notebook: string;
   readonly name: string;
+}
+/** `setNotebookIcon` request (`""` clears the icon). */
+export interface SetNotebookIconArgs {
+  readonly notebook: string;
+  readonly icon: string;
 }
 /** `setNotebookConf` request. */
 export interface SetNotebookConfArgs {

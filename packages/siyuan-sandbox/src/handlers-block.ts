@@ -365,7 +365,15 @@ function checkAttrs(id: string, attrs: unknown): Record<string, string | null> {
         `The attribute name can only contain lowercase English letters, digits, and hyphens, and must start with a lowercase English letter [${id}]`,
       );
     }
-    out[name] = v;
+    // `normalizeIconValue`: an icon with a non-ASCII character and no "." or "/" is stored as
+    // its code points in hex joined by "-" (kernel-probes attr.icon)
+    out[name] =
+      name === "icon" &&
+      v !== null &&
+      [...v].some((c) => (c.codePointAt(0) as number) > 0x7f) &&
+      !/[./]/.test(v)
+        ? [...v].map((c) => (c.codePointAt(0) as number).toString(16)).join("-")
+        : v;
   }
   return out;
 }

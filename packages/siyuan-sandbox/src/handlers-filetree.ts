@@ -18,6 +18,7 @@ import { MEMORY_WORKSPACE_DIR } from "./handlers-asset.js";
 import { renderDom } from "./render.js";
 import type { Workspace } from "./workspace.js";
 import type { DocEntry, Notebook } from "./workspace-index.js";
+import { defaultBoxConf } from "./workspace-notebooks.js";
 
 const r = (handler: Route["handler"], body: Route["body"] = "json"): Route => ({
   handler,
@@ -120,6 +121,28 @@ const notebookRoutes: Record<string, Route> = {
     ctx.kernel.ws.dirtyBoxes.add(id);
     ctx.kernel.ws.version++;
     return { ...b.conf };
+  }),
+  // `SetBoxIcon`: no ID check and no existence check; an unknown valid ID gets a folder and a
+  // conf (a closed notebook "Untitled", sort 0) — kernel-probes notebook.setNotebookIcon. An icon
+  // with a "." goes through the emoji file-name filter (not modelled: the product sends names the
+  // filter keeps); an emoji is stored as sent, not as hex.
+  "/api/notebook/setNotebookIcon": w((ctx) => {
+    const id = field(ctx, "notebook", "String") as string;
+    const icon = ctx.body.icon;
+    if (icon === undefined || icon === null) throw kernelError(-1, "Field [icon] is required");
+    if (typeof icon !== "string") throw kernelError(-1, "Field [icon] should be of type [String]");
+    const ws = ctx.kernel.ws;
+    let b = ws.notebooks.get(id.trim());
+    if (!b) {
+      // a malformed ID's folder is no notebook: nothing is listed
+      if (!isValidNodeId(id.trim())) return null;
+      b = { id: id.trim(), conf: defaultBoxConf("Untitled"), sortMap: {} };
+      ws.notebooks.set(b.id, b);
+    }
+    b.conf.icon = icon;
+    ws.dirtyBoxes.add(b.id);
+    ws.version++;
+    return null;
   }),
   "/api/notebook/changeSortNotebook": w((ctx) => {
     const ids = reqStrArray(ctx, "notebooks");
@@ -327,6 +350,58 @@ function duplicateDoc(ctx: HandlerContext): unknown {
   return { id: doc.id, notebook: src.box, path: ws.docPath(doc.id), hPath };
 }
 
+/**
+ * heading2Doc: `srcHeadingID` and `targetNoteBook` are required (a missing one panics: code 0, null
+ * data); `targetPath` is `/` (the notebook root) or a document's storage path — missing or unknown
+ * is "block not found", as an unknown heading. `previousPath`/`toTop` are not modelled (the
+ * product sends neither). Answers null data.
+ */
+function heading2Doc(ctx: HandlerContext): unknown {
+  const headingId = reqStr(ctx, "srcHeadingID");
+  const box = reqStr(ctx, "targetNoteBook");
+  const ws = ctx.kernel.ws;
+  const notFound = () => kernelError(-1, "block not found", { closeTimeout: 5000 });
+  const loc = ws.locate(headingId);
+  if (!loc?.parent) throw notFound();
+  const targetPath = optStr(ctx, "targetPath") ?? "";
+  let parentId: string | null = null;
+  if (targetPath !== "/") {
+    const p = ws.docByPath(box, targetPath);
+    if (!p) throw notFound();
+    parentId = p.id;
+  }
+  ws.heading2Doc(headingId, box, parentId);
+  return null;
+}
+
+/** The kernel's language string 20 (en_US). */
+const DOC_HAS_CHILDREN = "Cannot be converted to heading when including sub-documents";
+
+/**
+ * doc2Heading: `srcID`, `targetID` and `after` (a boolean) are required (a missing one panics:
+ * code 0, null data); a malformed ID or an unknown target answers empty `srcTreeBox`/`srcTreePath`
+ * and changes nothing; an unknown source is "block not found"; a document with child documents is
+ * refused. Answers the removed document's notebook and storage path.
+ */
+function doc2Heading(ctx: HandlerContext): unknown {
+  const srcId = reqStr(ctx, "srcID");
+  const targetId = reqStr(ctx, "targetID");
+  const after = ctx.body.after;
+  if (typeof after !== "boolean") throw panicReply();
+  const nothing = { srcTreeBox: "", srcTreePath: "" };
+  if (!isValidNodeId(srcId) || !isValidNodeId(targetId)) return nothing;
+  const ws = ctx.kernel.ws;
+  const src = ws.docOf(srcId);
+  if (!src) throw kernelError(-1, "block not found", { closeTimeout: 5000 });
+  if (ws.childDocs(src.box, src.id).length > 0) {
+    throw kernelError(-1, DOC_HAS_CHILDREN, { closeTimeout: 5000 });
+  }
+  if (!ws.locate(targetId)) return nothing;
+  const out = { srcTreeBox: src.box, srcTreePath: ws.docPath(src.id) };
+  ws.doc2Heading(src.id, targetId, after);
+  return out;
+}
+
 const filetreeRoutes: Record<string, Route> = {
   "/api/filetree/createDocWithMd": w((ctx) => {
     const box = notebookArg(ctx);
@@ -386,6 +461,8 @@ const filetreeRoutes: Record<string, Route> = {
     ctx.kernel.ws.removeDoc(d.id);
     return null;
   }),
+  "/api/filetree/heading2Doc": w(heading2Doc),
+  "/api/filetree/doc2Heading": w(doc2Heading),
   "/api/filetree/removeDocByID": w((ctx) => {
     const id = reqId(ctx);
     docByIdOrThrow(ctx.kernel.ws, id);

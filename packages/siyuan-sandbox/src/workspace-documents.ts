@@ -1,9 +1,10 @@
 /** Document-tree operations of the workspace: paths, create, rename, move, remove, custom sort. */
-import { type Block, cloneBlock, newBlock, walk } from "./block.js";
+import { type Block, cloneBlock, headingLevel, newBlock, walk } from "./block.js";
 import { isValidNodeId } from "./clock.js";
 import { MAX_DOC_DEPTH_LEVELS, MAX_TITLE_CHARS } from "./constants.js";
 import { kernelError } from "./errors.js";
 import { parseMarkdown } from "./markdown.js";
+import { plainContent } from "./render.js";
 import { type DocEntry, treeNotFound } from "./workspace-index.js";
 import { WorkspaceNotebooks } from "./workspace-notebooks.js";
 
@@ -236,6 +237,135 @@ export class WorkspaceDocuments extends WorkspaceNotebooks {
     this.reindexDoc(newId);
     this.touchDoc(newId);
     return { doc, hPath };
+  }
+
+  /**
+   * heading2Doc (SiYuan 3.7.3 `model.Heading2Doc`, kernel-probes `filetree.heading2Doc`): the
+   * heading and the blocks under it (its following siblings up to the next heading of its level or
+   * higher) become a document with the heading's ID and attributes (`fold`/`heading-fold` dropped
+   * everywhere in it), titled the heading's plain text with `/` as `_` (at most 96 characters);
+   * its top-level headings are re-levelled so the highest is h2. The source keeps the rest (an
+   * empty paragraph when nothing is left). The new document goes last among its siblings.
+   */
+  heading2Doc(headingId: string, box: string, parentId: string | null): DocEntry {
+    const loc = this.locate(headingId);
+    if (!loc?.parent) throw kernelError(-1, "block not found", { closeTimeout: 5000 });
+    const { block: heading, parent, doc: src } = loc;
+    const nb = this.openBox(box);
+    const at = parent.children.indexOf(heading);
+    const level = headingLevel(heading);
+    let end = at + 1;
+    if (heading.type === "h") {
+      while (end < parent.children.length) {
+        const b = parent.children[end] as Block;
+        if (b.type === "h" && headingLevel(b) <= level) break;
+        end++;
+      }
+    }
+    const section = parent.children.splice(at, end - at).slice(1);
+    if (src.root.children.length === 0) src.root.children = this.materialize([newBlock("p")]);
+    for (const top of [heading, ...section]) {
+      walk(top, (n) => {
+        delete n.attrs.fold;
+        delete n.attrs["heading-fold"];
+      });
+    }
+    const tops = section.filter((b) => b.type === "h").map(headingLevel);
+    const topLevel = tops.length > 0 ? Math.min(...tops) : 0;
+    for (const b of section) {
+      if (b.type === "h") b.subtype = `h${Math.min(6, headingLevel(b) - topLevel + 2)}`;
+    }
+    const title = [...plainContent(heading).replaceAll("/", "_")].slice(0, 96).join("");
+    const now = this.ids.timestamp();
+    const { "custom-hidden": _hidden, ...attrs } = heading.attrs;
+    const root = newBlock("d", {
+      id: headingId,
+      attrs: { ...attrs, id: headingId, type: "doc", title, updated: now },
+      children: section,
+    });
+    src.root.attrs.updated = now;
+    const doc: DocEntry = { id: headingId, box, parentId, root };
+    const siblings = this.childDocs(box, parentId);
+    // `addMaxSort`: one past the last sibling's sort value, 0 for the first child
+    nb.sortMap[headingId] =
+      siblings.length === 0
+        ? 0
+        : siblings.reduce((m, x) => Math.max(m, nb.sortMap[x.id] ?? 0), 0) + 1;
+    this.dirtyBoxes.add(box);
+    this.reindexDoc(src.id);
+    this.touchDoc(src.id);
+    this.docs.set(headingId, doc);
+    this.reindexDoc(headingId);
+    this.touchDoc(headingId);
+    return doc;
+  }
+
+  /**
+   * doc2Heading (SiYuan 3.7.3 `model.Doc2Heading`, kernel-probes `filetree.doc2Heading`): the
+   * document becomes a heading with its ID and attributes (`title`, `type`, `scroll`, `tags`
+   * dropped; its tags as a paragraph of `#tag#`s first under it), its blocks following, inserted
+   * before `targetId` (or, `after`, after it and, for a heading, after the blocks under it). The
+   * heading's level is the target heading's, or one below the heading the target block is under;
+   * the document's headings shift with it (at most h6). The document file is removed. A target
+   * inside the source itself is not modelled (the product refuses it).
+   */
+  doc2Heading(srcId: string, targetId: string, after: boolean): void {
+    const src = this.docs.get(srcId);
+    const loc = this.locate(targetId);
+    if (!src || !loc?.parent) return;
+    const { block: pivot, parent, doc: target } = loc;
+    const sibs = parent.children;
+    let at = sibs.indexOf(pivot);
+    let pivotLevel = 0;
+    for (let i = at; i >= 0; i--) {
+      const b = sibs[i] as Block;
+      if (b.type === "h") {
+        pivotLevel = headingLevel(b);
+        break;
+      }
+    }
+    const tops = src.root.children.filter((b) => b.type === "h").map(headingLevel);
+    const topLevel = tops.length > 0 ? Math.min(...tops) : 0;
+    let level = pivotLevel;
+    let delta = pivotLevel - topLevel + 1;
+    if (pivot.type === "h") {
+      if (after) {
+        let end = at + 1;
+        while (end < sibs.length) {
+          const b = sibs[end] as Block;
+          if (b.type === "h" && headingLevel(b) <= pivotLevel) break;
+          end++;
+        }
+        at = end - 1;
+      }
+    } else {
+      level++;
+      delta++;
+    }
+    const now = this.ids.timestamp();
+    const { title = "", type: _t, scroll: _s, tags = "", ...attrs } = src.root.attrs;
+    const heading = newBlock("h", {
+      id: srcId,
+      subtype: `h${Math.min(6, level)}`,
+      attrs: { ...attrs, id: srcId, updated: now },
+      text: title,
+    });
+    const body = src.root.children;
+    const tagList = tags.split(",").filter((t) => t !== "");
+    if (tagList.length > 0) {
+      const [para] = this.materialize([
+        newBlock("p", { text: tagList.map((t) => `#${t}#`).join(" ") }),
+      ]);
+      for (const n of [para as Block]) n.attrs.updated = now;
+      body.unshift(para as Block);
+    }
+    for (const b of body)
+      if (b.type === "h") b.subtype = `h${Math.min(6, headingLevel(b) + delta)}`;
+    sibs.splice(after ? at + 1 : at, 0, heading, ...body);
+    target.root.attrs.updated = now;
+    this.dropDoc(srcId);
+    this.reindexDoc(target.id);
+    this.touchDoc(target.id);
   }
 
   /** Renames a document (updated = now when the title changes). */

@@ -43,6 +43,32 @@ export const attrProbes = [
     },
   ),
   probe(
+    "attr.icon",
+    "setBlockAttrs icon: an emoji stored as its hex code points (a joined sequence too), hex and " +
+      'file names kept, a batch normalised the same, "" removes it',
+    ["/api/attr/setBlockAttrs", "/api/attr/batchSetBlockAttrs"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(nb, "/Icons", "A paragraph");
+      const icon = async (label: string, value: string) => {
+        await ctx.post(`set ${label}`, "/api/attr/setBlockAttrs", {
+          id: doc,
+          attrs: { icon: value },
+        });
+        await ctx.post(`get after ${label}`, "/api/attr/getBlockAttrs", { id: doc });
+      };
+      await icon("an emoji", "📔");
+      await icon("a joined emoji", "👨‍👩‍👧");
+      await icon("hex", "1f600");
+      await icon("a file name", "folder/my icon.png");
+      await ctx.post("batch an emoji", "/api/attr/batchSetBlockAttrs", {
+        blockAttrs: [{ id: doc, attrs: { icon: "❤️" } }],
+      });
+      await ctx.post("get after batch", "/api/attr/getBlockAttrs", { id: doc });
+      await icon("empty", "");
+    },
+  ),
+  probe(
     "attr.errors",
     "setBlockAttrs refusals: non-string value, bad names, data-task, unknown block",
     ["/api/attr/setBlockAttrs"],

@@ -1,6 +1,6 @@
 /** Documents (contract §4.2, §4.3): create, paths, rename, remove, move, list, sort, getDoc. */
 import type { ProbeContext } from "../probe.js";
-import { data, kramdown, probe, UNKNOWN_ID } from "./kit.js";
+import { children, data, kramdown, probe, UNKNOWN_ID } from "./kit.js";
 
 interface PathOf {
   path: string;
@@ -428,6 +428,158 @@ export const filetreeProbes = [
       );
       await ctx.post("duplicate unknown", "/api/filetree/duplicateDoc", { id: UNKNOWN_ID });
       await ctx.post("duplicate without id", "/api/filetree/duplicateDoc", {});
+    },
+  ),
+  probe(
+    "filetree.heading2Doc",
+    "heading2Doc: the section under a heading becomes a sub-document with the heading's ID, " +
+      "attributes and plain-text title (/ as _), its headings re-levelled, fold dropped; the " +
+      "source keeps the rest (an empty paragraph when nothing is left); to the notebook root; " +
+      "missing targetPath, unknown target path and heading, missing arguments",
+    ["/api/filetree/heading2Doc"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const src = await ctx.doc(
+        nb,
+        "/Source",
+        "intro\n\n## A **bold**/slash\n\na1\n\n### A sub\n\na2\n\n## B\n\nb1",
+      );
+      const [, head, , sub, , b] = await children(ctx, src);
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: head?.id,
+        attrs: { "custom-owner": "ana", fold: "1" },
+      });
+      await ctx.quiet("/api/attr/setBlockAttrs", { id: sub?.id, attrs: { fold: "1" } });
+      await ctx.flush();
+      const srcPath = await pathOf(ctx, src);
+      await ctx.post("to a sub-document", "/api/filetree/heading2Doc", {
+        srcHeadingID: head?.id,
+        targetNoteBook: nb,
+        targetPath: srcPath,
+      });
+      await ctx.flush();
+      ctx.note("new document kramdown", await kramdown(ctx, head?.id as string));
+      ctx.note("source kramdown after", await kramdown(ctx, src));
+      await ctx.post("new document's path", "/api/filetree/getPathByID", { id: head?.id });
+      await ctx.post(
+        "source's children",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: srcPath },
+        { keep: listing },
+      );
+      await ctx.post("to the notebook root", "/api/filetree/heading2Doc", {
+        srcHeadingID: b?.id,
+        targetNoteBook: nb,
+        targetPath: "/",
+      });
+      await ctx.flush();
+      ctx.note("root document kramdown", await kramdown(ctx, b?.id as string));
+      ctx.note("source kramdown at last", await kramdown(ctx, src));
+      await ctx.post(
+        "root listing",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: "/" },
+        { keep: listing },
+      );
+      const lone = await ctx.doc(nb, "/Lone", "## Only\n\nbody");
+      const [only] = await children(ctx, lone);
+      await ctx.post("the whole body", "/api/filetree/heading2Doc", {
+        srcHeadingID: only?.id,
+        targetNoteBook: nb,
+        targetPath: "/",
+      });
+      await ctx.flush();
+      ctx.note("emptied source kramdown", (await kramdown(ctx, lone)).replace(/id="[^"]+"/g, ""));
+      await ctx.post("without targetPath", "/api/filetree/heading2Doc", {
+        srcHeadingID: only?.id,
+        targetNoteBook: nb,
+      });
+      await ctx.post("unknown target path", "/api/filetree/heading2Doc", {
+        srcHeadingID: only?.id,
+        targetNoteBook: nb,
+        targetPath: `/${UNKNOWN_ID}.sy`,
+      });
+      await ctx.post("unknown heading", "/api/filetree/heading2Doc", {
+        srcHeadingID: UNKNOWN_ID,
+        targetNoteBook: nb,
+        targetPath: "/",
+      });
+      await ctx.post("without srcHeadingID", "/api/filetree/heading2Doc", {
+        targetNoteBook: nb,
+        targetPath: "/",
+      });
+    },
+  ),
+  probe(
+    "filetree.doc2Heading",
+    "doc2Heading: a document becomes a heading (its ID, attributes, title; its tags a paragraph) " +
+      "with its blocks, before or after a target heading (after its section) or block (one level " +
+      "below), its headings shifted; the file is gone; a document with children, unknown and " +
+      "malformed IDs, missing arguments",
+    ["/api/filetree/doc2Heading"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const target = await ctx.doc(nb, "/Target", "## T1\n\nt1 body\n\n## T2\n\nt2 body");
+      const [t1, , t2, t2body] = await children(ctx, target);
+      const src = await ctx.doc(nb, "/Moved", "m body\n\n### M sub\n\nm sub body");
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: src,
+        attrs: { "custom-owner": "ana", tags: "x,y" },
+      });
+      await ctx.flush();
+      const answer = await ctx.post("after a heading", "/api/filetree/doc2Heading", {
+        srcID: src,
+        targetID: t1?.id,
+        after: true,
+      });
+      await ctx.flush();
+      ctx.note(
+        "answer path is the source's",
+        data<{ srcTreePath: string }>(answer).srcTreePath === `/${src}.sy`,
+      );
+      ctx.note("target kramdown", await kramdown(ctx, target));
+      await ctx.post("source's path now", "/api/filetree/getPathByID", { id: src });
+      await ctx.post(
+        "root listing",
+        "/api/filetree/listDocsByPath",
+        { notebook: nb, path: "/" },
+        { keep: listing },
+      );
+      const second = await ctx.doc(nb, "/Second", "## S head\n\ns body");
+      await ctx.post("before a paragraph", "/api/filetree/doc2Heading", {
+        srcID: second,
+        targetID: t2body?.id,
+        after: false,
+      });
+      await ctx.flush();
+      ctx.note("target kramdown at last", await kramdown(ctx, target));
+      const parent = await ctx.doc(nb, "/Parent", "p");
+      await ctx.doc(nb, "/Parent/Kid", "k");
+      await ctx.post("a document with a child", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("unknown target", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: UNKNOWN_ID,
+        after: false,
+      });
+      await ctx.post("unknown source", "/api/filetree/doc2Heading", {
+        srcID: UNKNOWN_ID,
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("malformed source", "/api/filetree/doc2Heading", {
+        srcID: "x",
+        targetID: t2?.id,
+        after: false,
+      });
+      await ctx.post("without after", "/api/filetree/doc2Heading", {
+        srcID: parent,
+        targetID: t2?.id,
+      });
+      await ctx.post("parent still there", "/api/filetree/getPathByID", { id: parent });
     },
   ),
   probe(

@@ -107,6 +107,71 @@ export const notebookProbes = [
     },
   ),
   probe(
+    "notebook.setNotebookIcon",
+    "setNotebookIcon: lsNotebooks and the conf show the icon as sent (an emoji raw, hex, a " +
+      'file name), "" clears, missing and mistyped fields; an unknown notebook ID becomes a ' +
+      'closed notebook "Untitled" carrying the icon',
+    ["/api/notebook/setNotebookIcon"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const set = async (label: string, icon: string) => {
+        await ctx.post(`set ${label}`, "/api/notebook/setNotebookIcon", { notebook: nb, icon });
+        await ctx.post(
+          `list after ${label}`,
+          "/api/notebook/lsNotebooks",
+          {},
+          { keep: only([nb]) },
+        );
+      };
+      await set("hex", "1f4d4");
+      await set("an emoji", "📔");
+      await set("a file name", "folder/my icon.png");
+      await ctx.post("conf", "/api/notebook/getNotebookConf", { notebook: nb });
+      await set("empty", "");
+      await ctx.post("without icon", "/api/notebook/setNotebookIcon", { notebook: nb });
+      await ctx.post("icon a number", "/api/notebook/setNotebookIcon", { notebook: nb, icon: 5 });
+      await ctx.post("without notebook", "/api/notebook/setNotebookIcon", { icon: "1f4d4" });
+      await ctx.post("unknown notebook", "/api/notebook/setNotebookIcon", {
+        notebook: UNKNOWN_ID,
+        icon: "1f4d4",
+      });
+      await ctx.post(
+        "list after unknown",
+        "/api/notebook/lsNotebooks",
+        {},
+        { keep: only([UNKNOWN_ID]) },
+      );
+      await ctx.quiet("/api/notebook/removeNotebook", { notebook: UNKNOWN_ID });
+    },
+  ),
+  probe(
+    "notebook.sortMode",
+    "setNotebookConf sortMode: lsNotebooks shows it at once, 15 defers to the workspace, a " +
+      "closed notebook takes it, an out-of-range number is stored",
+    ["/api/notebook/setNotebookConf", "/api/notebook/lsNotebooks"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const mode = async (label: string, sortMode: number, id = nb) => {
+        await ctx.post(`set ${label}`, "/api/notebook/setNotebookConf", {
+          notebook: id,
+          conf: { sortMode },
+        });
+        await ctx.post(
+          `list after ${label}`,
+          "/api/notebook/lsNotebooks",
+          {},
+          { keep: only([id]) },
+        );
+      };
+      await mode("created_desc", 10);
+      await mode("workspace", 15);
+      await ctx.post("close", "/api/notebook/closeNotebook", { notebook: nb });
+      await mode("on a closed notebook", 4);
+      await ctx.post("open", "/api/notebook/openNotebook", { notebook: nb });
+      await mode("out of range", 99);
+    },
+  ),
+  probe(
     "notebook.changeSort",
     "changeSortNotebook rewrites the notebooks' sort numbers",
     ["/api/notebook/changeSortNotebook"],

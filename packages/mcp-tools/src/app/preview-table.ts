@@ -7,6 +7,7 @@
  * mutation without one.
  */
 import { utf8Decode } from "@sisyphus/core-hash";
+import { normalizeIcon, SORT_MODE_NAMES } from "../args.js";
 import type { ActionName, Catalog, ToolName } from "../catalog.js";
 import { notFound, ToolError } from "../errors.js";
 import type { ArgsOf } from "../handler.js";
@@ -19,6 +20,7 @@ import { plainCell } from "../tools/av/reads.js";
 import { replacedText } from "../tools/block/replace.js";
 import { referencesTo, referringBlockIds, transferredText } from "../tools/block/transfer-refs.js";
 import { findToday } from "../tools/document/daily-note.js";
+import { planDocToHeading, planHeadingToDoc } from "../tools/document/heading.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { docForm, pointForm } from "../tools/history.js";
@@ -252,6 +254,14 @@ function attrRows(
   set: Readonly<Record<string, string | null>>,
 ) {
   return Object.entries(set).map(([name, v]) => ({ name, before: now[name] ?? null, after: v }));
+}
+
+/** An icon as a person sees it: a stored hex code as its emoji beside it, "" as none. */
+function shownIcon(icon: string | undefined): string | null {
+  if (icon === undefined || icon === "") return null;
+  if (!/^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6})*$/.test(icon)) return icon;
+  const points = icon.split("-").map((h) => Number.parseInt(h, 16));
+  return points.every((p) => p <= 0x10ffff) ? `${String.fromCodePoint(...points)} (${icon})` : icon;
 }
 
 const shownValue = (v: unknown): string | null =>
@@ -812,6 +822,71 @@ export const PREVIEWS = {
         rows: attrRows(now, a.attrs),
       };
     }),
+    heading_to_doc: creation(async (r, a) => {
+      const plan = await planHeadingToDoc(r.context(), a);
+      const doc = await r.doc(plan.source.id);
+      const folder = plan.parent.isNotebook
+        ? `/${(await r.notebook(plan.parent.id)).name}`
+        : (await r.doc(plan.parent.id)).path;
+      const n = plan.section.length;
+      return {
+        target: { id: a.id, document: doc.path, parentID: plan.parent.id },
+        summary: `Turns the heading ${q(plan.title)} and the ${plural(n, "block")} under it into the document ${folder}/${plan.title}; they leave ${doc.path}, every block keeps its ID`,
+        changes: [
+          { what: "document", id: a.id, where: folder, before: null, after: plan.title },
+          { what: "heading", id: a.id, where: doc.path, before: plan.title, after: null },
+          { what: "blocks", where: doc.path, before: String(n), after: "0" },
+        ],
+      };
+    }),
+    doc_to_heading: removal(async (r, a) => {
+      const plan = await planDocToHeading(r.context(), a);
+      const [doc, target] = await Promise.all([r.doc(a.id), r.doc(plan.target.id)]);
+      const n = plan.moved.length;
+      const next = plan.targetBlocks[plan.at];
+      return {
+        target: { id: a.id, document: doc.path, targetID: a.targetID },
+        summary: `Removes the document ${doc.path} and puts its title as an h${plan.level} heading with its ${plural(n, "block")} into ${target.path} (${next === undefined ? "at the end" : `before block ${next.id}`}); every block keeps its ID`,
+        changes: [
+          { what: "document", id: a.id, where: doc.path, before: doc.title, after: null },
+          { what: "heading", id: a.id, where: target.path, before: null, after: plan.title },
+          {
+            what: "blocks",
+            where: target.path,
+            before: String(plan.targetBlocks.length),
+            after: String(plan.targetBlocks.length + 1 + n + (plan.tagged ? 1 : 0)),
+          },
+        ],
+      };
+    }),
+    set_icon: attributes(async (r, a) => {
+      const doc = await r.doc(a.id);
+      const now = (await r.kernel.getBlockAttrs(a.id)) ?? {};
+      return {
+        target: { id: a.id, document: doc.path },
+        subject: `the document ${q(doc.title)}`,
+        id: a.id,
+        where: doc.path,
+        rows: [
+          { name: "icon", before: shownIcon(now["icon"]), after: shownIcon(normalizeIcon(a.icon)) },
+        ],
+      };
+    }),
+    set_child_sort_mode: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)} (every level of it)`,
+        id: a.notebook,
+        rows: [
+          {
+            name: "child sort mode",
+            before: SORT_MODE_NAMES[nb.sortMode] ?? String(nb.sortMode),
+            after: a.mode,
+          },
+        ],
+      };
+    }),
     remove: removal((r, a) => docRemoval(r, a.id)),
     move: docMoves(async (r, a) => {
       const to = await folderOf(r, a.toID);
@@ -990,6 +1065,17 @@ export const PREVIEWS = {
             before: nb.closed ? "closed" : "open",
             after: a.open ? "open" : "closed",
           },
+        ],
+      };
+    }),
+    set_icon: attributes(async (r, a) => {
+      const nb = await r.notebook(a.notebook);
+      return {
+        target: { notebook: a.notebook, name: nb.name },
+        subject: `the notebook ${q(nb.name)}`,
+        id: a.notebook,
+        rows: [
+          { name: "icon", before: shownIcon(nb.icon), after: shownIcon(normalizeIcon(a.icon)) },
         ],
       };
     }),

@@ -1,6 +1,8 @@
 /**
- * notebook: list, get_conf (reads); create (additive); rename, set_conf, set_open_state, remove (state).
+ * notebook: list, get_conf (reads); create (additive); rename, set_conf, set_open_state, set_icon,
+ * remove (state).
  */
+import { normalizeIcon } from "../args.js";
 import { notFound } from "../errors.js";
 import {
   type ArgsOf,
@@ -20,7 +22,7 @@ interface NotebookArgs {
 }
 
 /** The hashed state of a notebook: its row (without volatile counters) and its conf. */
-interface NotebookState {
+export interface NotebookState {
   readonly row: {
     id: string;
     name: string;
@@ -168,6 +170,15 @@ export const notebookHandlers = {
         a.open ? ctx.write.openNotebook(a.notebook) : ctx.write.closeNotebook(a.notebook),
       (after, a) => after.row?.closed === !a.open,
       (before, a) => before.row?.closed === !a.open,
+    ),
+  ),
+  // setNotebookIcon checks no notebook (an unknown ID becomes a notebook): the probe's
+  // requireNotebook refuses it first; lsNotebooks shows the icon as stored.
+  set_icon: mutationAction(
+    notebookMutation(
+      (ctx, a) => ctx.write.setNotebookIcon(a.notebook, normalizeIcon(a.icon)),
+      (after, a) => after.row?.icon === normalizeIcon(a.icon),
+      (before, a) => before.row?.icon === normalizeIcon(a.icon),
     ),
   ),
   remove: mutationAction(remove),

@@ -510,6 +510,18 @@ export const SCENARIOS: readonly Scenario[] = [
     shows: async () =>
       differ("custom-kind", env.sandbox.control.attrs(f.doc)?.["custom-kind"], "note"),
   })),
+  onParagraphs("document.set_icon", "document.set_icon an emoji", (env, f) => ({
+    args: { action: "set_icon", id: f.doc, icon: "📔" },
+    shows: async () => differ("icon", env.sandbox.control.attrs(f.doc)?.["icon"], "1f4d4"),
+  })),
+  inNotebook(
+    "document.set_child_sort_mode",
+    "document.set_child_sort_mode created_desc",
+    (env, nb) => ({
+      args: { action: "set_child_sort_mode", notebook: nb, mode: "created_desc" },
+      shows: async () => differ("sortMode", (await notebookRow(env, nb))?.sortMode, 10),
+    }),
+  ),
   onParagraphs("document.remove", "document.remove", (env, f) => ({
     args: { action: "remove", id: f.doc },
     shows: async () =>
@@ -531,6 +543,64 @@ export const SCENARIOS: readonly Scenario[] = [
             await env.verify.filetree.getHPathByID({ id: moved.id }),
             "/Target/Moved",
           ),
+      };
+    },
+  },
+  {
+    key: "document.heading_to_doc",
+    name: "document.heading_to_doc under its document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const doc = env.sandbox.control.external.createDoc(
+        nb,
+        "/Sections",
+        "intro\n\n## Part\n\npart body\n\n## Next\n\nnext body",
+      );
+      await env.sandbox.control.flush();
+      const ids = (await env.verify.block.getChildBlocks({ id: doc })).map((b) => b.id);
+      const [intro, head, body, next, nextBody] = ids as [string, string, string, string, string];
+      return {
+        args: { action: "heading_to_doc", id: head },
+        shows: async () => {
+          const moved = await env.verify.block.getChildBlocks({ id: head });
+          const rest = await env.verify.block.getChildBlocks({ id: doc });
+          return first(
+            differ("new document's blocks", moved.map((b) => b.id).join(","), body),
+            differ(
+              "source's blocks",
+              rest.map((b) => b.id).join(","),
+              [intro, next, nextBody].join(","),
+            ),
+            differ("hpath", await env.verify.filetree.getHPathByID({ id: head }), "/Sections/Part"),
+          );
+        },
+      };
+    },
+  },
+  {
+    key: "document.doc_to_heading",
+    name: "document.doc_to_heading after a paragraph of another document",
+    async setup(env) {
+      const nb = await notebook(env);
+      const target = env.sandbox.control.external.createDoc(nb, "/Target", "first\n\nsecond");
+      const moved = env.sandbox.control.external.createDoc(nb, "/Moved", "moved body");
+      await env.sandbox.control.flush();
+      const [p1, p2] = (await env.verify.block.getChildBlocks({ id: target })).map((b) => b.id);
+      const [body] = (await env.verify.block.getChildBlocks({ id: moved })).map((b) => b.id);
+      return {
+        args: { action: "doc_to_heading", id: moved, targetID: p1, after: true },
+        shows: async () => {
+          const blocks = await env.verify.block.getChildBlocks({ id: target });
+          return first(
+            differ(
+              "target's blocks",
+              blocks.map((b) => b.id).join(","),
+              [p1, moved, body, p2].join(","),
+            ),
+            differ("heading", blocks[1]?.subType, "h1"),
+            differ("listed", (await idsAt(env, nb, "/Moved")).length, 0),
+          );
+        },
       };
     },
   },
@@ -815,6 +885,10 @@ export const SCENARIOS: readonly Scenario[] = [
         (await env.verify.notebook.getNotebookConf({ notebook: nb })).conf.sortMode,
         6,
       ),
+  })),
+  inNotebook("notebook.set_icon", "notebook.set_icon 1f4d4", (env, nb) => ({
+    args: { action: "set_icon", notebook: nb, icon: "1f4d4" },
+    shows: async () => differ("icon", (await notebookRow(env, nb))?.icon, "1f4d4"),
   })),
   inNotebook("notebook.set_open_state", "notebook.set_open_state close", (env, nb) => ({
     args: { action: "set_open_state", notebook: nb, open: false },

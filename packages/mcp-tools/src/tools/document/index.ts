@@ -1,7 +1,7 @@
 /**
  * document: get, list_tree, find, lookup, outline, recent, daily_note, snapshot, child_sort_mode
  * (reads); create, create_daily_note, duplicate (additive); rename, set_attrs (alias set_attr),
- * remove (state); move, reorder
+ * set_icon, set_child_sort_mode, remove (state); move, reorder, heading_to_doc, doc_to_heading
  * (structure). One file per kind of action; this table
  * joins them to the catalog's actions.
  */
@@ -10,10 +10,11 @@ import { snapshot } from "../snapshot.js";
 import { create } from "./create.js";
 import { createDailyNote, dailyNote } from "./daily-note.js";
 import { duplicate } from "./duplicate.js";
-import { remove, rename, setAttrs } from "./meta-mutations.js";
+import { docToHeading, headingToDoc } from "./heading.js";
+import { remove, rename, setAttrs, setIcon } from "./meta-mutations.js";
 import { outline, recent } from "./navigation.js";
 import { documentReads } from "./reads.js";
-import { childSortMode } from "./sort-mode.js";
+import { childSortMode, setChildSortMode } from "./sort-mode.js";
 import { move, reorder } from "./structure.js";
 
 /** The document tool's handlers. */
@@ -32,4 +33,8 @@ export const documentHandlers = {
   snapshot: readAction(snapshot),
   create_daily_note: mutationAction(createDailyNote),
   duplicate: mutationAction(duplicate),
+  set_icon: mutationAction(setIcon),
+  set_child_sort_mode: mutationAction(setChildSortMode),
+  heading_to_doc: mutationAction(headingToDoc),
+  doc_to_heading: mutationAction(docToHeading),
 } satisfies ToolHandlers<"document">;

@@ -1,8 +1,9 @@
 /**
- * document.rename, set_attrs (alias set_attr) and remove: state mutations whose precondition is
- * the document's location and attributes; fs.rm shares the removal readback.
+ * document.rename, set_attrs (alias set_attr), set_icon and remove: state mutations whose
+ * precondition is the document's location and attributes; fs.rm shares the removal readback.
  */
-import { notFound } from "../../errors.js";
+import { normalizeIcon } from "../../args.js";
+import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
 import { locateDoc, readDocMeta } from "../../state/doc-state.js";
 import { attrsMatch } from "../../state/ial.js";
@@ -62,6 +63,55 @@ export const setAttrs: MutationHandler<ArgsOf<"document", "set_attrs">, Meta, nu
     return {
       state: after.state,
       verdict: attrsMatch(before.snapshot.attrs, a.attrs) ? "unchanged" : "applied",
+    };
+  },
+};
+
+/**
+ * document.set_icon: the document's `icon` attribute through `setBlockAttrs`, as the kernel stores
+ * it (an emoji as its hex code points; "" removes it). A notebook's own ID and a block inside a
+ * document are refused: the first is notebook.set_icon's, the second shows no icon in SiYuan.
+ */
+export const setIcon: MutationHandler<ArgsOf<"document", "set_icon">, Meta, null> = {
+  targets: (a) => [a.id],
+  async probe(ctx, a) {
+    if ((await ctx.kernel.lsNotebooks()).some((n) => n.id === a.id))
+      throw new ToolError(
+        "invalid_arguments",
+        `${a.id} is a notebook: notebook.set_icon sets a notebook's icon`,
+        { id: a.id },
+      );
+    const meta = await readDocMeta(ctx, a.id);
+    if (!meta.location) {
+      const info = await ctx.kernel.getBlockInfo(a.id);
+      if (info === null) throw notFound("document", a.id);
+      throw new ToolError(
+        "invalid_arguments",
+        `${a.id} is a block inside document ${info.rootID}: only a document shows an icon; pass the document's ID`,
+        { id: a.id, rootID: info.rootID },
+      );
+    }
+    return { state: meta.state, notebooks: [meta.location.notebook], snapshot: meta };
+  },
+  async execute(ctx, a) {
+    await ctx.write.setBlockAttrs(a.id, { icon: normalizeIcon(a.icon) });
+    return null;
+  },
+  async readback(ctx, a, before) {
+    await ctx.kernel.flush();
+    const after = await readDocMeta(ctx, a.id);
+    const want = normalizeIcon(a.icon);
+    const iconOf = (attrs: Record<string, string>) => attrs["icon"] ?? "";
+    if (!after.location || iconOf(after.attrs) !== want)
+      return {
+        state: after.state,
+        verdict: "mismatch",
+        reason: `the document's icon is ${JSON.stringify(iconOf(after.attrs))}, not ${JSON.stringify(want)}`,
+      };
+    return {
+      state: after.state,
+      verdict: iconOf(before.snapshot.attrs) === want ? "unchanged" : "applied",
+      receipt: { id: a.id, icon: want },
     };
   },
 };

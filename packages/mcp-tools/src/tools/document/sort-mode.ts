@@ -3,32 +3,19 @@
  * SiYuan 3.7.3 keeps one mode per notebook (its conf's `sortMode`, 15 = the workspace's
  * `fileTree.sort`) for every level of that notebook; a document has no mode of its own there.
  */
+import { SORT_MODE_NAMES } from "../../args.js";
 import { notFound, ToolError } from "../../errors.js";
-import { readAction } from "../../handler.js";
+import {
+  type ArgsOf,
+  type MutationHandler,
+  type ReadbackResult,
+  readAction,
+} from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
+import { type NotebookState, readNotebookState } from "../notebook.js";
 
 /** A notebook's `sortMode` that defers to the workspace's `fileTree.sort`. */
 export const SORT_MODE_FILE_TREE = 15;
-
-/** SiYuan's sort modes (`util.SortMode*`), by number. */
-export const SORT_MODE_NAMES = [
-  "name_asc",
-  "name_desc",
-  "updated_asc",
-  "updated_desc",
-  "natural_asc",
-  "natural_desc",
-  "custom",
-  "ref_count_asc",
-  "ref_count_desc",
-  "created_asc",
-  "created_desc",
-  "size_asc",
-  "size_desc",
-  "sub_doc_count_asc",
-  "sub_doc_count_desc",
-  "workspace",
-] as const;
 
 /**
  * The mode, its name and where it is set (`notebook`, or `workspace` when the notebook defers);
@@ -73,3 +60,49 @@ export const childSortMode = readAction({
     return isNotebook ? [a.id] : notebooksOfBlocks(ctx, [a.id]);
   },
 });
+
+/**
+ * document.set_child_sort_mode (state): the notebook's `sortMode` through `setNotebookConf`, read
+ * back through the row child_sort_mode reads (`lsNotebooks`). SiYuan 3.7.3 has no per-document
+ * mode, so a document's ID is refused with its notebook rather than reordering the whole notebook
+ * unasked; `workspace` (15) defers to the workspace's `fileTree.sort`.
+ */
+export const setChildSortMode: MutationHandler<
+  ArgsOf<"document", "set_child_sort_mode">,
+  NotebookState,
+  null
+> = {
+  targets: (a) => [a.notebook],
+  async probe(ctx, a) {
+    const state = await readNotebookState(ctx, a.notebook);
+    if (!state.row) {
+      const info = await ctx.kernel.getBlockInfo(a.notebook);
+      if (info === null) throw notFound("notebook", a.notebook);
+      throw new ToolError(
+        "invalid_arguments",
+        `${a.notebook} is not a notebook: SiYuan 3.7.3 keeps one child sort mode per notebook, for every level; pass notebook ${info.box} to set it for all of that notebook`,
+        { id: a.notebook, notebook: info.box },
+      );
+    }
+    return { state, notebooks: [a.notebook], snapshot: state };
+  },
+  async execute(ctx, a) {
+    await ctx.write.setNotebookConf(a.notebook, { sortMode: SORT_MODE_NAMES.indexOf(a.mode) });
+    return null;
+  },
+  async readback(ctx, a, before): Promise<ReadbackResult> {
+    const after = await readNotebookState(ctx, a.notebook);
+    const want = SORT_MODE_NAMES.indexOf(a.mode);
+    if (after.row?.sortMode !== want)
+      return {
+        state: after,
+        verdict: "mismatch",
+        reason: `the notebook's sort mode is ${after.row?.sortMode ?? "gone"}, not ${want} (${a.mode})`,
+      };
+    return {
+      state: after,
+      verdict: before.snapshot.row?.sortMode === want ? "unchanged" : "applied",
+      receipt: { notebook: a.notebook, sortMode: want, name: a.mode },
+    };
+  },
+};
