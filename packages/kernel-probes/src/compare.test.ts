@@ -46,6 +46,7 @@ describe("accepted differences", () => {
       "| probe | field path | why |",
       "| --- | --- | --- |",
       "| `block.reads` | `dom of list.body.data.dom` | the sandbox has no ZWSP \\| pipes |",
+      "| `block.deleteBlock` | `exists right after.body.data` | Racy: the delete is queued |",
       "<!-- kernel-probes:accepted:end -->",
     ].join("\n");
     expect(parseAccepted(md)).toEqual([
@@ -53,6 +54,13 @@ describe("accepted differences", () => {
         probe: "block.reads",
         path: "dom of list.body.data.dom",
         why: "the sandbox has no ZWSP | pipes",
+        racy: false,
+      },
+      {
+        probe: "block.deleteBlock",
+        path: "exists right after.body.data",
+        why: "Racy: the delete is queued",
+        racy: true,
       },
     ]);
     expect(() => parseAccepted("no table")).toThrow(/no <!-- kernel-probes:accepted:start -->/);

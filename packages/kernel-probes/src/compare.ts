@@ -83,6 +83,11 @@ export interface AcceptedDifference {
   /** Field path glob: `*` is one segment, `**` any number of segments (also none). */
   readonly path: string;
   readonly why: string;
+  /**
+   * The real kernel answers this either way from one recording to the next (its reason starts with
+   * "Racy"): the row accepts the difference when it shows and is not stale when it does not.
+   */
+  readonly racy: boolean;
 }
 
 const escapeRe = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
@@ -139,7 +144,7 @@ export function parseAccepted(markdown: string): AcceptedDifference[] {
     if (/^-+$/.test(probe.replace(/:/g, "")) || probe.toLowerCase() === "probe") continue;
     const unquote = (s: string) => s.replace(/^`(.*)`$/, "$1");
     if (why === "") throw new Error(`accepted difference without a reason: ${t}`);
-    rows.push({ probe: unquote(probe), path: unquote(path), why });
+    rows.push({ probe: unquote(probe), path: unquote(path), why, racy: /^racy\b/i.test(why) });
   }
   return rows;
 }

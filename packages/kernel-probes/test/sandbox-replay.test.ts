@@ -52,8 +52,8 @@ describe("the sandbox against SiYuan 3.7.3, probe by probe", () => {
 });
 
 describe("docs/fidelity.md's accepted differences", () => {
-  it("each row still matches a difference (remove the rows the sandbox has fixed)", () => {
-    const stale = accepted.filter((r) => !all.some((m) => covers(r, m)));
+  it("each row still matches a difference (remove the rows the sandbox has fixed; racy rows may rest)", () => {
+    const stale = accepted.filter((r) => !r.racy && !all.some((m) => covers(r, m)));
     expect(stale.map((r) => `${r.probe} ${r.path}`)).toEqual([]);
   });
 

@@ -243,7 +243,7 @@ export const avSearchProbes = [
               content: v.block?.content,
               bound: v.isDetached === true ? null : (v.block?.id ?? null),
             }))
-            .sort((a, b) => (a.item < b.item ? -1 : 1)),
+            .sort((a, b) => ((a.content ?? "") < (b.content ?? "") ? -1 : 1)),
           views: av.views.map((v) => v.id),
         });
       };

@@ -489,7 +489,10 @@ export const filetreeProbes = [
         targetPath: "/",
       });
       await ctx.flush();
-      ctx.note("emptied source kramdown", (await kramdown(ctx, lone)).replace(/id="[^"]+"/g, ""));
+      ctx.note(
+        "emptied source kramdown",
+        (await kramdown(ctx, lone)).replace(/ ?id="[^"]+"/g, "").replace(/\{:\s+/g, "{: "),
+      );
       await ctx.post("without targetPath", "/api/filetree/heading2Doc", {
         srcHeadingID: only?.id,
         targetNoteBook: nb,
