@@ -255,7 +255,12 @@ export const ROWS: readonly Row[] = [
   ["system.notify", "system.notify", ""],
   ["system.sync", "system.perform_sync", "sync.perform"],
   ["system.conf", "system.conf", ""],
-  ["", "system.workspace_info", "system.workspace workspace.info", PLANNED],
+  [
+    "",
+    "system.workspace_info",
+    "system.workspace workspace.info",
+    "not planned: it answers the host's workspace path, which no answer of ours carries (the reference asks to confirm and ships it off); system.conf and system.version answer the rest",
+  ],
   [
     "",
     "system.network system.changelog system.audit_environment system.validate_source_audit",
