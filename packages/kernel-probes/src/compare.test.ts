@@ -30,7 +30,7 @@ describe("accepted differences", () => {
   };
 
   it("match by probe and path glob (`*` one segment, `**` any)", () => {
-    const row = (probe: string, path: string) => ({ probe, path, why: "w" });
+    const row = (probe: string, path: string) => ({ probe, path, why: "w", racy: false });
     expect(covers(row("block.reads", "dom of list.body.data.dom"), m)).toBe(true);
     expect(covers(row("block.reads", "*.body.data.dom"), m)).toBe(true);
     expect(covers(row("block.reads", "dom of list.**"), m)).toBe(true);
