@@ -140,8 +140,8 @@ export const ROWS: readonly Row[] = [
   ["fs.rm", "fs.rm", ""],
   ["fs.mv", "fs.mv", ""],
   ["fs.reorder", "fs.reorder", ""],
-  ["", "fs.search", "", PLANNED],
-  ["", "fs.replace", "", PLANNED],
+  ["fs.search", "fs.search", ""],
+  ["fs.replace", "fs.replace", ""],
   // file
   ["file.upload_asset", "file.upload_asset", "asset.upload"],
   ["file.create_template", "file.create_template", "template.create"],

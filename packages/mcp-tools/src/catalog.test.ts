@@ -133,6 +133,8 @@ describe("the policy table", () => {
       "notebook.set_open_state": "state",
       "tag.rename": "manifest",
       "block.find_replace": "manifest",
+      "fs.replace": "manifest",
+      "fs.search": "read",
       "search.sql": "read",
       "system.notify": "external",
     });
@@ -176,6 +178,7 @@ describe("the policy table", () => {
         "history.rollback_document",
         "flashcard.remove_cards",
         "block.find_replace",
+        "fs.replace",
         "file.delete_template",
         "file.delete_asset",
         "file.remove_unused_assets",

@@ -612,6 +612,23 @@ export const CATALOG = {
       args: z.strictObject({ path: fsPath, order: z.array(z.string().min(1)).min(1).max(512) }),
       signature: "reorder(path,order[titles])",
     },
+    search: {
+      policy: read,
+      args: z.strictObject({ path: fsPath, query: z.string().min(1).max(256), ...paged }),
+      signature:
+        "search(path,query,page?,pageSize?) fulltext within path's document, its subdocuments (a notebook: all): {id,type,hpath,snippet}",
+    },
+    replace: {
+      policy: manifest,
+      dangerous: true,
+      args: z.strictObject({
+        path: fsPath,
+        find: z.string().min(1).max(65536),
+        replacement: z.string().max(65536),
+      }),
+      signature:
+        "replace(path,find,replacement) block.find_replace over this document's leaf blocks holding find",
+    },
   },
   file: {
     upload_asset: {

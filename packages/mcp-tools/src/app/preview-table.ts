@@ -23,6 +23,7 @@ import { findToday } from "../tools/document/daily-note.js";
 import { planDocToHeading, planHeadingToDoc } from "../tools/document/heading.js";
 import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
+import { leafBlocks } from "../tools/fs/replace.js";
 import { docForm, pointForm } from "../tools/history.js";
 import { TEMPLATES_DIR } from "../tools/templates.js";
 import { diffWords, movedItems } from "./diff.js";
@@ -932,6 +933,22 @@ export const PREVIEWS = {
       },
     },
     rm: removal(async (r, a) => docRemoval(r, (await fsDoc(r, a.path)).id)),
+    replace: blockContents(
+      async (r, a) => {
+        const ids = await leafBlocks(r.context(), (await fsDoc(r, a.path)).id);
+        const kramdowns = ids.length === 0 ? {} : await r.kernel.getBlockKramdowns(ids);
+        return ids
+          .filter((id) => splitOwnIal(kramdowns[id] ?? "").body.includes(a.find))
+          .map((id) => ({
+            id,
+            after: (before: string) => replacedText({ ...a, id, all: true }, before),
+          }));
+      },
+      (n, _where, a) =>
+        n === 0
+          ? `No block of ${a.path} contains ${q(a.find)}: refused, nothing changes`
+          : `Replaces every ${q(a.find)} with ${q(a.replacement)} in ${plural(n, "block")} of ${a.path}`,
+    ),
     mv: docMoves(async (r, a) => {
       const doc = await fsDoc(r, a.from);
       const to = parsePath(a.to);

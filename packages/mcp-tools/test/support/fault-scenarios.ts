@@ -700,6 +700,19 @@ export const SCENARIOS: readonly Scenario[] = [
     shows: async () =>
       env.sandbox.control.kramdown(f.doc) === null ? undefined : `document ${f.doc} exists`,
   })),
+  onParagraphs(
+    "fs.replace",
+    "fs.replace in a document of three paragraphs (two match, one with a user attribute)",
+    OWNER,
+    (env, f) => ({
+      args: { action: "replace", path: `/${NOTEBOOK}/Doc`, find: "o", replacement: "0" },
+      shows: async () =>
+        first(
+          sameBodies(env, f.doc, ["alpha 0ne", "beta tw0", "gamma three"]),
+          keepsAttrs(env, f.blocks[0], OWNER),
+        ),
+    }),
+  ),
   {
     key: "fs.mv",
     name: "fs.mv move and rename (two writes)",

@@ -14,7 +14,7 @@
  */
 import { digestHex, stateHash } from "@sisyphus/core-hash";
 import { notFound, ToolError } from "../../errors.js";
-import type { ArgsOf, MutationHandler, Probed } from "../../handler.js";
+import type { ArgsOf, MutationHandler, Probed, ToolContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
 import { type BlockSnapshot, currentOf, readBlockStates } from "../../state/block-state.js";
 import { plannedUpdate } from "./replace.js";
@@ -30,7 +30,7 @@ interface Match {
   readonly count: number;
 }
 
-interface FindReplaceSnapshot {
+export interface FindReplaceSnapshot {
   /** The blocks that hold the text, in the order given (the manifest). */
   readonly blocks: readonly BlockSnapshot[];
   /** Given blocks without the text: not written. */
@@ -73,6 +73,64 @@ const manifestState = (blocks: readonly BlockSnapshot[]) => ({
   blocks: blocks.map((b) => b.state),
 });
 
+/**
+ * The manifest probe of a find-and-replace over `a.ids` (block.find_replace; fs.replace over a
+ * document's blocks). `options.notebooks` replaces the per-block notebook look-up when the caller
+ * knows them; `options.nothingFound` the refusal's message when no block holds the text.
+ */
+export async function probeMatches(
+  ctx: ToolContext,
+  a: Pick<FindReplaceArgs, "ids" | "find" | "replacement">,
+  options: { notebooks?: readonly string[]; nothingFound?: string } = {},
+): Promise<Probed<FindReplaceSnapshot>> {
+  const ids = distinct(a.ids);
+  const { snapshots } =
+    ids.length === 0 ? { snapshots: [] } : await readBlockStates(ctx.kernel, ids);
+  for (const snap of snapshots) if (!snap.exists) throw notFound("block", snap.id);
+  const blocks = snapshots.filter((s) => s.body.includes(a.find));
+  const unmatched = snapshots.filter((s) => !s.body.includes(a.find)).map((s) => s.id);
+  if (blocks.length === 0 && ctx.phase !== "commit") {
+    throw new ToolError(
+      "invalid_arguments",
+      `${options.nothingFound ?? `none of the ${ids.length} blocks contains the text to find`}; it is matched literally and case-sensitively against each block's Kramdown as block.get_kramdown shows it (Markdown marks and escapes included)`,
+      { reason: "text_not_found", unmatched },
+    );
+  }
+  let planned: Match[] | undefined;
+  try {
+    planned = blocks.map((snap) => ({
+      id: snap.id,
+      ...plannedUpdate({ id: snap.id, find: a.find, replacement: a.replacement, all: true }, snap),
+    }));
+  } catch (e) {
+    // At commit the same arguments passed at preflight: a refusal now means a block changed,
+    // which the digest comparison reports as state_changed.
+    if (ctx.phase !== "commit") throw e;
+    planned = undefined;
+  }
+  return {
+    state: manifestState(blocks),
+    notebooks: options.notebooks ?? (await notebooksOfBlocks(ctx, ids)),
+    snapshot: { blocks, unmatched, planned },
+    current: currentOf(blocks),
+    ...(planned
+      ? {
+          preflightNotes: {
+            matches: planned.map((m, i) => ({
+              id: m.id,
+              occurrences: m.count,
+              stateHash: blockHash(blocks[i] as BlockSnapshot),
+            })),
+            unmatched,
+          },
+        }
+      : {}),
+  };
+}
+
+/** What block.find_replace's (and fs.replace's) write answers. */
+export type FindReplaceExecuted = Awaited<ReturnType<typeof update.execute>>;
+
 export const findReplace: MutationHandler<
   FindReplaceArgs,
   FindReplaceSnapshot,
@@ -80,53 +138,7 @@ export const findReplace: MutationHandler<
 > = {
   targets: (a) => a.ids,
   summary: () => ({}),
-  async probe(ctx, a) {
-    const ids = distinct(a.ids);
-    const { snapshots } = await readBlockStates(ctx.kernel, ids);
-    for (const snap of snapshots) if (!snap.exists) throw notFound("block", snap.id);
-    const blocks = snapshots.filter((s) => s.body.includes(a.find));
-    const unmatched = snapshots.filter((s) => !s.body.includes(a.find)).map((s) => s.id);
-    if (blocks.length === 0 && ctx.phase !== "commit") {
-      throw new ToolError(
-        "invalid_arguments",
-        `none of the ${ids.length} blocks contains the text to find; it is matched literally and case-sensitively against each block's Kramdown as block.get_kramdown shows it (Markdown marks and escapes included)`,
-        { reason: "text_not_found", unmatched },
-      );
-    }
-    let planned: Match[] | undefined;
-    try {
-      planned = blocks.map((snap) => ({
-        id: snap.id,
-        ...plannedUpdate(
-          { id: snap.id, find: a.find, replacement: a.replacement, all: true },
-          snap,
-        ),
-      }));
-    } catch (e) {
-      // At commit the same arguments passed at preflight: a refusal now means a block changed,
-      // which the digest comparison reports as state_changed.
-      if (ctx.phase !== "commit") throw e;
-      planned = undefined;
-    }
-    return {
-      state: manifestState(blocks),
-      notebooks: await notebooksOfBlocks(ctx, ids),
-      snapshot: { blocks, unmatched, planned },
-      current: currentOf(blocks),
-      ...(planned
-        ? {
-            preflightNotes: {
-              matches: planned.map((m, i) => ({
-                id: m.id,
-                occurrences: m.count,
-                stateHash: blockHash(blocks[i] as BlockSnapshot),
-              })),
-              unmatched,
-            },
-          }
-        : {}),
-    };
-  },
+  probe: (ctx, a) => probeMatches(ctx, a),
   async execute(ctx, _a, before) {
     return update.execute(ctx, asUpdate(plannedOf(before)), updateBefore(before));
   },
