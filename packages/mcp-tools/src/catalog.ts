@@ -627,7 +627,7 @@ export const CATALOG = {
         replacement: z.string().max(65536),
       }),
       signature:
-        "replace(path,find,replacement) block.find_replace over this document's leaf blocks holding find",
+        "replace(path,find,replacement) block.find_replace over this document's leaf blocks holding find; answers replacedCount",
     },
   },
   file: {
