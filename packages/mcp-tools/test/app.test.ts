@@ -275,6 +275,31 @@ describe("the entry point", () => {
     ]);
   });
 
+  it("answers fs.replace's before and after for each leaf block of the document holding the text", async () => {
+    const id = await doc("a colour here\n\n- colour item\n- plain\n\nnothing");
+    const list = (await h.client.block.getChildBlocks({ id }))[1]?.id as string;
+    const item = (await h.client.block.getChildBlocks({ id: list }))[0]?.id as string;
+    const itemPara = (await h.client.block.getChildBlocks({ id: item }))[0]?.id as string;
+    const first = (await h.client.block.getChildBlocks({ id }))[0]?.id as string;
+    const path = `/${h.notebookName}/App ${seq}`;
+    const args = {
+      action: "replace",
+      path,
+      find: "colour",
+      replacement: "color",
+      validateOnly: true,
+    };
+    const r = await preview(args, "fs");
+    expect(r.isError, JSON.stringify(r.structuredContent)).toBeUndefined();
+    const p = r.structuredContent as unknown as WritePreview;
+    expect(p.precondition).toEqual({ kind: "manifest", field: "expectedManifestHash" });
+    expect(p.summary).toBe(`Replaces every “colour” with “color” in 2 blocks of ${path}`);
+    expect(p.content?.map((c) => [c.id, c.before, c.after])).toEqual([
+      [first, "a colour here", "a color here"],
+      [itemPara, "colour item", "color item"],
+    ]);
+  });
+
   it("infers the tool from the arguments when the host does not name it", async () => {
     const parent = await doc("parent");
     const title = `App ${seq}`;

@@ -225,7 +225,10 @@ describe("fs.search and fs.replace", () => {
 
       const missing = await h.call("fs", { ...args, find: "absent", validateOnly: true }, true);
       expect(errorCode(missing)).toBe("invalid_arguments");
-      expect(missing.structuredContent["error"]).toMatchObject({ reason: "text_not_found" });
+      expect(missing.structuredContent["error"]).toMatchObject({
+        reason: "text_not_found",
+        unmatchedCount: 1,
+      });
       const nb = await h.call(
         "fs",
         { ...args, path: `/${h.notebookName}`, validateOnly: true },

@@ -65,7 +65,12 @@ export const replace: MutationHandler<FsReplaceArgs, FindReplaceSnapshot, FindRe
       ctx,
       { ids, find: a.find, replacement: a.replacement },
       { notebooks: [notebook], nothingFound: `no block of ${a.path} contains the text to find` },
-    );
+    ).catch((e: unknown) => {
+      // the refusal counts the document's blocks rather than listing each of them
+      if (e instanceof ToolError && Array.isArray(e.details["unmatched"]))
+        throw new ToolError(e.code, e.message, counted(e.details));
+      throw e;
+    });
     const notes = counted(probed.preflightNotes);
     return { ...probed, ...(notes ? { preflightNotes: notes } : {}) };
   },
