@@ -90,11 +90,37 @@ export async function planHeadingToDoc(
   };
 }
 
+/**
+ * The plan, or at commit the refusal of a check the preflight passed: with the same arguments such
+ * a check fails only on what changed since, so the probe answers that refusal as its state (a
+ * digest other than the leased one: the coordinator answers `state_changed`, nothing written)
+ * instead of `invalid_arguments`. A target gone since stays `not_found`.
+ */
+async function planOrChanged<P>(
+  ctx: ToolContext,
+  plan: () => Promise<P>,
+): Promise<P | { readonly refusedSincePreflight: string }> {
+  try {
+    return await plan();
+  } catch (e) {
+    if (ctx.phase === "commit" && e instanceof ToolError && e.code === "invalid_arguments")
+      return { refusedSincePreflight: e.message };
+    throw e;
+  }
+}
+
+/** The snapshot execute and readback get: never a refusal, which the digest stops before them. */
+function planned<P>(snapshot: P | null): P {
+  if (snapshot === null) throw new ToolError("internal_error", "no plan reached the write");
+  return snapshot;
+}
+
 /** document.heading_to_doc: one `heading2Doc`, read back by the heading's ID as a document. */
-export const headingToDoc: MutationHandler<HeadingToDocArgs, HeadingToDocPlan, null> = {
+export const headingToDoc: MutationHandler<HeadingToDocArgs, HeadingToDocPlan | null, null> = {
   targets: (a) => [a.id, ...(a.parentID === undefined ? [] : [a.parentID])],
   async probe(ctx, a) {
-    const plan = await planHeadingToDoc(ctx, a);
+    const plan = await planOrChanged(ctx, () => planHeadingToDoc(ctx, a));
+    if ("refusedSincePreflight" in plan) return { state: plan, notebooks: [], snapshot: null };
     return {
       // the source's top-level blocks (ID, type, level) and the parent: what the write moves and where
       state: {
@@ -107,13 +133,13 @@ export const headingToDoc: MutationHandler<HeadingToDocArgs, HeadingToDocPlan, n
     };
   },
   async execute(ctx, a, before) {
-    const { parent } = before.snapshot;
+    const { parent } = planned(before.snapshot);
     await ctx.write.heading2Doc(a.id, parent.notebook, parent.path);
     return null;
   },
   async readback(ctx, a, before): Promise<ReadbackResult> {
     await ctx.kernel.flush();
-    const plan = before.snapshot;
+    const plan = planned(before.snapshot);
     const [loc, moved, rest, attrs] = await Promise.all([
       locateDoc(ctx, a.id),
       ctx.kernel.getChildBlocks(a.id),
@@ -271,10 +297,11 @@ export async function planDocToHeading(
  * and level, the document's blocks right after it, the target's other blocks as they were, and no
  * document with that ID left.
  */
-export const docToHeading: MutationHandler<DocToHeadingArgs, DocToHeadingPlan, null> = {
+export const docToHeading: MutationHandler<DocToHeadingArgs, DocToHeadingPlan | null, null> = {
   targets: (a) => [a.id, a.targetID],
   async probe(ctx, a) {
-    const plan = await planDocToHeading(ctx, a);
+    const plan = await planOrChanged(ctx, () => planDocToHeading(ctx, a));
+    if ("refusedSincePreflight" in plan) return { state: plan, notebooks: [], snapshot: null };
     const blocks = (list: readonly ChildBlock[]) =>
       list.map((k) => ({ id: k.id, type: k.type, subType: k.subType ?? "" }));
     return {
@@ -296,7 +323,7 @@ export const docToHeading: MutationHandler<DocToHeadingArgs, DocToHeadingPlan, n
   },
   async readback(ctx, a, before): Promise<ReadbackResult> {
     await ctx.kernel.flush();
-    const plan = before.snapshot;
+    const plan = planned(before.snapshot);
     const [asDoc, after] = await Promise.all([
       locateDoc(ctx, a.id),
       ctx.kernel.getChildBlocks(plan.target.id),
