@@ -4,6 +4,7 @@
  * twice; the lookups answer what the kernel's own endpoints answer, compact, and a database
  * without a file is `not_found`.
  */
+import { waitFor } from "@sisyphus/siyuan-sandbox/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolResult } from "../src/index.js";
 import { errorCode, useHarness } from "./harness.js";
@@ -44,8 +45,11 @@ async function kernelPost(path: string, body: unknown): Promise<void> {
   expect(((await res.json()) as { code: number }).code).toBe(0);
 }
 
-/** Lets the clock move on, so rows added one after the other have distinct update times. */
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Waits until the clock has moved on, so rows added one after the other have distinct update times. */
+const tick = async () => {
+  const now = Date.now();
+  await waitFor(() => Date.now() > now, { what: "the clock to move on" });
+};
 
 describe("av.rename", () => {
   it("renames, stores the name as the kernel does, reads it back; a replay writes nothing", async () => {
