@@ -15,6 +15,7 @@ import {
 import { isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStr } from "./handler-kit.js";
+import { jaroWinkler } from "./handlers-reads.js";
 import type { Kernel } from "./kernel.js";
 
 const r = (handler: Route["handler"], write = false): Route => ({
@@ -77,46 +78,6 @@ function setAttrViewSorts(ctx: HandlerContext): unknown {
   view.sorts = data.map((s) => s as Record<string, unknown>);
   store.save(av, ctx.path);
   return null;
-}
-
-/** smetrics.JaroWinkler(a, b, boostThreshold 0.7, prefixSize 4), as the kernel scores names. */
-export function jaroWinkler(a: string, b: string): number {
-  const s1 = [...a];
-  const s2 = [...b];
-  if (s1.length === 0 || s2.length === 0) return 0;
-  if (a === b) return 1;
-  const range = Math.max(Math.floor(Math.max(s1.length, s2.length) / 2) - 1, 0);
-  const m1 = new Array<boolean>(s1.length).fill(false);
-  const m2 = new Array<boolean>(s2.length).fill(false);
-  let matches = 0;
-  for (let i = 0; i < s1.length; i++) {
-    const lo = Math.max(0, i - range);
-    const hi = Math.min(s2.length - 1, i + range);
-    for (let j = lo; j <= hi; j++) {
-      if (!m2[j] && s1[i] === s2[j]) {
-        m1[i] = true;
-        m2[j] = true;
-        matches++;
-        break;
-      }
-    }
-  }
-  if (matches === 0) return 0;
-  let t = 0;
-  let k = 0;
-  for (let i = 0; i < s1.length; i++) {
-    if (!m1[i]) continue;
-    while (!m2[k]) k++;
-    if (s1[i] !== s2[k]) t++;
-    k++;
-  }
-  const m = matches;
-  const jaro = (m / s1.length + m / s2.length + (m - Math.floor(t / 2)) / m) / 3;
-  if (jaro <= 0.7) return jaro;
-  let prefix = 0;
-  const max = Math.min(4, s1.length, s2.length);
-  while (prefix < max && s1[prefix] === s2[prefix]) prefix++;
-  return jaro + 0.1 * prefix * (1 - jaro);
 }
 
 /**

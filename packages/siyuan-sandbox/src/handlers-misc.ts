@@ -76,7 +76,8 @@ const TYPE_KEYS: Record<string, string> = {
   widgetBlock: "widget",
   callout: "callout",
 };
-const DEFAULT_SEARCH_TYPES = new Set([
+/** The block types a search covers by default (`Conf.Search.TypeFilter()` of a fresh workspace). */
+export const DEFAULT_SEARCH_TYPES: ReadonlySet<string> = new Set([
   "d",
   "h",
   "c",

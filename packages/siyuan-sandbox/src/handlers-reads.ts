@@ -351,8 +351,11 @@ function removeUnusedAssets(ctx: HandlerContext): unknown {
   return { paths };
 }
 
-/** Jaro-Winkler similarity (smetrics: boost threshold 0.7, prefix 4), ranking template hits. */
-function jaroWinkler(a: string, b: string): number {
+/**
+ * Jaro-Winkler similarity (smetrics.JaroWinkler: boost threshold 0.7, prefix 4), as the kernel ranks
+ * template hits and database names.
+ */
+export function jaroWinkler(a: string, b: string): number {
   const s1 = [...a];
   const s2 = [...b];
   if (s1.length === 0 || s2.length === 0) return 0;

@@ -7,6 +7,7 @@ import type { SqlValue } from "sql.js";
 import { blockJsonOfRow } from "./block-json.js";
 import { SQL_DEFAULT_LIMIT_ROWS as SEARCH_LIMIT } from "./constants.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
+import { DEFAULT_SEARCH_TYPES } from "./handlers-misc.js";
 import type { Kernel } from "./kernel.js";
 import { escapeHtml } from "./render.js";
 
@@ -17,23 +18,7 @@ const r = (handler: Route["handler"]): Route => ({
   write: false,
 });
 
-/** The block types a search covers by default (`Conf.Search.TypeFilter()` of a fresh workspace). */
-const SEARCH_TYPES = [
-  "d",
-  "h",
-  "c",
-  "m",
-  "t",
-  "p",
-  "html",
-  "query_embed",
-  "av",
-  "audio",
-  "video",
-  "iframe",
-  "widget",
-  "callout",
-];
+const SEARCH_TYPES = [...DEFAULT_SEARCH_TYPES];
 const CONTAINERS = new Set(["d", "l", "i", "b", "s", "callout"]);
 const NODE_ID = /\d{14}-[0-9a-z]{7}/;
 
