@@ -16,16 +16,7 @@ const PREPEND_DAILY = "/api/block/prependDailyNoteBlock";
 describe("block.set_fold_state, transfer_references, add_to_daily_note", () => {
   const h = useHarness();
 
-  async function doc(title: string, markdown: string) {
-    const id = await h.client.filetree.createDocWithMd({
-      notebook: h.notebook,
-      path: `/${title}`,
-      markdown,
-    });
-    await h.client.flush();
-    const children = await h.client.block.getChildBlocks({ id });
-    return { id, blocks: children.map((c) => c.id) };
-  }
+  const doc = (title: string, markdown: string) => h.doc(title, markdown);
 
   const attrs = (id: string) => h.sandbox.control.attrs(id) ?? {};
   const body = (id: string) => (h.sandbox.control.kramdown(id) ?? "").replace(/\n\{:[^\n]*\}$/, "");

@@ -14,15 +14,7 @@ const DUPLICATE = "/api/filetree/duplicateDoc";
 describe("document.duplicate", () => {
   const h = useHarness();
 
-  async function doc(title: string, markdown: string): Promise<string> {
-    const id = await h.client.filetree.createDocWithMd({
-      notebook: h.notebook,
-      path: `/${title}`,
-      markdown,
-    });
-    await h.client.flush();
-    return id;
-  }
+  const doc = async (title: string, markdown: string) => (await h.doc(title, markdown)).id;
 
   const ids = (kramdown: string) =>
     [...kramdown.matchAll(/\bid="(\d{14}-[0-9a-z]{7})"/g)].map((m) => m[1]);

@@ -19,16 +19,7 @@ const FIND_REPLACE = "/api/search/findReplace";
 describe("block.find_replace", () => {
   const h = useHarness();
 
-  async function doc(title: string, markdown: string) {
-    const id = await h.client.filetree.createDocWithMd({
-      notebook: h.notebook,
-      path: `/${title}`,
-      markdown,
-    });
-    await h.client.flush();
-    const children = await h.client.block.getChildBlocks({ id });
-    return { id, blocks: children.map((c) => c.id) };
-  }
+  const doc = (title: string, markdown: string) => h.doc(title, markdown);
 
   const body = (id: string) => (h.sandbox.control.kramdown(id) ?? "").replace(/\n\{:[^\n]*\}$/, "");
   const writes = () => h.writes(UPDATE) + h.writes(BATCH) + h.writes(FIND_REPLACE);

@@ -44,6 +44,8 @@ export interface Harness {
   ): Record<string, unknown>;
   /** Kernel write requests received since the last `clearLog`. */
   writes(endpoint: string): number;
+  /** A document `/<title>` in the notebook from Markdown, flushed: its ID and its top-level blocks' IDs. */
+  doc(title: string, markdown: string): Promise<{ id: string; blocks: string[] }>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +102,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { preflight: pre.structuredContent, commit };
     },
     writes: (endpoint) => sandbox.control.count(endpoint),
+    async doc(title, markdown) {
+      const id = await client.filetree.createDocWithMd({
+        notebook: h.notebook,
+        path: `/${title}`,
+        markdown,
+      });
+      await client.flush();
+      const children = await client.block.getChildBlocks({ id });
+      return { id, blocks: children.map((c) => c.id) };
+    },
     async stop() {
       await client.close();
       await sandbox.stop();

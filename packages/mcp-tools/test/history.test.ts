@@ -14,15 +14,7 @@ const ROLLBACK = "/api/history/rollbackDocHistory";
 describe("history", () => {
   const h = useHarness();
 
-  async function doc(title: string, markdown: string): Promise<string> {
-    const id = await h.client.filetree.createDocWithMd({
-      notebook: h.notebook,
-      path: `/${title}`,
-      markdown,
-    });
-    await h.client.flush();
-    return id;
-  }
+  const doc = async (title: string, markdown: string) => (await h.doc(title, markdown)).id;
 
   async function point(id: string): Promise<Record<string, unknown>> {
     const args = { action: "create_point", id };

@@ -13,17 +13,7 @@ const UPDATE = "/api/block/updateBlock";
 describe("block.replace", () => {
   const h = useHarness();
 
-  /** A document with these paragraphs; answers its ID and its blocks' IDs. */
-  async function doc(title: string, markdown: string) {
-    const id = await h.client.filetree.createDocWithMd({
-      notebook: h.notebook,
-      path: `/${title}`,
-      markdown,
-    });
-    await h.client.flush();
-    const children = await h.client.block.getChildBlocks({ id });
-    return { id, blocks: children.map((c) => c.id) };
-  }
+  const doc = (title: string, markdown: string) => h.doc(title, markdown);
 
   const body = (id: string) => (h.sandbox.control.kramdown(id) ?? "").replace(/\n\{:[^\n]*\}$/, "");
 
