@@ -1,15 +1,9 @@
 /**
- * Zod schemas of the business arguments actions share, and the split of a call's raw arguments
- * into `action`, business arguments and safety fields.
- *
- * Business arguments are what the lease scope hashes; the safety fields (`validateOnly`,
- * `requestId`, the `expected*Hash` credential, confirmation) are stripped before hashing and are
- * parsed separately, so a call can never smuggle a safety field into its business digest. Which
- * names are safety fields is write-safety's decision (`isSafetyArgumentField`), the same one its
- * lease scope uses.
+ * Zod schemas of the business arguments actions share (IDs, attribute maps, paths, icons, sort
+ * modes). The split of a call's raw arguments into business arguments and safety fields is the
+ * parse's (`parsed-call.ts`).
  */
 import { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
-import { isSafetyArgumentField } from "@sisyphus/write-safety";
 import { z } from "zod";
 import { attrNameProblem } from "./attr-names.js";
 
@@ -143,34 +137,3 @@ export const SORT_MODE_NAMES = [
   "sub_doc_count_desc",
   "workspace",
 ] as const;
-
-/**
- * The safety fields this package understands, parsed apart from business arguments. Strict: a name
- * write-safety treats as a safety field but that a tool call cannot carry (e.g. `requestState`,
- * which travels in the MCP request, or an unknown `expected*Hash`) is refused, not dropped.
- */
-export const safetyFields = z.strictObject({
-  validateOnly: z.boolean().optional(),
-  requestId: z.string().min(1).max(64).optional(),
-  expectedStateHash: z.string().max(80).optional(),
-  expectedStructureHash: z.string().max(80).optional(),
-  expectedManifestHash: z.string().max(80).optional(),
-  expectedSourceHash: z.string().max(80).optional(),
-  confirm: z.boolean().optional(),
-});
-
-/** Splits raw tool arguments into `action`, business arguments and safety fields. */
-export function splitArguments(raw: Record<string, unknown>): {
-  action: unknown;
-  business: Record<string, unknown>;
-  safety: Record<string, unknown>;
-} {
-  const business: Record<string, unknown> = {};
-  const safety: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === "action") continue;
-    if (isSafetyArgumentField(key)) safety[key] = value;
-    else business[key] = value;
-  }
-  return { action: raw["action"], business, safety };
-}

@@ -23,7 +23,6 @@ export {
   registerApp,
 } from "./app/index.js";
 export type { PreviewChange, PreviewKind, WritePreview } from "./app/preview.js";
-export { safetyFields } from "./args.js";
 export {
   ACTIONS,
   type ActionPolicy,
@@ -58,6 +57,7 @@ export {
   type InvalidCall,
   type ParsedCall,
   parseCall,
+  safetyFields,
   type ValidCall,
 } from "./parsed-call.js";
 export { FULL_ACCESS, type Permission, type PermissionMap } from "./permissions.js";

@@ -5,9 +5,15 @@
  * Classification, the commit's prechecks, confirmation and execution all take the one
  * {@link ParsedCall}; nothing after {@link parseCall} parses the call's arguments again, so no two
  * steps can disagree about what the call is.
+ *
+ * Business arguments are what the lease scope hashes; the safety fields (`validateOnly`,
+ * `requestId`, the `expected*Hash` credential, confirmation) are split off before hashing and
+ * parsed separately, so a call can never smuggle a safety field into its business digest. Which
+ * names are safety fields is write-safety's decision (`isSafetyArgumentField`), the same one its
+ * lease scope uses.
  */
-import type { z } from "zod";
-import { safetyFields, splitArguments } from "./args.js";
+import { isSafetyArgumentField } from "@sisyphus/write-safety";
+import { z } from "zod";
 import {
   ACTIONS,
   type ActionPolicy,
@@ -19,6 +25,37 @@ import {
 } from "./catalog.js";
 import { type BoundCall, bindCall } from "./dispatch.js";
 import { ToolError } from "./errors.js";
+
+/**
+ * The safety fields this package understands, parsed apart from business arguments. Strict: a name
+ * write-safety treats as a safety field but that a tool call cannot carry (e.g. `requestState`,
+ * which travels in the MCP request, or an unknown `expected*Hash`) is refused, not dropped.
+ */
+export const safetyFields = z.strictObject({
+  validateOnly: z.boolean().optional(),
+  requestId: z.string().min(1).max(64).optional(),
+  expectedStateHash: z.string().max(80).optional(),
+  expectedStructureHash: z.string().max(80).optional(),
+  expectedManifestHash: z.string().max(80).optional(),
+  expectedSourceHash: z.string().max(80).optional(),
+  confirm: z.boolean().optional(),
+});
+
+/** Splits raw tool arguments into `action`, business arguments and safety fields. */
+export function splitArguments(raw: Record<string, unknown>): {
+  action: unknown;
+  business: Record<string, unknown>;
+  safety: Record<string, unknown>;
+} {
+  const business: Record<string, unknown> = {};
+  const safety: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === "action") continue;
+    if (isSafetyArgumentField(key)) safety[key] = value;
+    else business[key] = value;
+  }
+  return { action: raw["action"], business, safety };
+}
 
 /** How a call is classified before it runs: the part of a {@link ParsedCall} every step reads. */
 export interface CallClass {

@@ -7,7 +7,7 @@
  * write the kernel applies before it answers (`addAttributeViewKey`) needs none.
  */
 import { describe, expect, it } from "vitest";
-import { splitOwnIal } from "../src/state/ial.js";
+import { splitOwnIal } from "../src/state/attributes.js";
 import { errorCode, useHarness } from "./harness.js";
 
 const h = useHarness({ flushIntervalMs: 3_600_000 });

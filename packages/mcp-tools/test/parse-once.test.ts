@@ -9,9 +9,8 @@
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { afterEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { safetyFields } from "../src/args.js";
 import { CATALOG } from "../src/catalog.js";
-import { parseCall } from "../src/parsed-call.js";
+import { parseCall, safetyFields } from "../src/parsed-call.js";
 import { DEFAULT_SETTINGS, type SisyphusSettings } from "../src/settings.js";
 import { Admission, ConfirmationBook, createGateway } from "../src/shell/index.js";
 import { useHarness } from "./harness.js";

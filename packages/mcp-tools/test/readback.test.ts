@@ -8,8 +8,8 @@
 import type { FaultSpec } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../src/index.js";
+import { splitOwnIal } from "../src/state/attributes.js";
 import { canonicalForm, formOfDom, formOfMarkdown } from "../src/state/content-form.js";
-import { splitOwnIal } from "../src/state/ial.js";
 import {
   BASE_PARAGRAPH,
   DISTINCT_PAIRS,

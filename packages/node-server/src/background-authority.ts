@@ -4,7 +4,8 @@
  * directory, on loopback, and waits until its `authority.json` appears. Later stdio processes find
  * the same one through `authority.json`. This is not a fallback: the background process is the one
  * authority of the directory (it holds the directory's lock; a second start loses the lock and
- * exits), and a stdio process never writes on its own.
+ * exits), and a stdio process never writes on its own. Its end is here too: the idle stop
+ * ({@link IdleStop}) that stops it once no stdio process keeps it awake.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -158,4 +159,68 @@ export async function startBackgroundAuthority(
     ok: false,
     message: `the write authority it started did not serve within ${options.timeoutMs ?? AUTHORITY_START_TIMEOUT_MS} ms (see ${join(dataDir, DATA_FILES.backgroundLog)})`,
   };
+}
+
+/**
+ * The idle stop of an HTTP authority (`--idle-stop-ms`; a background authority's default): once no
+ * authenticated request arrived for the idle period and nothing is in flight, it stops the way
+ * SIGTERM does. Delegating stdio processes keep it awake with heartbeats while they live.
+ */
+/** A monotonic millisecond clock. */
+export type MonotonicNow = () => number;
+
+/** Watches activity; calls `onIdle` once, when idle for `idleMs` and not `busy()`. */
+export class IdleStop {
+  readonly #idleMs: number;
+  readonly #busy: () => boolean;
+  readonly #onIdle: () => void;
+  readonly #now: MonotonicNow;
+  #last: number;
+  #timer: NodeJS.Timeout | undefined;
+  #fired = false;
+
+  constructor(
+    idleMs: number,
+    busy: () => boolean,
+    onIdle: () => void,
+    now: MonotonicNow = () => performance.now(),
+  ) {
+    this.#idleMs = idleMs;
+    this.#busy = busy;
+    this.#onIdle = onIdle;
+    this.#now = now;
+    this.#last = now();
+  }
+
+  /** Records activity (an authenticated request). */
+  touch(): void {
+    this.#last = this.#now();
+  }
+
+  /** Checks now: fires `onIdle` (once) when idle long enough and not busy. */
+  check(): boolean {
+    if (this.#fired) return true;
+    if (this.#busy()) {
+      // Work in flight counts as activity: the idle period starts when it ends.
+      this.#last = this.#now();
+      return false;
+    }
+    if (this.#now() - this.#last < this.#idleMs) return false;
+    this.#fired = true;
+    this.stop();
+    this.#onIdle();
+    return true;
+  }
+
+  /** Checks periodically (a quarter of the idle period, at most every 5 s); the timer never keeps the process alive. */
+  start(): void {
+    const every = Math.max(25, Math.min(5_000, Math.floor(this.#idleMs / 4)));
+    this.#timer = setInterval(() => this.check(), every);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
 }

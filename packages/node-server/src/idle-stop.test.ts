@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdleStop } from "./idle-stop.js";
+import { IdleStop } from "./background-authority.js";
 
 describe("IdleStop", () => {
   it("fires once after the idle period without activity, and never while busy", () => {

@@ -12,6 +12,7 @@ import {
   systemClock,
   type WriteCoordinator,
 } from "@sisyphus/write-safety";
+import { IdleStop } from "./background-authority.js";
 import type { ServerConfig } from "./config.js";
 import { DATA_FILES, SETTINGS_READ_TIMEOUT_MS } from "./constants.js";
 import {
@@ -26,7 +27,6 @@ import {
 } from "./data-dir.js";
 import { NodeServerError } from "./errors.js";
 import { type HttpServerHandle, startHttpServer } from "./http-server.js";
-import { IdleStop } from "./idle-stop.js";
 import { importEsm } from "./import-esm.js";
 import type { ServerExtension } from "./mcp-stack.js";
 import { cryptoRandomSource } from "./random.js";

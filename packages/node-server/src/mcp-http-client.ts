@@ -6,7 +6,7 @@
  * is the cancellation). Written out rather than the SDK's `Client`: loading that client, its
  * schemas and `fetch` (undici) was most of a CLI call's wall time, for two POSTs.
  *
- * Failures reject with what the link classifies (`authority-link.ts`, through `cause-chain.ts`):
+ * Failures reject with what the link classifies (`authority-link.ts`, along `causeChain`):
  * a network error keeps its `code` (`ECONNREFUSED`, …, {@link CONNECT_TIMEOUT_CODE}); a non-2xx
  * answer is an {@link McpHttpError} with `data.status`; a JSON-RPC error is an
  * {@link McpProtocolError} with its numeric `code`; the deadline is an {@link McpHttpError} with

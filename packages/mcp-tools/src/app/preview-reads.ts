@@ -9,8 +9,8 @@ import { notFound } from "../errors.js";
 import type { ToolContext } from "../handler.js";
 import type { KernelReads, NotebookRow } from "../kernel.js";
 import { type PermissionMap, requirePermission } from "../permissions.js";
+import { splitOwnIal } from "../state/attributes.js";
 import { type FormBlock, formOfMarkdown } from "../state/content-form.js";
-import { splitOwnIal } from "../state/ial.js";
 
 /** The longest line a preview quotes; longer ones end in `…`. */
 export const PREVIEW_LINE_CHARS = 80;

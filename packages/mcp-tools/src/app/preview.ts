@@ -7,7 +7,7 @@
  * (`preview-table.ts`). Reads only, under the caller's read permission; it issues no lease and
  * never hashes (the aliased hash is the preflight's, which the App already holds).
  */
-import { splitArguments } from "../args.js";
+
 import {
   ACTIONS,
   type ActionSurface,
@@ -17,6 +17,7 @@ import {
 } from "../catalog.js";
 import { ToolError } from "../errors.js";
 import type { KernelReads } from "../kernel.js";
+import { splitArguments } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
 import { type DiffOp, diffText } from "./diff.js";
 import { PreviewReads } from "./preview-reads.js";

@@ -6,9 +6,16 @@
  * item's marker — the same pairs `getBlockAttrs` returns, so they cost no third call. Timestamps and DOM attribute order do not count; inline marks and block-reference
  * subtypes do.
  */
+import { notFound } from "../errors.js";
+import type { ToolContext } from "../handler.js";
 import type { KernelReads } from "../kernel.js";
-import { ialOf, splitOwnIal } from "./ial.js";
-import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./normalize.js";
+import {
+  ialOf,
+  normalizeAttrs,
+  normalizeDom,
+  normalizeKramdown,
+  splitOwnIal,
+} from "./attributes.js";
 
 /** What a block probe returns. `state` is hashed; the rest is for executors and readback. */
 export interface BlockSnapshot {
@@ -38,6 +45,13 @@ export type BlockState =
 export async function readBlockState(kernel: KernelReads, id: string): Promise<BlockSnapshot> {
   const [kramdown, dom] = await Promise.all([kernel.getBlockKramdown(id), kernel.getBlockDOM(id)]);
   return snapshotOf(id, kramdown, dom);
+}
+
+/** The live state of a block a write targets (`readBlockState`); `not_found` before any lease when it does not exist. */
+export async function requireBlock(ctx: ToolContext, id: string): Promise<BlockSnapshot> {
+  const snap = await readBlockState(ctx.kernel, id);
+  if (!snap.exists) throw notFound("block", id);
+  return snap;
 }
 
 /**

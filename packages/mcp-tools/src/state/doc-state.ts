@@ -5,7 +5,7 @@
 import { notFound, ToolError } from "../errors.js";
 import type { ToolContext } from "../handler.js";
 import type { DocFile } from "../kernel.js";
-import { normalizeAttrs, normalizeKramdown } from "./normalize.js";
+import { normalizeAttrs, normalizeKramdown } from "./attributes.js";
 
 /** Where a document lives. */
 export interface DocLocation {

@@ -8,6 +8,7 @@
  * write", which is also what a silently dropped write looks like.
  */
 import type { KernelReads } from "../kernel.js";
+import { splitOwnIal } from "./attributes.js";
 import type { BlockSnapshot } from "./block-state.js";
 import {
   type CompareOptions,
@@ -19,7 +20,6 @@ import {
   placementOf,
   unwrapListItem,
 } from "./content-form.js";
-import { splitOwnIal } from "./ial.js";
 
 /** One content write: the block and the data the caller sent for it. */
 export interface ContentRequest {

@@ -17,6 +17,7 @@ import {
   type ToolContext,
   type ToolHandlers,
 } from "../handler.js";
+import { splitOwnIal } from "../state/attributes.js";
 import {
   canonicalForm,
   type FormBlock,
@@ -25,7 +26,6 @@ import {
   markdownOfForm,
 } from "../state/content-form.js";
 import { readDocBody, requireDoc } from "../state/doc-state.js";
-import { splitOwnIal } from "../state/ial.js";
 
 /** How long `create_point` waits for the kernel to list the new point. */
 export const POINT_LISTED_DEADLINE_MS = 8000;

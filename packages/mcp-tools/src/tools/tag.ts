@@ -15,9 +15,9 @@ import {
   type ToolHandlers,
 } from "../handler.js";
 import { notebooksOfBlocks, readableRows } from "../permissions.js";
+import { renderIalLine } from "../state/attributes.js";
 import { attributesToKeep, type BlockSnapshot, readBlockState } from "../state/block-state.js";
 import { canonicalForm, formOfMarkdown } from "../state/content-form.js";
-import { renderIalLine } from "../state/ial.js";
 
 /** At most this many blocks per tag rename/remove; more must be narrowed by the caller. */
 export const TAG_MANIFEST_MAX_BLOCKS = 64;

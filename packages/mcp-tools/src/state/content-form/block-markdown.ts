@@ -1,5 +1,5 @@
 /** Block Markdown to form blocks: paragraphs, headings, lists, quotes, fences, tables, super blocks, IALs. */
-import { parseIalLine } from "../ial.js";
+import { parseIalLine } from "../attributes.js";
 import { inlineOfMarkdown } from "./inline-markdown.js";
 import { cleanAttrs, normalizeText } from "./text.js";
 import type { FormBlock } from "./types.js";

@@ -1,6 +1,6 @@
 /** Inline Markdown (Kramdown as SiYuan emits it) to runs of text with their marks. */
 import { NODE_ID_PATTERN } from "@sisyphus/siyuan-api/kernel";
-import { normalizeKramdown } from "../normalize.js";
+import { normalizeKramdown } from "../attributes.js";
 import { isAlnum } from "./alnum.js";
 import { decodeEntities, normalizeText } from "./text.js";
 import type { InlineRun } from "./types.js";

@@ -1,5 +1,5 @@
 /** Text of the form: entities decoded, whitespace normalised, uncompared attributes dropped. */
-import { VOLATILE_ATTRIBUTES } from "../normalize.js";
+import { VOLATILE_ATTRIBUTES } from "../attributes.js";
 
 /** Attributes never compared: kernel-assigned identity and timestamps. */
 const UNCOMPARED_ATTRIBUTES: ReadonlySet<string> = new Set(["id", ...VOLATILE_ATTRIBUTES]);

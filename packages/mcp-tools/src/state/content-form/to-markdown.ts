@@ -3,7 +3,7 @@
  * read that has only the kernel's protyle DOM (a history point). Whoever shows it checks that it
  * parses back to the same form ({@link canonicalForm}); when it does not, the DOM is the answer.
  */
-import { renderIalLine } from "../ial.js";
+import { renderIalLine } from "../attributes.js";
 import type { FormBlock, InlineRun } from "./types.js";
 
 const WRAP: ReadonlyArray<readonly [string, string, string]> = [

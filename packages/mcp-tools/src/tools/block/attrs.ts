@@ -4,9 +4,13 @@
  */
 import type { ArgsOf, MutationHandler } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
-import { attrsMatch } from "../../state/ial.js";
-import { requireBlock } from "./require-block.js";
+import { attrsMatch } from "../../state/attributes.js";
+import {
+  type BlockSnapshot,
+  currentOf,
+  readBlockState,
+  requireBlock,
+} from "../../state/block-state.js";
 
 /** block.set_attrs: attribute names are checked by the argument schema (`attrMap`). */
 export const setAttrs: MutationHandler<ArgsOf<"block", "set_attrs">, BlockSnapshot, null> = {

@@ -1,8 +1,12 @@
 /** block.delete (dangerous: the shell asks the user to confirm). */
 import type { ArgsOf, MutationHandler } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
-import { requireBlock } from "./require-block.js";
+import {
+  type BlockSnapshot,
+  currentOf,
+  readBlockState,
+  requireBlock,
+} from "../../state/block-state.js";
 
 /** block.delete: the readback requires the block to be gone. */
 export const del: MutationHandler<ArgsOf<"block", "delete">, BlockSnapshot, null> = {

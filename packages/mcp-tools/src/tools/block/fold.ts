@@ -13,8 +13,12 @@
 import { ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
-import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
-import { requireBlock } from "./require-block.js";
+import {
+  type BlockSnapshot,
+  currentOf,
+  readBlockState,
+  requireBlock,
+} from "../../state/block-state.js";
 
 type FoldArgs = ArgsOf<"block", "set_fold_state">;
 

@@ -8,9 +8,8 @@
  */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
+import { normalizeKramdown, splitOwnIal } from "../../state/attributes.js";
 import { childrenOf, formOfMarkdown } from "../../state/content-form.js";
-import { splitOwnIal } from "../../state/ial.js";
-import { normalizeKramdown } from "../../state/normalize.js";
 import { type MoveRequest, placedAsRequested } from "../../state/readback.js";
 import { checkMove } from "./checks.js";
 

@@ -8,8 +8,8 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, Probed } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
+import { parseIalLine } from "../../state/attributes.js";
 import { type BlockSnapshot, currentOf, readBlockState } from "../../state/block-state.js";
-import { parseIalLine } from "../../state/ial.js";
 import { spreadsToSiblings } from "../../state/readback.js";
 import { CONTAINER_NODE_TYPES, checkUpdateData } from "./checks.js";
 import { update } from "./update.js";

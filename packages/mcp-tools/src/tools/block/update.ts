@@ -5,13 +5,13 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext, WriteContext } from "../../handler.js";
 import { notebooksOfBlocks } from "../../permissions.js";
+import { parseIalLine, renderIalLine } from "../../state/attributes.js";
 import {
   attributesToKeep,
   type BlockSnapshot,
   currentOf,
   readBlockStates,
 } from "../../state/block-state.js";
-import { parseIalLine, renderIalLine } from "../../state/ial.js";
 import { contentMismatch, requestIsNoOp, spreadsToSiblings } from "../../state/readback.js";
 import { checkUpdateData } from "./checks.js";
 

@@ -3,8 +3,8 @@
  */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
+import { splitOwnIal } from "../../state/attributes.js";
 import { locateDoc, normalizeHpath } from "../../state/doc-state.js";
-import { splitOwnIal } from "../../state/ial.js";
 import { documentShows } from "../../state/readback.js";
 
 /** Probe of a document creation: the notebook must exist and be open. */

@@ -6,9 +6,9 @@
  */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
+import { splitOwnIal } from "../../state/attributes.js";
 import { canonicalForm, formOfMarkdown } from "../../state/content-form.js";
 import { type DocLocation, locateDoc } from "../../state/doc-state.js";
-import { splitOwnIal } from "../../state/ial.js";
 
 type DuplicateArgs = ArgsOf<"document", "duplicate">;
 

@@ -5,8 +5,8 @@
 import { normalizeIcon } from "../../args.js";
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ReadbackResult, ToolContext } from "../../handler.js";
+import { attrsMatch } from "../../state/attributes.js";
 import { locateDoc, readDocMeta } from "../../state/doc-state.js";
-import { attrsMatch } from "../../state/ial.js";
 
 type Meta = Awaited<ReturnType<typeof readDocMeta>>;
 

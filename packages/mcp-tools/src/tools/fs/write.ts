@@ -1,8 +1,8 @@
 /** fs.write: create, or with `overwrite` replace, the document at a path. */
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler } from "../../handler.js";
+import { splitOwnIal } from "../../state/attributes.js";
 import { normalizeHpath, readDocBody } from "../../state/doc-state.js";
-import { splitOwnIal } from "../../state/ial.js";
 import { documentShows } from "../../state/readback.js";
 import { createdDocReadback, probeNotebookOpen } from "../document/create.js";
 import { docAt, docPath } from "./paths.js";

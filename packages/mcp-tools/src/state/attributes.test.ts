@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./normalize.js";
+import { normalizeAttrs, normalizeDom, normalizeKramdown } from "./attributes.js";
 
 describe("normalizeKramdown", () => {
   it("sorts IAL pairs and drops timestamps", () => {
