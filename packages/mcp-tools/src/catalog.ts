@@ -791,7 +791,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) leaf blocks mentioning words, any case; compact unless full",
+        "fulltext(query,page?,pageSize?<=64,full?) every leaf block mentioning the words, any case; compact unless full",
     },
     invalid_refs: {
       policy: read,

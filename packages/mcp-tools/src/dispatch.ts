@@ -61,6 +61,8 @@ export interface AppliedMutation<S, E> {
   readonly readback: (ctx: ToolContext, before: Probed<S>, executed: E) => Promise<ReadbackResult>;
   /** A staged creation that resumes an unsettled request (see `MutationHandler.resumable`). */
   readonly resumable: boolean;
+  /** A replay may compare its probe with the stored result (see `MutationHandler.probeUnlikeResult`). */
+  readonly replayComparable: boolean;
 }
 
 /** A read call, its handler applied to its arguments. */
@@ -131,6 +133,7 @@ function applyHandler<A>(handler: ActionHandler<A>, args: A): BoundCall["handler
               execute: (ctx, before) => h.execute(ctx, args, before),
               readback: (ctx, before, executed) => h.readback(ctx, args, before, executed),
               resumable: h.resumable === true,
+              replayComparable: h.probeUnlikeResult !== true,
             }),
           ),
       };

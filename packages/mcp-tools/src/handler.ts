@@ -176,6 +176,13 @@ export interface MutationHandler<A, S = unknown, E = unknown> {
    * unsettled (a crash, a lost response) then resumes instead of answering `outcome_unknown`.
    */
   readonly resumable?: true;
+  /**
+   * Its probe hashes another state than its readback (a move's probe reads where the block was, a
+   * tag rename's the blocks holding the old name): a replay then cannot tell whether the target
+   * still holds the result, and does not read it (D-344). The fault matrix's clean replays check
+   * every other mutation.
+   */
+  readonly probeUnlikeResult?: true;
 }
 
 /** A handler table entry for a read action (made by {@link readAction}). */

@@ -521,6 +521,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       () =>
         c.commit(call, {
           resumable: m.resumable,
+          replayComparable: m.replayComparable,
           probe,
           execute: async (exec) => {
             // Strict mode off runs no coordinator probe; the executor still needs what the probe knows

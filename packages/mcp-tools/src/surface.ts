@@ -27,7 +27,8 @@ export interface ToolDescriptor {
 
 const PURPOSE: Record<ToolName, string> = {
   block: "SiYuan blocks by ID; data is Markdown unless dataType:dom",
-  document: "SiYuan documents by ID; notebook = notebook ID from notebook.list",
+  document:
+    "SiYuan documents by ID; notebook = a notebook ID (notebook.list, or the notebook field of document answers)",
   fs: "SiYuan documents by path /<notebook name>/<title>/…",
   file: "Files in the SiYuan workspace; assets go to data/assets/, templates to data/templates/",
   notebook: "SiYuan notebooks; notebook = ID from list",

@@ -4,7 +4,7 @@
  * credential is; positions mean what the signatures say.
  */
 
-import { REPLAY_NOTE, WIRE_ERRORS } from "@sisyphus/write-safety";
+import { REPLAY_NOTES, WIRE_ERRORS } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import { CREDENTIAL_NOTE } from "../src/tools/system.js";
 import { errorCode, useHarness } from "./harness.js";
@@ -127,9 +127,30 @@ describe("a replay says it wrote nothing", () => {
     expect(replay.structuredContent).toMatchObject({
       replayed: true,
       executedNow: false,
-      replayNote: REPLAY_NOTE,
+      targetNow: "holds_result",
+      replayNote: REPLAY_NOTES.holds_result,
       resultHash: commit.structuredContent["resultHash"],
     });
     expect(h.writes("/api/block/updateBlock")).toBe(updates);
+  });
+
+  it("says when the target no longer holds the result, and still writes nothing", async () => {
+    const d = await doc("before");
+    const id = d.blocks[0] as string;
+    const args = { action: "update", id, data: "after" };
+    const { preflight } = await h.write("block", args);
+    h.sandbox.control.external.updateBlock(id, "changed by the person");
+    await h.client.flush();
+    const updates = h.writes("/api/block/updateBlock");
+    const replay = await h.call("block", h.commitArgs(args, preflight));
+    expect(replay.structuredContent).toMatchObject({
+      replayed: true,
+      executedNow: false,
+      targetNow: "changed_since",
+      replayNote: REPLAY_NOTES.changed_since,
+    });
+    expect(h.writes("/api/block/updateBlock")).toBe(updates);
+    const kramdown = await h.client.block.getBlockKramdown({ id });
+    expect(kramdown?.kramdown).toContain("changed by the person");
   });
 });

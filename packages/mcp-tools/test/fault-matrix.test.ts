@@ -112,6 +112,9 @@ describe.each(DISCOVERED.map((d) => [d.scenario.name, d] as const))("%s", (_name
     expect(commit?.answer.structuredContent["status"], summary).toBe("committed");
     expect(commit?.shows, summary).toBeUndefined();
     expect(clean.replay?.answer.structuredContent["replayed"], summary).toBe(true);
+    // Right after a clean commit the target holds the result: a replay that reads it must say so
+    // (one that cannot compare says nothing; D-344).
+    expect(clean.replay?.answer.structuredContent["targetNow"], summary).not.toBe("changed_since");
     expect(judge(clean), summary).toEqual([]);
   });
 

@@ -4,7 +4,7 @@
  * an external edit between preflight and commit; a reset after the kernel applied the write; a
  * silent kernel failure.
  */
-import { REPLAY_NOTE } from "@sisyphus/write-safety";
+import { REPLAY_NOTES } from "@sisyphus/write-safety";
 import { describe, expect, it } from "vitest";
 import { errorCode, type Harness, useHarness } from "./harness.js";
 
@@ -473,11 +473,21 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     expect(replay.structuredContent["replayed"]).toBe(true);
     // this call executed nothing; the rest of the receipt describes the original write
     expect(replay.structuredContent["executedNow"]).toBe(false);
+    // The replay reads the target where it can compare (D-344): untouched since the commit, the
+    // target still holds the result. An addition's, or a removal's gone target, is not read.
+    const targetNow = replay.structuredContent["targetNow"];
+    const compared = [
+      "expectedStateHash",
+      "expectedStructureHash",
+      "expectedManifestHash",
+    ].includes(String(preflight["preconditionField"]));
+    if (!compared) expect(targetNow).toBeUndefined();
     expect(replay.structuredContent).toEqual({
       ...commit.structuredContent,
       replayed: true,
       executedNow: false,
-      replayNote: REPLAY_NOTE,
+      ...(targetNow === undefined ? {} : { targetNow: "holds_result" }),
+      replayNote: REPLAY_NOTES[targetNow === undefined ? "unchecked" : "holds_result"],
     });
     expect(replay.structuredContent["status"]).toBe("committed");
     expect(h.writes(p.endpoint) - before).toBe(written);

@@ -53,8 +53,10 @@ export type StrictCommitReceipt = ToolReceipt & {
   executedNow: boolean;
   /** Present on replays (with `executedNow: false`): this call executed nothing and returned the stored receipt. */
   replayed?: true;
-  /** Present on replays: says in words that this call wrote nothing (`REPLAY_NOTE`). */
+  /** Present on replays: says in words that this call wrote nothing (`REPLAY_NOTES`). */
   replayNote?: string;
+  /** Replays only: whether the target, read by this call, still holds the stored result ({@link TargetNow}). */
+  targetNow?: TargetNow;
   /**
    * Present when this call finished a creation an earlier attempt of the same request began (a
    * crash or lost response between its stages): the receipt describes the whole creation, and
@@ -92,9 +94,22 @@ export const CANCELLED: CancelledAnswer = Object.freeze({
 }) as CancelledAnswer;
 
 /**
- * Said with every replay (D-015's fields stay as they are: they describe the original write). The
- * coordinator answers a replay from the ledger alone, without a kernel call, so it cannot say
- * whether the target still holds the result; it says so.
+ * What a replay found when it read the target just now (D-344): `holds_result` when its probe's
+ * digest equals the stored result's, `changed_since` when it answers another one. Absent when the
+ * action has no state to compare (additions, sources) or the read failed or was refused.
  */
-export const REPLAY_NOTE =
-  "This call wrote nothing: it returns the stored receipt of the write this requestId committed earlier (writeAttempted, writeExecuted and the hashes describe that write). The target may have changed since; read it for its current state.";
+export type TargetNow = "holds_result" | "changed_since";
+
+/**
+ * Said with every replay, by what the replay found (D-015's fields stay as they are: they describe
+ * the original write). `unchecked`: the target could not be read, or the action has no state a
+ * read could compare.
+ */
+export const REPLAY_NOTES: Readonly<Record<TargetNow | "unchecked", string>> = Object.freeze({
+  holds_result:
+    "This call wrote nothing: this requestId's write was committed earlier (the fields describe it), and the target, read just now, still holds its result.",
+  changed_since:
+    "This call wrote nothing: this requestId's write was committed earlier (the fields describe it), but the target, read just now, has changed since; read it before writing again.",
+  unchecked:
+    "This call wrote nothing: this requestId's write was committed earlier (the fields describe it). The target was not read now; read it for its current state.",
+});

@@ -26,8 +26,9 @@ import {
 import {
   CANCELLED,
   type CancelledAnswer,
-  REPLAY_NOTE,
+  REPLAY_NOTES,
   type StrictCommitReceipt,
+  type TargetNow,
   type UnguardedReceipt,
 } from "./answers.js";
 import type { Clock } from "./clock.js";
@@ -475,6 +476,7 @@ export function commitReceipt(
   aliases: AliasPool,
   entry: LedgerEntry,
   replayed: boolean,
+  targetNow?: TargetNow,
 ): StrictCommitReceipt {
   const result = entry.result!;
   const { [RECEIPT_DIGESTS]: digests, ...toolReceipt } = result.toolReceipt ?? {};
@@ -495,9 +497,39 @@ export function commitReceipt(
   if (result.receiptOmitted) receipt.receiptOmitted = true;
   if (replayed) {
     receipt.replayed = true;
-    receipt.replayNote = REPLAY_NOTE;
+    receipt.replayNote = REPLAY_NOTES[targetNow ?? "unchecked"];
+    if (targetNow !== undefined) receipt.targetNow = targetNow;
   }
   return receipt;
+}
+
+/**
+ * A replay's read of its target (D-344): the probe again, read-only, its digest against the stored
+ * result's. Only where the probe and the readback hash the same state: the caller says so
+ * (`replayComparable`), and only under a state, structure or manifest precondition (an addition's
+ * probe reads where it goes, not what it made). A probe that
+ * fails or refuses (the block is gone, a permission was withdrawn, the kernel is unreachable) says
+ * nothing: `undefined`, and the note says the target was not read.
+ */
+export async function targetNow(
+  call: WriteCall,
+  hooks: CommitHooks,
+  precondition: PreconditionKind,
+  entry: LedgerEntry,
+): Promise<TargetNow | undefined> {
+  const comparable =
+    precondition === "state" || precondition === "structure" || precondition === "manifest";
+  if (!comparable || hooks.replayComparable !== true || hooks.probe === undefined) return undefined;
+  if (entry.result === undefined) return undefined;
+  let now: ProbeResult;
+  try {
+    now = await hooks.probe();
+  } catch {
+    return undefined;
+  }
+  return checkProbe(now, call).digest === entry.result.resultDigest
+    ? "holds_result"
+    : "changed_since";
 }
 
 function aliasDigests(aliases: AliasPool, digests: unknown): Record<string, string> {

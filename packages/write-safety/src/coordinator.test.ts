@@ -1,6 +1,6 @@
 import { seededRandomSource, stateHash } from "@sisyphus/core-hash";
 import { describe, expect, it } from "vitest";
-import { REPLAY_NOTE, type StrictPreflightAnswer } from "./answers.js";
+import { REPLAY_NOTES, type StrictPreflightAnswer } from "./answers.js";
 import { WriteCancellation } from "./cancellation.js";
 import { LEDGER_RETENTION_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS } from "./constants.js";
 import { createWriteCoordinator } from "./coordinator.js";
@@ -42,12 +42,13 @@ async function preflightedSet() {
   const k = new FakeKernel();
   const pre = await preflightSet(made.coordinator, k, "b1", "x");
   const args = { requestId: pre.requestId, expectedStateHash: pre.expectedStateHash };
-  const commit = (execute?: CommitHooks["execute"]) => {
+  const commit = (execute?: CommitHooks["execute"], probe?: CommitHooks["probe"]) => {
     const hooks = setHooks(k, "b1", "x");
-    return made.coordinator.commit(
-      setCall("b1", "x", args),
-      execute ? { ...hooks, execute } : hooks,
-    );
+    return made.coordinator.commit(setCall("b1", "x", args), {
+      ...hooks,
+      ...(execute ? { execute } : {}),
+      ...(probe ? { probe } : {}),
+    });
   };
   return { ...made, k, pre, args, commit };
 }
@@ -90,8 +91,29 @@ describe("WriteCoordinator strict flow", () => {
       ...first,
       replayed: true,
       executedNow: false,
-      replayNote: REPLAY_NOTE,
+      targetNow: "holds_result",
+      replayNote: REPLAY_NOTES.holds_result,
     });
+    expect(k.writes).toBe(1);
+  });
+
+  it("a replay reads the target: changed since the write, or unread when the read fails", async () => {
+    const { k, commit } = await preflightedSet();
+    await commit();
+    k.values.set("b1", "edited by someone else");
+    const changed = await commit();
+    expect(changed).toMatchObject({
+      replayed: true,
+      executedNow: false,
+      targetNow: "changed_since",
+      replayNote: REPLAY_NOTES.changed_since,
+    });
+    expect(k.writes).toBe(1);
+    const unread = await commit(undefined, async () => {
+      throw new Error("kernel unreachable");
+    });
+    expect(unread).toMatchObject({ replayed: true, replayNote: REPLAY_NOTES.unchecked });
+    expect(unread).not.toHaveProperty("targetNow");
     expect(k.writes).toBe(1);
   });
 
@@ -375,6 +397,16 @@ describe("WriteCoordinator strict flow", () => {
     );
     expect(r).toMatchObject({ status: "committed", writeSafetyGuaranteed: true });
     expect(r).not.toHaveProperty("previousHash");
+    expect(k.writes).toBe(1);
+    // A replay of an addition reads nothing: its probe reads where it goes, not what it made.
+    let probes = 0;
+    const replay = await coordinator.commit(
+      call({ requestId: (pre as { requestId: string }).requestId }),
+      { ...hooks, probe: async () => (probes++, hooks.probe!()) },
+    );
+    expect(replay).toMatchObject({ replayed: true, replayNote: REPLAY_NOTES.unchecked });
+    expect(replay).not.toHaveProperty("targetNow");
+    expect(probes).toBe(0);
     expect(k.writes).toBe(1);
   });
 
@@ -865,7 +897,8 @@ describe("WriteCoordinator receipts and creation progress", () => {
       ...live,
       replayed: true,
       executedNow: false,
-      replayNote: REPLAY_NOTE,
+      targetNow: "holds_result",
+      replayNote: REPLAY_NOTES.holds_result,
     });
   });
 

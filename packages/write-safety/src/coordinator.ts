@@ -33,6 +33,7 @@ import {
   reprobeForResume,
   requestIdOf,
   type StrictCommit,
+  targetNow,
 } from "./commit-steps.js";
 import { REQUEST_ID_FIRST_EXECUTION_TTL_MS, WRITE_ADMISSION_MAX_IN_FLIGHT } from "./constants.js";
 import { WriteSafetyError } from "./errors.js";
@@ -392,7 +393,10 @@ export class WriteCoordinator {
     const state = this.#state;
     await state.ledger.prune();
     const gated = gate(state, call, scope, precondition, requestId, hooks.resumable === true);
-    if ("replay" in gated) return commitReceipt(state.aliases, gated.replay, true);
+    if ("replay" in gated) {
+      const now = await targetNow(call, hooks, precondition, gated.replay);
+      return commitReceipt(state.aliases, gated.replay, true, now);
+    }
     if ("resume" in gated)
       return this.#resume({ call, hooks, requestId, lease: undefined }, gated.resume);
     const commit = { call, hooks, requestId, lease: gated.lease };

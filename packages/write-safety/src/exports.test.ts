@@ -19,7 +19,7 @@ describe("public surface", () => {
         "MemoryReservationStore",
         "READ_POLICY",
         "RECEIPT_DIGESTS",
-        "REPLAY_NOTE",
+        "REPLAY_NOTES",
         "REQUEST_ID_FIRST_EXECUTION_TTL_MS",
         "RequestIdRegistry",
         "SAFETY_ARGUMENT_FIELDS",

@@ -120,6 +120,12 @@ export interface CommitHooks {
    * between stages) then resumes instead of answering `outcome_unknown`.
    */
   resumable?: boolean;
+  /**
+   * Whether a replay may run `probe` to tell if the target still holds the stored result (D-344):
+   * only when the probe hashes the same state as the readback. Absent or `false`: a replay reads
+   * nothing and says so.
+   */
+  replayComparable?: boolean;
 }
 
 /** `result` if it is a well-formed {@link ProbeResult}; a programming error (`TypeError`) otherwise. */

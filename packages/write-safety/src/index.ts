@@ -15,7 +15,7 @@ export type {
   StrictPreflightAnswer,
   UnguardedReceipt,
 } from "./answers.js";
-export { REPLAY_NOTE } from "./answers.js";
+export { REPLAY_NOTES, type TargetNow } from "./answers.js";
 export { type CancellationState, WriteCancellation } from "./cancellation.js";
 export { type Clock, systemClock } from "./clock.js";
 export {

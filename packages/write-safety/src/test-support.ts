@@ -47,6 +47,7 @@ export function setCall(
 /** Hooks that set `values[id] = value` on the fake kernel. */
 export function setHooks(kernel: FakeKernel, id: string, value: string): CommitHooks {
   return {
+    replayComparable: true,
     probe: async () => ({ digest: kernel.digest(id) }),
     execute: async () => {
       kernel.writes++;

@@ -114,6 +114,7 @@ export const removeUnusedAssets: MutationHandler<
   { paths: readonly string[] },
   string[] | null
 > = {
+  probeUnlikeResult: true,
   targets: () => [],
   async probe(ctx) {
     const paths = await unusedPaths(ctx);

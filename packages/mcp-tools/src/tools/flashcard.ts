@@ -278,6 +278,7 @@ async function requireCard(ctx: ToolContext, deckId: string, cardId: string) {
 }
 
 const review: MutationHandler<ArgsOf<"flashcard", "review">, null, null> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.deckId, a.cardId],
   async probe(ctx, a) {
     await requireDeck(ctx, a.deckId);

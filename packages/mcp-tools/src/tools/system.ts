@@ -45,7 +45,7 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   writeSafetyGuaranteed:
     "true: the write went through Strict Safe Writes (lease checked, recorded, read back; the same requestId never writes twice). false: an external action or Strict Safe Writes off: it ran once, unverified.",
   executedNow:
-    "true: this call wrote. false with replayed:true: this call wrote nothing; the answer is the original write's stored receipt (its fields describe that write, replayNote says so) and the target may have changed since.",
+    "true: this call wrote. false (replayed:true): this call wrote nothing; the fields describe this requestId's earlier write; targetNow: holds_result (the target, read now, still holds it), changed_since, or absent (not read).",
   writeAttempted:
     "On an error: false means nothing was sent to SiYuan; true means a write may have reached it (see the error's hint).",
 });

@@ -90,6 +90,7 @@ interface Retag {
 function retag<A>(labels: (args: A) => Retag): MutationHandler<A, Manifest, number> {
   const oldLabel = (a: A) => labels(a).from;
   return {
+    probeUnlikeResult: true,
     targets: () => [],
     async probe(ctx, a) {
       const { from, to } = labels(a);

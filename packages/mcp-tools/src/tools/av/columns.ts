@@ -307,6 +307,7 @@ async function readbackAdd(
 
 /** av.add_column (state). */
 export const addColumn: MutationHandler<AddArgs, AddSnapshot, Added> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.id, ...(a.relation ? [a.relation.avID] : [])],
   probe: probeAdd,
   execute: executeAdd,

@@ -136,6 +136,7 @@ export const findReplace: MutationHandler<
   FindReplaceSnapshot,
   Awaited<ReturnType<typeof update.execute>>
 > = {
+  probeUnlikeResult: true,
   targets: (a) => a.ids,
   summary: () => ({}),
   probe: (ctx, a) => probeMatches(ctx, a),

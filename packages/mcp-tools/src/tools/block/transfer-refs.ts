@@ -120,6 +120,7 @@ const referenceCount = (a: TransferArgs, m: Manifest): number =>
 
 /** block.transfer_references (see the module comment). */
 export const transferReferences: MutationHandler<TransferArgs, Manifest, number> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.fromID, a.toID],
   async probe(ctx, a) {
     if (a.fromID === a.toID) {

@@ -117,6 +117,7 @@ function planned<P>(snapshot: P | null): P {
 
 /** document.heading_to_doc: one `heading2Doc`, read back by the heading's ID as a document. */
 export const headingToDoc: MutationHandler<HeadingToDocArgs, HeadingToDocPlan | null, null> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.id, ...(a.parentID === undefined ? [] : [a.parentID])],
   async probe(ctx, a) {
     const plan = await planOrChanged(ctx, () => planHeadingToDoc(ctx, a));
@@ -298,6 +299,7 @@ export async function planDocToHeading(
  * document with that ID left.
  */
 export const docToHeading: MutationHandler<DocToHeadingArgs, DocToHeadingPlan | null, null> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.id, a.targetID],
   async probe(ctx, a) {
     const plan = await planOrChanged(ctx, () => planDocToHeading(ctx, a));

@@ -44,6 +44,7 @@ async function moveStructure(ctx: ToolContext, a: MoveArgs) {
 
 /** document.move (dangerous): documents under `toID` (a document or a notebook). */
 export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
+  probeUnlikeResult: true,
   targets: (a) => [...a.ids, a.toID],
   async probe(ctx, a) {
     if (a.ids.includes(a.toID))

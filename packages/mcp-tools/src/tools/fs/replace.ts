@@ -56,6 +56,7 @@ function counted<T extends Record<string, unknown> | undefined>(notes: T): T {
 
 /** fs.replace (manifest, dangerous): every `find` replaced in the document's blocks holding it. */
 export const replace: MutationHandler<FsReplaceArgs, FindReplaceSnapshot, FindReplaceExecuted> = {
+  probeUnlikeResult: true,
   targets: (a) => [a.path],
   summary: () => ({}),
   async probe(ctx, a): Promise<Probed<FindReplaceSnapshot>> {
