@@ -5,7 +5,7 @@ import {
   errorCodes,
   httpStatusOf,
   mentionsUnauthorized,
-} from "./authority-link.js";
+} from "./mcp-http-client.js";
 
 /** An error with a code, wrapped in a client error, as `fetch` and MCP clients report them. */
 function wrapped(inner: Error & { code?: string }): Error {
