@@ -80,7 +80,6 @@ export const SIYUAN_MCP_ACTIONS: Readonly<Record<string, string>> = {
  */
 type Row = readonly [ours: string, reference: string, siyuan: string, note?: string];
 
-const PLANNED = "planned (issue 34)";
 const AGENT_RUNTIME = "not planned: an agent runtime's own tool, not the notes";
 const NOT_PLANNED_REF =
   "not planned: the reference's mascot/shop, control-plane plans, project sources and plugin marketplace";
@@ -190,7 +189,12 @@ export const ROWS: readonly Row[] = [
   ["search.sql", "search.query_sql", "sql.query"],
   ["search.fulltext", "search.fulltext", "search.fulltext"],
   ["search.semantic", "search.semantic", "search.semantic"],
-  ["", "search.knowledge", "", PLANNED],
+  [
+    "",
+    "search.knowledge",
+    "",
+    "not planned: SiYuan 3.7.3 has no such endpoint and the reference names no more than the action; search.semantic and search.fulltext answer it",
+  ],
   ["search.invalid_refs", "search.list_invalid_refs", ""],
   ["search.assets", "search.search_assets", ""],
   ["search.refs", "search.search_refs", ""],
