@@ -269,7 +269,7 @@ describe("the advertised surface", () => {
       /create\(.*\) answers avID and its block's id; no columns: Primary Key\+Select/,
     );
     expect(d("search")).toContain("sql(stmt) one SELECT on SiYuan's tables (bootstrap.sql)");
-    expect(d("search")).toContain("every leaf block mentioning the words");
+    expect(d("search")).toContain("every block whose own text has the words");
     expect(d("file")).toContain(
       "uploadSource=kernel authority's staging handle (bootstrap.uploads)",
     );

@@ -398,7 +398,7 @@ export const CATALOG = {
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
       signature: "set_attrs(id,attrs{custom-x:value}) merges; null removes",
     },
-    delete: { policy: state, dangerous: true, args: id, signature: "delete(id)" },
+    delete: { policy: state, dangerous: true, args: id, signature: "delete(id) with the blocks inside it (a heading's section stays)" },
     move: {
       policy: structure,
       dangerous: "cross_document",
@@ -791,7 +791,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) every leaf block mentioning the words, any case; compact unless full",
+        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words (titles too; a list or quote through its paragraphs), any case; compact unless full",
     },
     invalid_refs: {
       policy: read,
