@@ -4,6 +4,7 @@ import type { Block } from "./block.js";
 import { SandboxError } from "./errors.js";
 import type { ArmedFault, FaultBook, FaultSpec } from "./faults.js";
 import { type AvControl, avControl } from "./handlers-av.js";
+import { setRepoKey } from "./handlers-repo.js";
 import type { Kernel, PushedMessage, TransactionFailure } from "./kernel.js";
 import { renderKramdown } from "./render.js";
 import type { RequestLog, RequestLogEntry } from "./server.js";
@@ -87,6 +88,16 @@ export interface SandboxControl extends AvControl {
   attrs(id: string): Record<string, string> | null;
   /** Runs SQL on the index as it is now (no LIMIT added). */
   sql(stmt: string): Record<string, SqlValue>[];
+  /**
+   * Gives the workspace a data repo key, as a person does in SiYuan's settings (a fresh sandbox has
+   * none, like a fresh SiYuan), with its "[Init]" snapshot of the data as they are. Tests only.
+   */
+  setRepoKey(): void;
+  /**
+   * Marks this sandbox as one that tests history.snapshot_*: its requests to the three repo
+   * paths those actions call are left out of the suite's `/api/repo/*` audit.
+   */
+  expectSnapshotActions(): void;
 }
 
 const idsOf = (blocks: Block[]): string[] => blocks.map((b) => b.id);
@@ -168,6 +179,10 @@ export function createControl(
       return loc ? { ...loc.block.attrs } : null;
     },
     sql: (stmt) => kernel.sql.query(stmt),
+    setRepoKey: () => setRepoKey(kernel),
+    expectSnapshotActions: () => {
+      log.snapshotActionsExpected = true;
+    },
     ...avControl(kernel),
   };
 }
