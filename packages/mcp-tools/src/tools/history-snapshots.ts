@@ -1,0 +1,205 @@
+/**
+ * history.snapshot_list, snapshot_diff (reads) and snapshot_create (additive): SiYuan's data repo
+ * snapshots (`/api/repo/*`), a restore point of the whole workspace. The only actions that call
+ * the repo API, and only when asked (the lease, preflight and commit of every other action never
+ * do). SiYuan refuses every repo call until the person sets a data repo key, so each action first
+ * asks `getConf` whether one is set (a yes/no; the key is never kept or answered) and otherwise
+ * refuses with `repo_key_not_set`, naming where the person sets it. No action ever sets, imports
+ * or resets a key (decision D-321).
+ *
+ * `createSnapshot` answers `data: null` both when it made a snapshot and when the data equal the
+ * latest one (then it makes none), so the readback tells them apart from the listing: a new
+ * newest snapshot with this memo is `committed`; the same latest snapshot is `no_change` with its
+ * ID.
+ */
+import { ToolError } from "../errors.js";
+import {
+  type ArgsOf,
+  type MutationHandler,
+  type ReadbackResult,
+  readAction,
+  type ToolContext,
+} from "../handler.js";
+import type { RepoDiffFile, RepoSnapshotRow } from "../kernel.js";
+import { grantsEverywhere, type Permission } from "../permissions.js";
+
+/** Where SiYuan 3.7.3 sets the data repo key (its settings' "Account & Sync" tab). */
+export const REPO_KEY_SETTING = "Settings → Account & Sync → Data repo key";
+
+/**
+ * A snapshot covers every notebook: the call needs `needed` on all of them (the memo and the
+ * listed files are the workspace's).
+ */
+export function requireEverywhere(ctx: ToolContext, needed: Permission): void {
+  if (!grantsEverywhere(ctx.permissions, needed)) {
+    throw new ToolError(
+      "permission_denied",
+      `a data repo snapshot covers every notebook; it needs ${needed} on all of them`,
+      { notebook: "(all notebooks)", needed },
+    );
+  }
+}
+
+/** Refuses unless SiYuan has a data repo key; never sets one. */
+export async function requireRepoKey(ctx: ToolContext): Promise<void> {
+  if (await ctx.kernel.repoKeySet()) return;
+  throw new ToolError(
+    "invalid_arguments",
+    `SiYuan has no data repo key, so it keeps no snapshots: the person sets one in SiYuan's ${REPO_KEY_SETTING} (this server never sets one)`,
+    { reason: "repo_key_not_set", setting: REPO_KEY_SETTING },
+  );
+}
+
+/** Zero-width and other invisible characters SiYuan drops from a memo (`gulu.Str.RemoveInvisible`). */
+const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\u00ad]/g;
+
+/** The memo as SiYuan stores it: invisible characters dropped, trimmed. */
+export const storedMemo = (memo: string): string => memo.replace(INVISIBLE, "").trim();
+
+const isoOf = (ms: number) => new Date(ms).toISOString();
+
+function snapshotOut(s: RepoSnapshotRow) {
+  return {
+    id: s.id,
+    memo: s.memo,
+    created: isoOf(s.created),
+    count: s.count,
+    size: s.size,
+    tag: s.tag,
+  };
+}
+
+export const snapshotList = readAction<ArgsOf<"history", "snapshot_list">>({
+  async run(ctx, a) {
+    requireEverywhere(ctx, "read");
+    await requireRepoKey(ctx);
+    const page = await ctx.kernel.repoSnapshots(a.page);
+    return {
+      page: a.page,
+      pageCount: page.pageCount,
+      total: page.totalCount,
+      snapshots: page.snapshots.map(snapshotOut),
+    };
+  },
+});
+
+const fileOut = (f: RepoDiffFile) => ({ path: f.path, title: f.title, updated: isoOf(f.updated) });
+
+export const snapshotDiff = readAction<ArgsOf<"history", "snapshot_diff">>({
+  async run(ctx, a) {
+    requireEverywhere(ctx, "read");
+    await requireRepoKey(ctx);
+    const d = await ctx.kernel.repoDiff(a.left, a.right);
+    if (d === null) {
+      throw new ToolError(
+        "not_found",
+        `snapshot ${a.left} or ${a.right} does not exist: take IDs from history.snapshot_list`,
+        { left: a.left, right: a.right },
+      );
+    }
+    return {
+      left: a.left,
+      right: a.right,
+      added: d.added.map(fileOut),
+      updated: d.updated.map((u) => ({
+        path: u.right.path,
+        title: u.right.title,
+        updatedBefore: isoOf(u.left.updated),
+        updatedAfter: isoOf(u.right.updated),
+      })),
+      removed: d.removed.map(fileOut),
+    };
+  },
+});
+
+interface CreateSeen {
+  /** The newest snapshot before the write, `null` when there is none. */
+  readonly latest: RepoSnapshotRow | null;
+  readonly memo: string;
+  /** A block changed after the latest snapshot: SiYuan must make a new one. */
+  readonly changed: boolean;
+}
+
+/**
+ * Whether some block was updated after Unix ms `since`, by the kernel's own index (its `updated`
+ * is the kernel's local time, so SQLite converts in the kernel's zone). `false` does not prove the
+ * data equal (a removal or a file changes no block's `updated`); `true` proves they differ.
+ */
+async function blocksUpdatedAfter(ctx: ToolContext, since: number): Promise<boolean> {
+  await ctx.kernel.flush();
+  const seconds = Math.floor(since / 1000);
+  const rows = await ctx.kernel.sql(
+    `SELECT id FROM blocks WHERE updated > strftime('%Y%m%d%H%M%S', ${seconds}, 'unixepoch', 'localtime') LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+export const snapshotCreate: MutationHandler<
+  ArgsOf<"history", "snapshot_create">,
+  CreateSeen,
+  null
+> = {
+  targets: () => [],
+  async probe(ctx, a) {
+    requireEverywhere(ctx, ctx.needs);
+    const memo = storedMemo(a.memo);
+    if (memo === "") {
+      throw new ToolError("invalid_arguments", "memo is blank: say what this restore point is", {
+        reason: "blank_memo",
+      });
+    }
+    await requireRepoKey(ctx);
+    const latest = (await ctx.kernel.repoSnapshots(1)).snapshots[0] ?? null;
+    const changed = latest === null || (await blocksUpdatedAfter(ctx, latest.created));
+    return {
+      state: { latest: latest?.id ?? null },
+      notebooks: [],
+      snapshot: { latest, memo, changed },
+      preflightNotes: {
+        latest: latest === null ? null : snapshotOut(latest),
+        hint: "no new snapshot when the data equal the latest one (answered as no_change)",
+      },
+    };
+  },
+  async execute(ctx, _a, before) {
+    await ctx.write.createSnapshot(before.snapshot.memo);
+    return null;
+  },
+  async readback(ctx, _a, before): Promise<ReadbackResult> {
+    const { latest, memo, changed } = before.snapshot;
+    const listed = (await ctx.kernel.repoSnapshots(1)).snapshots;
+    const newest = listed[0];
+    const state = { latest: newest?.id ?? null };
+    if (newest !== undefined && latest !== null && newest.id === latest.id) {
+      if (changed) {
+        return {
+          state,
+          verdict: "mismatch",
+          reason: `no new snapshot is listed although blocks changed after the latest one (${latest.id})`,
+        };
+      }
+      // SiYuan made none: it found the data equal to the latest snapshot, the restore point already
+      return {
+        state,
+        verdict: "unchanged",
+        receipt: { id: latest.id, memo: latest.memo, created: isoOf(latest.created), new: false },
+      };
+    }
+    // the new snapshot is newer than the latest before (others may have been made since)
+    const at = latest === null ? -1 : listed.findIndex((s) => s.id === latest.id);
+    const newer = at < 0 ? listed : listed.slice(0, at);
+    const made = newer.find((s) => s.memo === memo);
+    if (made === undefined) {
+      return {
+        state,
+        verdict: "mismatch",
+        reason: `no snapshot with memo "${memo}" newer than ${latest?.id ?? "none"} is listed`,
+      };
+    }
+    return {
+      state: { latest: made.id },
+      verdict: "applied",
+      receipt: { ...snapshotOut(made), new: true },
+    };
+  },
+};
