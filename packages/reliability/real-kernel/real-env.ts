@@ -101,7 +101,11 @@ function control(k: Kernel, avBaseline: ReadonlySet<string>) {
       return (d.refDefs ?? []).map((r) => r.refID);
     },
     setRepoKey(): void {
-      const conf = callSync<{ conf: { repo?: { key?: string | null } } }>(k, "/api/system/getConf", {});
+      const conf = callSync<{ conf: { repo?: { key?: string | null } } }>(
+        k,
+        "/api/system/getConf",
+        {},
+      );
       if (conf.conf.repo?.key) return;
       callSync(k, "/api/repo/initRepoKey", {});
       // SiYuan 3.7.3 adds its "[Init] Init local data repo" snapshot about two seconds later

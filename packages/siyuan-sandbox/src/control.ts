@@ -191,7 +191,7 @@ export function createControl(
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
  * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `faults/held`, `faults/release-held`, `connections/refuse` {forMs},
  * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
- * `av` {id}, `av-log` {id?},
+ * `av` {id}, `av-log` {id?}, `repo-key` (setRepoKey),
  * `external/<method>` {args: [...]}.
  */
 export function controlRouteHandler(control: SandboxControl) {
@@ -242,6 +242,9 @@ export function controlRouteHandler(control: SandboxControl) {
         return control.avLog(typeof body.id === "string" ? body.id : undefined);
       case "messages":
         return control.messages();
+      case "repo-key":
+        control.setRepoKey();
+        return null;
       case "process-cpu": {
         const u = process.cpuUsage();
         return { userMicros: u.user, systemMicros: u.system };

@@ -26,6 +26,8 @@ const CREATE_FAILED = "Failed to create data snapshot: ";
 const INPUT_EMPTY = "Input can not be empty";
 /** The memo of the snapshot `initRepoKey` adds. */
 const INIT_MEMO = "[Init] Init local data repo";
+/** The sandbox's device ID in snapshots (SiYuan's `conf.system.id` is 32 hex digits). */
+const SYSTEM_ID = createHash("md5").update("sandbox").digest("hex");
 /** Snapshots a page (`repo.GetIndexLogs(page, 32)`). */
 export const REPO_SNAPSHOTS_PAGE_SIZE = 32;
 
@@ -93,6 +95,8 @@ function dataFiles(kernel: Kernel, previous: RepoIndex | undefined): Map<string,
       title,
     });
   };
+  // every SiYuan workspace has it (empty) from its first boot; the [Init] snapshot holds it alone
+  add("/.siyuan/syncignore", "", "syncignore");
   for (const box of ws.notebooks.values()) {
     add(`/${box.id}/.siyuan/conf.json`, JSON.stringify(box.conf), "conf.json");
     add(`/${box.id}/.siyuan/sort.json`, JSON.stringify(box.sortMap), "sort.json");
@@ -178,7 +182,8 @@ function snapshotJson(kernel: Kernel, ix: RepoIndex) {
     count: ix.files.size,
     size,
     hSize: hSize(size),
-    systemID: "sandbox",
+    // SiYuan's are the device's ID (32 hex) and host name; the product answers neither
+    systemID: SYSTEM_ID,
     systemName: "sandbox",
     systemOS: os,
     tag: "",

@@ -104,9 +104,11 @@ describe("/api/repo/* with a key", () => {
     first = p.snapshots[0]!;
     expect(p.totalCount).toBe(2);
     expect(first.memo).toBe("first");
-    expect(first.count).toBe(3);
+    // .siyuan/syncignore, the notebook's conf.json and sort.json, the document
+    expect(first.count).toBe(4);
     expect(first.typesCount).toEqual([
       { type: ".json", count: 2 },
+      { type: "NoExt", count: 1 },
       { type: ".sy", count: 1 },
     ]);
     // nothing changed: no snapshot, the same answer

@@ -85,6 +85,10 @@ export const snapshotList = readAction<ArgsOf<"history", "snapshot_list">>({
 
 const fileOut = (f: RepoDiffFile) => ({ path: f.path, title: f.title, updated: isoOf(f.updated) });
 
+/** By path: SiYuan lists a diff's files in its map's order. */
+const byPath = <T extends { readonly path: string }>(files: readonly T[]): T[] =>
+  [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
 export const snapshotDiff = readAction<ArgsOf<"history", "snapshot_diff">>({
   async run(ctx, a) {
     requireEverywhere(ctx, "read");
@@ -100,14 +104,14 @@ export const snapshotDiff = readAction<ArgsOf<"history", "snapshot_diff">>({
     return {
       left: a.left,
       right: a.right,
-      added: d.added.map(fileOut),
-      updated: d.updated.map((u) => ({
+      added: byPath(d.added).map(fileOut),
+      updated: byPath(d.updated.map((u) => ({ ...u, path: u.right.path }))).map((u) => ({
         path: u.right.path,
         title: u.right.title,
         updatedBefore: isoOf(u.left.updated),
         updatedAfter: isoOf(u.right.updated),
       })),
-      removed: d.removed.map(fileOut),
+      removed: byPath(d.removed).map(fileOut),
     };
   },
 });
