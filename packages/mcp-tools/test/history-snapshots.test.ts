@@ -150,6 +150,13 @@ describe("history snapshots", () => {
     expect(h.writes(CREATE)).toBe(writes + 1);
     const after = (await h.call("history", { action: "snapshot_list" })).structuredContent;
     expect(after["total"]).toBe(before["total"]);
+    // the latest already has this memo and nothing changed: met, nothing sent
+    const same = await h.write("history", {
+      action: "snapshot_create",
+      memo: String(latest["memo"]),
+    });
+    expect(same.commit.structuredContent).toMatchObject({ status: "no_change", id: latest["id"] });
+    expect(h.writes(CREATE)).toBe(writes + 1);
   });
 
   it("a dropped createSnapshot after a block changed is a readback_mismatch, not no_change", async () => {

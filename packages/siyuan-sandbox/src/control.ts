@@ -98,6 +98,8 @@ export interface SandboxControl extends AvControl {
    * paths those actions call are left out of the suite's `/api/repo/*` audit.
    */
   expectSnapshotActions(): void;
+  /** Whether `expectSnapshotActions()` marked this sandbox (a test's restart carries it over). */
+  expectsSnapshotActions(): boolean;
 }
 
 const idsOf = (blocks: Block[]): string[] => blocks.map((b) => b.id);
@@ -183,6 +185,7 @@ export function createControl(
     expectSnapshotActions: () => {
       log.snapshotActionsExpected = true;
     },
+    expectsSnapshotActions: () => log.snapshotActionsExpected,
     ...avControl(kernel),
   };
 }

@@ -9,7 +9,8 @@
  * snapshot's, and answers `data: null` either way.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { posix } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, posix } from "node:path";
 import { dateParts } from "./clock.js";
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
@@ -55,13 +56,38 @@ interface RepoState {
 
 const states = new WeakMap<Kernel, RepoState>();
 
+/** Where a sandbox with a data directory keeps its repo (a restart keeps key and snapshots). */
+const repoFile = (dataDir: string) => join(dataDir, "repo", "sandbox-repo.json");
+
+interface SavedRepo {
+  key: string | null;
+  indexes: Array<{ id: string; memo: string; created: number; files: RepoFile[] }>;
+}
+
 function state(kernel: Kernel): RepoState {
   let s = states.get(kernel);
   if (!s) {
     s = { key: null, indexes: [] };
+    if (kernel.dataDir && existsSync(repoFile(kernel.dataDir))) {
+      const saved = JSON.parse(readFileSync(repoFile(kernel.dataDir), "utf8")) as SavedRepo;
+      s.key = saved.key;
+      for (const ix of saved.indexes) {
+        s.indexes.push({ ...ix, files: new Map(ix.files.map((f) => [f.path, f])) });
+      }
+    }
     states.set(kernel, s);
   }
   return s;
+}
+
+function save(kernel: Kernel, s: RepoState): void {
+  if (!kernel.dataDir) return;
+  const saved: SavedRepo = {
+    key: s.key,
+    indexes: s.indexes.map((ix) => ({ ...ix, files: [...ix.files.values()] })),
+  };
+  mkdirSync(join(kernel.dataDir, "repo"), { recursive: true });
+  writeFileSync(repoFile(kernel.dataDir), JSON.stringify(saved));
 }
 
 /** `conf.repo.key` as `getConf` answers it: base64, or null while unset. */
@@ -75,6 +101,7 @@ export function setRepoKey(kernel: Kernel): void {
   if (s.key !== null) return;
   s.key = randomBytes(32).toString("base64");
   index(kernel, INIT_MEMO);
+  save(kernel, s);
 }
 
 const sha1 = (data: string | Buffer) => createHash("sha1").update(data).digest("hex");
@@ -129,6 +156,7 @@ function index(kernel: Kernel, memo: string): void {
   const created = kernel.ids.clock.now();
   const id = sha1(`${memo}\n${created}\n${[...files.values()].map((f) => f.fileID).join(",")}`);
   s.indexes.push({ id, memo, created, files });
+  save(kernel, s);
 }
 
 function sameFiles(a: ReadonlyMap<string, RepoFile>, b: ReadonlyMap<string, RepoFile>): boolean {

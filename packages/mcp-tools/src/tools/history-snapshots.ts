@@ -122,6 +122,11 @@ interface CreateSeen {
   readonly memo: string;
   /** A block changed after the latest snapshot: SiYuan must make a new one. */
   readonly changed: boolean;
+  /**
+   * The latest snapshot already has this memo and no block changed after it: the request is met
+   * (another request made it), so nothing is sent.
+   */
+  readonly met: boolean;
 }
 
 /**
@@ -155,17 +160,21 @@ export const snapshotCreate: MutationHandler<
     await requireRepoKey(ctx);
     const latest = (await ctx.kernel.repoSnapshots(1)).snapshots[0] ?? null;
     const changed = latest === null || (await blocksUpdatedAfter(ctx, latest.created));
+    const met = latest !== null && latest.memo === memo && !changed;
     return {
       state: { latest: latest?.id ?? null },
       notebooks: [],
-      snapshot: { latest, memo, changed },
+      snapshot: { latest, memo, changed, met },
       preflightNotes: {
         latest: latest === null ? null : snapshotOut(latest),
-        hint: "no new snapshot when the data equal the latest one (answered as no_change)",
+        hint: met
+          ? "the latest snapshot has this memo and no block changed since: nothing to do (no_change)"
+          : "no new snapshot when the data equal the latest one (answered as no_change)",
       },
     };
   },
   async execute(ctx, _a, before) {
+    if (before.snapshot.met) return null;
     await ctx.write.createSnapshot(before.snapshot.memo);
     return null;
   },
