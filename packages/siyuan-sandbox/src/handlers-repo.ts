@@ -249,8 +249,11 @@ function requireKey(kernel: Kernel, prefix = "", data: unknown = null): RepoStat
   return s;
 }
 
-/** Zero-width and other invisible characters `gulu.Str.RemoveInvisible` drops. */
-const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\u00ad]/g;
+/**
+ * What `gulu.Str.RemoveInvisible` drops (after turning no-break spaces into spaces): every character Go's `unicode.IsPrint` refuses (controls,
+ * format and zero-width characters, spaces but U+0020 and U+3000, unassigned, private use).
+ */
+const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} \u3000]/gu;
 
 function getRepoSnapshots(ctx: HandlerContext): unknown {
   const page = Math.trunc(arg(ctx, "page", "number"));
@@ -272,7 +275,7 @@ function createSnapshot(ctx: HandlerContext): unknown {
   const raw = arg(ctx, "memo", "string");
   const closeTimeout = { closeTimeout: 5000 };
   requireKey(ctx.kernel, CREATE_FAILED, closeTimeout);
-  const memo = raw.replace(INVISIBLE, "").trim();
+  const memo = raw.replaceAll("\u00a0", " ").replace(NOT_PRINTABLE, "").trim();
   if (memo === "") throw kernelError(-1, `${CREATE_FAILED}${INPUT_EMPTY}`, closeTimeout);
   if (ctx.silent) return null;
   index(ctx.kernel, memo);

@@ -99,11 +99,16 @@ describe("/api/repo/* with a key", () => {
     const nb = sb.control.external.createNotebook("Notes");
     const doc = sb.control.external.createDoc(nb, "/One", "hello");
     await sb.control.flush();
-    expect(await create("  first\u200b ")).toEqual({ code: 0, msg: "", data: null });
+    expect(await create("  fi\trst\u200b\u00a0one\u2003\n ")).toEqual({
+      code: 0,
+      msg: "",
+      data: null,
+    });
     const p = (await page()).data;
     first = p.snapshots[0]!;
     expect(p.totalCount).toBe(2);
-    expect(first.memo).toBe("first");
+    // printable characters only (a no-break space becomes a space), trimmed
+    expect(first.memo).toBe("first one");
     // .siyuan/syncignore, the notebook's conf.json and sort.json, the document
     expect(first.count).toBe(4);
     expect(first.typesCount).toEqual([
@@ -125,7 +130,7 @@ describe("/api/repo/* with a key", () => {
     await create("third");
     expect((await page()).data.snapshots.map((s) => s.memo)).toEqual([
       "third",
-      "first",
+      "first one",
       "[Init] Init local data repo",
     ]);
     expect((await page(2)).data).toEqual({ snapshots: [], pageCount: 1, totalCount: 3 });

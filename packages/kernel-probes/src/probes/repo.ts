@@ -66,7 +66,10 @@ export const repoProbes = [
       await ctx.post("list after the key", "/api/repo/getRepoSnapshots", { page: 1 });
       const nb = await ctx.notebook();
       await ctx.doc(nb, "/Snapshot", "first paragraph");
-      await ctx.post("create", "/api/repo/createSnapshot", { memo: "  probe\u200b snapshot " });
+      await ctx.post("create", "/api/repo/createSnapshot", {
+        // SiYuan keeps printable characters only (a no-break space becomes a space), then trims
+        memo: "  probe\u200b\tsnap\u00a0shot\u2003\n ",
+      });
       const first = (await list()).snapshots[0];
       if (first === undefined || first.id === init.id) throw new ProbeError("no new snapshot");
       ctx.alias(first.id, "<first-snapshot>");

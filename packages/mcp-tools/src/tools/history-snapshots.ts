@@ -50,11 +50,16 @@ export async function requireRepoKey(ctx: ToolContext): Promise<void> {
   );
 }
 
-/** Zero-width and other invisible characters SiYuan drops from a memo (`gulu.Str.RemoveInvisible`). */
-const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\u00ad]/g;
+/**
+ * What SiYuan drops from a memo (`gulu.Str.RemoveInvisible`): every character Go's
+ * `unicode.IsPrint` refuses — controls (newlines, tabs), format and zero-width characters, spaces
+ * other than U+0020 and the ideographic space, unassigned and private-use code points.
+ */
+const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} \u3000]/gu;
 
-/** The memo as SiYuan stores it: invisible characters dropped, trimmed. */
-export const storedMemo = (memo: string): string => memo.replace(INVISIBLE, "").trim();
+/** The memo as SiYuan stores it: no-break spaces as spaces, what `unicode.IsPrint` refuses dropped, trimmed. */
+export const storedMemo = (memo: string): string =>
+  memo.replaceAll("\u00a0", " ").replace(NOT_PRINTABLE, "").trim();
 
 const isoOf = (ms: number) => new Date(ms).toISOString();
 
