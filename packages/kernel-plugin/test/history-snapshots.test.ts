@@ -40,7 +40,8 @@ describe("history snapshots at the kernel authority", () => {
     );
     await box.current.control.flush();
 
-    const args = { action: "snapshot_create", memo: "plugin point" };
+    // stored as SiYuan stores it: the no-break space a space, the tab and zero-width space dropped
+    const args = { action: "snapshot_create", memo: " plugin\u00a0point\t\u200b" };
     const pre = await call({ ...args, validateOnly: true });
     expect(pre["preconditionField"], JSON.stringify(pre)).toBeNull();
     const commit = { ...args, requestId: pre["requestId"] };

@@ -51,15 +51,52 @@ export async function requireRepoKey(ctx: ToolContext): Promise<void> {
 }
 
 /**
- * What SiYuan drops from a memo (`gulu.Str.RemoveInvisible`): every character Go's
- * `unicode.IsPrint` refuses — controls (newlines, tabs), format and zero-width characters, spaces
- * other than U+0020 and the ideographic space, unassigned and private-use code points.
+ * Code points Go's `unicode.IsPrint` refuses, as ranges (inclusive): controls, format and
+ * zero-width characters, line and paragraph separators, spaces other than U+0020 and the
+ * ideographic space, surrogates and private use. Unassigned code points, which Go refuses too, are
+ * not listed (the plugin's JavaScript engine has no Unicode property escapes).
  */
-const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} \u3000]/gu;
+const NOT_PRINTABLE: ReadonlyArray<readonly [number, number]> = [
+  [0x0000, 0x001f],
+  [0x007f, 0x00a0],
+  [0x00ad, 0x00ad],
+  [0x0600, 0x0605],
+  [0x061c, 0x061c],
+  [0x06dd, 0x06dd],
+  [0x070f, 0x070f],
+  [0x08e2, 0x08e2],
+  [0x1680, 0x1680],
+  [0x180e, 0x180e],
+  [0x2000, 0x200f],
+  [0x2028, 0x202f],
+  [0x205f, 0x2064],
+  [0x2066, 0x206f],
+  [0xd800, 0xf8ff],
+  [0xfeff, 0xfeff],
+  [0xfff9, 0xfffb],
+  [0x110bd, 0x110bd],
+  [0x110cd, 0x110cd],
+  [0x13430, 0x1343f],
+  [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f],
+  [0xf0000, 0x10ffff],
+];
 
-/** The memo as SiYuan stores it: no-break spaces as spaces, what `unicode.IsPrint` refuses dropped, trimmed. */
-export const storedMemo = (memo: string): string =>
-  memo.replaceAll("\u00a0", " ").replace(NOT_PRINTABLE, "").trim();
+const printable = (c: number) => !NOT_PRINTABLE.some(([lo, hi]) => c >= lo && c <= hi);
+
+/**
+ * The memo as SiYuan stores it (`gulu.Str.RemoveInvisible`, then `TrimSpace`): no-break spaces as
+ * spaces, what `unicode.IsPrint` refuses dropped, trimmed.
+ */
+export function storedMemo(memo: string): string {
+  let out = "";
+  for (const ch of Array.from(memo.split("\u00a0").join(" "))) {
+    if (printable(ch.codePointAt(0) ?? 0)) out += ch;
+  }
+  return out.trim();
+}
 
 const isoOf = (ms: number) => new Date(ms).toISOString();
 
