@@ -4431,6 +4431,105 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
     ],
   },
   {
+    tool: "history",
+    action: "snapshot_list",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "page",
+        key: "page",
+        kind: "integer",
+        required: false,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        page: {
+          default: 1,
+          type: "integer",
+          minimum: 1,
+          maximum: 9007199254740991,
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "history",
+    action: "snapshot_create",
+    aliases: [],
+    kind: "mutation",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "memo",
+        key: "memo",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+      {
+        flag: "validate-only",
+        key: "validateOnly",
+        kind: "boolean",
+        required: false,
+        safety: true,
+      },
+      {
+        flag: "request-id",
+        key: "requestId",
+        kind: "string",
+        required: false,
+        safety: true,
+      },
+    ],
+  },
+  {
+    tool: "history",
+    action: "snapshot_diff",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "left",
+        key: "left",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+      {
+        flag: "right",
+        key: "right",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        left: {
+          type: "string",
+          pattern: "^[0-9a-f]{40}$",
+        },
+        right: {
+          type: "string",
+          pattern: "^[0-9a-f]{40}$",
+        },
+      },
+      required: ["left", "right"],
+      additionalProperties: false,
+    },
+  },
+  {
     tool: "flashcard",
     action: "decks",
     aliases: [],

@@ -24,7 +24,7 @@ const YEAR_MONTH_PATH = /\/\d{4}\/\d{2}\//g;
 /** A `yyyymmdd` day (daily-note attributes). */
 const YYYYMMDD = /\b20\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b/g;
 /** An absolute workspace root in a message (`open /…/ws/data/…`): the part before `/data/` etc. */
-const WORKSPACE_ROOT = /(?:\/[\w.-]+)+?(?=\/(?:data|temp|conf)\/)/g;
+const WORKSPACE_ROOT = /(?:\/[\w.-]+)+?(?=\/(?:data|temp|conf|repo)\/)/g;
 /** 32 or 64 lowercase hex digits (export names, content hashes). */
 const HEX = /\b(?:[0-9a-f]{64}|[0-9a-f]{32})\b/g;
 

@@ -23,7 +23,11 @@ export async function runAgainstSandbox(
     deterministic: true,
     // the probe plugin runs in goja, SiYuan 3.7.3's engine, whatever the run's default engine
     pluginHost: { engine: "goja" },
+    // `/__sandbox/repo-key`: the repo probes' key (a real kernel's is set with initRepoKey)
+    controlRoute: true,
   });
+  // the repo probes call the three paths history.snapshot_* call (the suite's /api/repo audit)
+  sb.control.expectSnapshotActions();
   try {
     return await runProbes({ url: sb.url, token: sb.token }, { ...opts, sleep: async () => {} });
   } finally {

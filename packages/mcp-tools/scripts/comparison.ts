@@ -230,14 +230,11 @@ export const ROWS: readonly Row[] = [
     "",
     "timeline.delete_node timeline.rollback_block",
     "history.clear",
-    "planned (issue 34) after the snapshot actions: the reference builds both on SiYuan's repo API; 3.7.3's history API can neither delete one point nor roll back one block",
+    "not planned (D-321): 3.7.3's history API can neither delete one point nor roll back one block; the reference builds both on the repo API (removeRepoTagSnapshot, a block written back from a repo file), and we write no block back from repo files",
   ],
-  [
-    "",
-    "",
-    "repo.list repo.create repo.diff",
-    "planned (issue 34): snapshot_list, snapshot_create, snapshot_diff; 3.7.3 refuses them (code -1) until the user sets a data repo key",
-  ],
+  ["history.snapshot_list", "", "repo.list"],
+  ["history.snapshot_create", "", "repo.create"],
+  ["history.snapshot_diff", "", "repo.diff"],
   [
     "",
     "",

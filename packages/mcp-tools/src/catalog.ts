@@ -283,6 +283,9 @@ const historyPath = z
     "must be a historyPath as history.list answers it",
   );
 
+/** A data repo snapshot's ID, as `history.snapshot_list` answers it. */
+const snapshotId = z.string().regex(/^[0-9a-f]{40}$/, "must be a snapshot id from snapshot_list");
+
 /** Where an export is saved on the saving process's host: checked there (absolute, new). */
 const outputPath = z.string().min(1).max(4096);
 
@@ -398,7 +401,12 @@ export const CATALOG = {
       args: z.strictObject({ id: nodeId, attrs: attrMap }),
       signature: "set_attrs(id,attrs{custom-x:value}) merges; null removes",
     },
-    delete: { policy: state, dangerous: true, args: id, signature: "delete(id) with the blocks inside it (a heading's section stays)" },
+    delete: {
+      policy: state,
+      dangerous: true,
+      args: id,
+      signature: "delete(id) with the blocks inside it (a heading's section stays)",
+    },
     move: {
       policy: structure,
       dangerous: "cross_document",
@@ -1040,6 +1048,24 @@ export const CATALOG = {
         .refine((a) => a.historyPath.endsWith(`/${a.id}.sy`), "historyPath is not a point of id"),
       signature:
         "rollback_document(id,historyPath) content becomes the point's, same ID; current content not kept: create_point first",
+    },
+    snapshot_list: {
+      policy: read,
+      args: z.strictObject({ page: z.number().int().min(1).default(1) }),
+      signature:
+        "snapshot_list(page?) workspace snapshots newest first: id,memo,created,count,size,tag (needs SiYuan's repo key)",
+    },
+    snapshot_create: {
+      policy: additive,
+      args: z.strictObject({ memo: z.string().min(1).max(1024) }),
+      signature:
+        "snapshot_create(memo) snapshots every notebook; no_change with the latest id when nothing changed",
+    },
+    snapshot_diff: {
+      policy: read,
+      args: z.strictObject({ left: snapshotId, right: snapshotId }),
+      signature:
+        "snapshot_diff(left,right) documents and files added/updated/removed from left to right",
     },
   },
   system: {

@@ -302,6 +302,46 @@ function kernelReads(c: SiyuanClient): KernelReads {
     riffNotebookDueCards: async (notebook) =>
       dueOf(await c.riff.getNotebookRiffDueCards({ notebook })),
     systemConf: async () => (await c.system.getConf()).conf,
+    repoKeySet: async () => {
+      const repo = (await c.system.getConf()).conf["repo"];
+      const key =
+        repo !== null && typeof repo === "object" ? (repo as { key?: unknown }).key : null;
+      return typeof key === "string" && key !== "";
+    },
+    repoSnapshots: async (page) => {
+      const r = await c.repo.getRepoSnapshots({ page });
+      return {
+        snapshots: r.snapshots.map((x) => ({
+          id: x.id,
+          memo: x.memo,
+          created: x.created,
+          count: x.count,
+          size: x.size,
+          tag: x.tag,
+        })),
+        pageCount: r.pageCount,
+        totalCount: r.totalCount,
+      };
+    },
+    repoDiff: (left, right) =>
+      orNull(async () => {
+        const d = await c.repo.diffRepoSnapshots({ left, right });
+        const file = (f: { path: string; title: string; updated: number }) => ({
+          path: f.path,
+          title: f.title,
+          updated: f.updated,
+        });
+        const lefts = new Map(d.updatesLeft.map((f) => [f.path, file(f)]));
+        return {
+          // SiYuan names them from the kernel's side: `addsLeft` are only in right
+          added: d.addsLeft.map(file),
+          updated: d.updatesRight.flatMap((f) => {
+            const l = lefts.get(f.path);
+            return l === undefined ? [] : [{ left: l, right: file(f) }];
+          }),
+          removed: d.removesRight.map(file),
+        };
+      }),
     getBacklinks: async (id) => {
       // Sort "3" (updated, newest first) is the kernel's default, sent as the string it requires.
       const r = await c.ref.getBacklink2({ id, k: "", mk: "", sort: "3", mSort: "3" });
@@ -571,6 +611,7 @@ function kernelWrites(c: SiyuanClient): KernelWrites {
     },
     createDocHistory: (id) => c.history.createDocHistory({ id }),
     rollbackDocHistory: (historyPath) => c.history.rollbackDocHistory({ historyPath }),
+    createSnapshot: (memo) => c.repo.createSnapshot({ memo }),
     addRiffCards: async (deckId, blockIds) => {
       const d = await c.riff.addRiffCards({ deckID: deckId, blockIDs: blockIds });
       return d === null ? null : deckOf(d);

@@ -259,6 +259,21 @@ export interface KernelReads {
   currentTime(): Promise<number>;
   /** The kernel's configuration (`/api/system/getConf`), secrets included: pick fields from it. */
   systemConf(): Promise<Readonly<Record<string, unknown>>>;
+  /**
+   * Whether the workspace has a data repo key (`getConf`'s `conf.repo.key` not empty). Only the
+   * yes/no leaves this call: the key is never kept, logged or answered.
+   */
+  repoKeySet(): Promise<boolean>;
+  /**
+   * One page (32) of the data repo's snapshots, newest first (`/api/repo/getRepoSnapshots`; only
+   * history.snapshot_* call it). Fails while the workspace has no data repo key.
+   */
+  repoSnapshots(page: number): Promise<RepoSnapshotPage>;
+  /**
+   * The files added, updated and removed from snapshot `left` to `right`
+   * (`/api/repo/diffRepoSnapshots`), `null` when the kernel refuses (an unknown snapshot).
+   */
+  repoDiff(left: string, right: string): Promise<RepoSnapshotDiff | null>;
   /** Documents referencing / mentioning the block (`/api/ref/getBacklink2`); empty when unknown. */
   getBacklinks(id: string): Promise<RefDocs>;
   /** Top-level headings of the block's document (`/api/outline/getDocOutline`); `[]` for none. */
@@ -442,6 +457,40 @@ export interface RiffDue {
   readonly unreviewedOld: number;
 }
 
+/** A data repo snapshot; `created` Unix ms. Host identifiers (system ID, name, OS) left out. */
+export interface RepoSnapshotRow {
+  readonly id: string;
+  readonly memo: string;
+  readonly created: number;
+  /** Files in the snapshot. */
+  readonly count: number;
+  /** Bytes of those files. */
+  readonly size: number;
+  readonly tag: string;
+}
+
+/** A page of snapshots, newest first. */
+export interface RepoSnapshotPage {
+  readonly snapshots: readonly RepoSnapshotRow[];
+  readonly pageCount: number;
+  readonly totalCount: number;
+}
+
+/** A file of a snapshot diff: `path` under `data/`, `title` a document's or the file's name. */
+export interface RepoDiffFile {
+  readonly path: string;
+  readonly title: string;
+  /** Unix ms. */
+  readonly updated: number;
+}
+
+/** From `left` to `right`: `updated` pairs each changed file's two versions by path. */
+export interface RepoSnapshotDiff {
+  readonly added: readonly RepoDiffFile[];
+  readonly updated: ReadonlyArray<{ readonly left: RepoDiffFile; readonly right: RepoDiffFile }>;
+  readonly removed: readonly RepoDiffFile[];
+}
+
 /** A page of a document's history times. */
 export interface HistoryTimes {
   readonly times: readonly string[];
@@ -547,6 +596,11 @@ export interface KernelWrites {
   createDocHistory(id: string): Promise<void>;
   /** Replaces the point's document with the point (`rollbackDocHistory`); keeps no point of it. */
   rollbackDocHistory(historyPath: string): Promise<void>;
+  /**
+   * Snapshots the data into the data repo (`/api/repo/createSnapshot`; only history.snapshot_create
+   * calls it). Answers nothing, also when the data equal the latest snapshot and none is made.
+   */
+  createSnapshot(memo: string): Promise<void>;
   /**
    * Adds a card per block that has none in the deck and writes the deck into each block's
    * `custom-riff-decks` attribute (`addRiffCards`): the deck after, `null` for an unknown deck.

@@ -17,6 +17,10 @@
  * | `avLog()` (sandbox-only)         | replaced: a `created` entry per file of `data/storage/av/` that  |
  * |                                  | was not there when the scenario began (the workspace is emptied  |
  * |                                  | before each scenario, so: the files the scenario made)           |
+ * | `setRepoKey()`                   | `/api/repo/initRepoKey` when `conf.repo.key` is unset (this      |
+ * |                                  | scratch workspace only; the product never sets one, D-321), then |
+ * |                                  | waits for its "[Init]" snapshot to be listed                     |
+ * | `expectSnapshotActions()`        | nothing (no suite audit here)                                    |
  */
 import { createSiyuanClient, type SiyuanClient, undiciTransport } from "@sisyphus/siyuan-api";
 import type { ToolResult } from "../../mcp-tools/src/index.js";
@@ -96,6 +100,23 @@ function control(k: Kernel, avBaseline: ReadonlySet<string>) {
       );
       return (d.refDefs ?? []).map((r) => r.refID);
     },
+    setRepoKey(): void {
+      const conf = callSync<{ conf: { repo?: { key?: string | null } } }>(
+        k,
+        "/api/system/getConf",
+        {},
+      );
+      if (conf.conf.repo?.key) return;
+      callSync(k, "/api/repo/initRepoKey", {});
+      // SiYuan 3.7.3 adds its "[Init] Init local data repo" snapshot about two seconds later
+      for (let i = 0; i < 100; i++) {
+        const page = callSync<{ totalCount: number }>(k, "/api/repo/getRepoSnapshots", { page: 1 });
+        if (page.totalCount > 0) return;
+        sleepSync(100);
+      }
+      throw new Error("initRepoKey: no [Init] snapshot listed within 10 s");
+    },
+    expectSnapshotActions(): void {},
     avLog(): Array<{ kind: "created"; avID: string }> {
       return avFiles(k)
         .filter((id) => !avBaseline.has(id))

@@ -285,6 +285,22 @@ export interface SiyuanClient {
     createDocHistory(args: T.IdArg): Promise<void>;
     rollbackDocHistory(args: T.HistoryPathArg): Promise<void>;
   };
+  /**
+   * The data repo's snapshots (`/api/repo/*`). Every call fails (code -1, a localized "initialize
+   * the data repo key first") while `conf.repo.key` is unset; the strict-write lease never calls
+   * these.
+   */
+  readonly repo: {
+    /** One page (32) of snapshots, newest first; a page past the last is empty. */
+    getRepoSnapshots(args: T.RepoSnapshotsArgs): Promise<T.RepoSnapshotsPage>;
+    /**
+     * Snapshots the data with this memo (trimmed, invisible characters dropped; blank refused).
+     * Answers nothing: when the data equal the latest snapshot no new one is made.
+     */
+    createSnapshot(args: T.CreateSnapshotArgs): Promise<void>;
+    /** Files added, updated and removed from snapshot `left` to `right` (an unknown ID: code -1). */
+    diffRepoSnapshots(args: T.RepoDiffArgs): Promise<T.RepoDiff>;
+  };
   readonly riff: {
     /** Every deck but the built-in one, newest update first. */
     getRiffDecks(): Promise<T.RiffDeck[]>;

@@ -307,6 +307,11 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       createDocHistory: (a) => callVoid("history.createDocHistory", a),
       rollbackDocHistory: (a) => callVoid("history.rollbackDocHistory", a),
     },
+    repo: {
+      getRepoSnapshots: (a) => call("repo.getRepoSnapshots", a, S.repoSnapshotsSchema),
+      createSnapshot: (a) => callVoid("repo.createSnapshot", a),
+      diffRepoSnapshots: (a) => call("repo.diffRepoSnapshots", a, S.repoDiffSchema),
+    },
     system: {
       version: () => call("system.version", {}, S.stringSchema),
       currentTime: () => call("system.currentTime", {}, S.numberSchema),

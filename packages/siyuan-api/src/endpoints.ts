@@ -188,6 +188,12 @@ export const ENDPOINTS = {
   // Copies the document's file into this second's `history/<time>-update/` folder.
   "history.createDocHistory": w("/api/history/createDocHistory", "id"),
   "history.rollbackDocHistory": w("/api/history/rollbackDocHistory", "historyPath"),
+  // Data repo snapshots (`repo/`), only for history.snapshot_*: every one answers code -1 while
+  // `conf.repo.key` is unset. createSnapshot answers data null also when it made no snapshot
+  // (the data equal the latest one); the listing shows which.
+  "repo.getRepoSnapshots": r("/api/repo/getRepoSnapshots", "page"),
+  "repo.createSnapshot": w("/api/repo/createSnapshot", "memo"),
+  "repo.diffRepoSnapshots": r("/api/repo/diffRepoSnapshots", "left", "right"),
   // Flashcards (`riff/`): decks, their cards (one per block and deck), due cards, ratings.
   "riff.getRiffDecks": r("/api/riff/getRiffDecks"),
   "riff.getRiffCards": r("/api/riff/getRiffCards", "id", "page"),

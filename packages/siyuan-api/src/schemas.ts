@@ -323,6 +323,46 @@ export const docHistoryContentSchema = z.looseObject({
   content: z.string(),
   isLargeDoc: z.boolean(),
 });
+/** One data repo snapshot (`repo/getRepoSnapshots`); `created` in Unix ms, `id` 40 hex. */
+export const repoSnapshotSchema = z.looseObject({
+  id: z.string(),
+  memo: z.string(),
+  created: z.number(),
+  count: z.number(),
+  size: z.number(),
+  tag: z.string(),
+  hSize: z.string().optional(),
+  systemID: z.string().optional(),
+  systemName: z.string().optional(),
+  systemOS: z.string().optional(),
+  typesCount: z.array(z.looseObject({ type: z.string(), count: z.number() })).nullish(),
+});
+/** `repo/getRepoSnapshots`: 32 a page, newest first. */
+export const repoSnapshotsSchema = z.looseObject({
+  snapshots: z.array(repoSnapshotSchema),
+  pageCount: z.number(),
+  totalCount: z.number(),
+});
+/** One file of `repo/diffRepoSnapshots`; `path` is relative to `data/`, `updated` Unix ms. */
+export const repoDiffFileSchema = z.looseObject({
+  fileID: z.string(),
+  title: z.string(),
+  path: z.string(),
+  hSize: z.string(),
+  updated: z.number(),
+});
+/**
+ * `repo/diffRepoSnapshots`, from `left` to `right`: `addsLeft` only in right, `removesRight` only
+ * in left, `updatesLeft`/`updatesRight` the two versions of a changed file.
+ */
+export const repoDiffSchema = z.looseObject({
+  addsLeft: nullableArray(repoDiffFileSchema),
+  updatesLeft: nullableArray(repoDiffFileSchema),
+  updatesRight: nullableArray(repoDiffFileSchema),
+  removesRight: nullableArray(repoDiffFileSchema),
+  left: z.looseObject({ id: z.string(), created: z.number() }),
+  right: z.looseObject({ id: z.string(), created: z.number() }),
+});
 /** `riff/getRiffDecks` and the deck a card write answers; times are `2006-01-02 15:04:05`, local. */
 export const riffDeckSchema = z.looseObject({
   id: z.string(),

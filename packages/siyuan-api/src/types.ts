@@ -30,6 +30,8 @@ import type {
   recentDocsSchema,
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  repoDiffSchema,
+  repoSnapshotsSchema,
   riffCardsSchema,
   riffDeckSchema,
   riffDueCardsSchema,
@@ -367,6 +369,25 @@ export interface DocHistoryContentArgs {
 export interface HistoryPathArg {
   readonly historyPath: string;
 }
+/** `repo/getRepoSnapshots` request (`page` from 1; the kernel requires it). */
+export interface RepoSnapshotsArgs {
+  readonly page: number;
+}
+/** `repo/getRepoSnapshots` result. */
+export type RepoSnapshotsPage = z.infer<typeof repoSnapshotsSchema>;
+/** One data repo snapshot. */
+export type RepoSnapshot = RepoSnapshotsPage["snapshots"][number];
+/** `repo/createSnapshot` request. */
+export interface CreateSnapshotArgs {
+  readonly memo: string;
+}
+/** `repo/diffRepoSnapshots` request: two snapshot IDs. */
+export interface RepoDiffArgs {
+  readonly left: string;
+  readonly right: string;
+}
+/** `repo/diffRepoSnapshots` result. */
+export type RepoDiff = z.infer<typeof repoDiffSchema>;
 /** `history/searchHistory` result. */
 export type SearchHistoryResult = z.infer<typeof searchHistorySchema>;
 /** One `history/getHistoryItems` item. */

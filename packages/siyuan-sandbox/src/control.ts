@@ -4,6 +4,7 @@ import type { Block } from "./block.js";
 import { SandboxError } from "./errors.js";
 import type { ArmedFault, FaultBook, FaultSpec } from "./faults.js";
 import { type AvControl, avControl } from "./handlers-av.js";
+import { setRepoKey } from "./handlers-repo.js";
 import type { Kernel, PushedMessage, TransactionFailure } from "./kernel.js";
 import { renderKramdown } from "./render.js";
 import type { RequestLog, RequestLogEntry } from "./server.js";
@@ -87,6 +88,18 @@ export interface SandboxControl extends AvControl {
   attrs(id: string): Record<string, string> | null;
   /** Runs SQL on the index as it is now (no LIMIT added). */
   sql(stmt: string): Record<string, SqlValue>[];
+  /**
+   * Gives the workspace a data repo key, as a person does in SiYuan's settings (a fresh sandbox has
+   * none, like a fresh SiYuan), with its "[Init]" snapshot of the data as they are. Tests only.
+   */
+  setRepoKey(): void;
+  /**
+   * Marks this sandbox as one that tests history.snapshot_*: its requests to the three repo
+   * paths those actions call are left out of the suite's `/api/repo/*` audit.
+   */
+  expectSnapshotActions(): void;
+  /** Whether `expectSnapshotActions()` marked this sandbox (a test's restart carries it over). */
+  expectsSnapshotActions(): boolean;
 }
 
 const idsOf = (blocks: Block[]): string[] => blocks.map((b) => b.id);
@@ -168,6 +181,11 @@ export function createControl(
       return loc ? { ...loc.block.attrs } : null;
     },
     sql: (stmt) => kernel.sql.query(stmt),
+    setRepoKey: () => setRepoKey(kernel),
+    expectSnapshotActions: () => {
+      log.snapshotActionsExpected = true;
+    },
+    expectsSnapshotActions: () => log.snapshotActionsExpected,
     ...avControl(kernel),
   };
 }
@@ -176,7 +194,7 @@ export function createControl(
  * Serves the `/__sandbox/*` control route: `log`, `counts`, `reset-log`, `faults`,
  * `faults/arm` (body = FaultSpec without `corrupt`), `faults/disarm` {id}, `faults/clear`, `faults/held`, `faults/release-held`, `connections/refuse` {forMs},
  * `queue/hold`, `queue/release`, `flush`, `transaction-failures`, `messages`, `process-cpu`,
- * `av` {id}, `av-log` {id?},
+ * `av` {id}, `av-log` {id?}, `repo-key` (setRepoKey),
  * `external/<method>` {args: [...]}.
  */
 export function controlRouteHandler(control: SandboxControl) {
@@ -227,6 +245,9 @@ export function controlRouteHandler(control: SandboxControl) {
         return control.avLog(typeof body.id === "string" ? body.id : undefined);
       case "messages":
         return control.messages();
+      case "repo-key":
+        control.setRepoKey();
+        return null;
       case "process-cpu": {
         const u = process.cpuUsage();
         return { userMicros: u.user, systemMicros: u.system };

@@ -17,6 +17,7 @@ import {
 import { kernelError } from "./errors.js";
 import { type HandlerContext, panicReply, type Route, reqStrArray } from "./handler-kit.js";
 import { workspaceAbs } from "./handlers-asset.js";
+import { repoKeyOf } from "./handlers-repo.js";
 import { type InlineSegment, parseInline } from "./markdown.js";
 
 const r = (handler: Route["handler"]): Route => ({
@@ -654,7 +655,12 @@ function getConf(ctx: HandlerContext): unknown {
       search: { limit: SEARCH_LIMIT, caseSensitive: false },
       ai: { embedding: { enabled: false, apiKey: "" } },
       api: { token: ctx.token ?? "" },
-      repo: { key: null },
+      repo: {
+        key: repoKeyOf(ctx.kernel),
+        syncIndexTiming: 12000,
+        indexRetentionDays: 180,
+        retentionIndexesDaily: 2,
+      },
       publish: { enable: false, port: 6808, auth: { enable: true, accounts: [] } },
       cookieKey: COOKIE_KEY,
     },

@@ -13,6 +13,7 @@ describe("public surface", () => {
         "PACKAGE_NAME",
         "SQL_DEFAULT_LIMIT_ROWS",
         "REPO_AUDIT_ENV",
+        "SNAPSHOT_ACTION_REPO_PATHS",
         "SandboxError",
         "applyDefaultLimit",
         "defaultCorrupt",

@@ -3,7 +3,7 @@
  * with fault injection, a request log, an external writer and a deterministic clock, for
  * tests and the demo. Never used by production code paths.
  */
-export { REPO_AUDIT_ENV, takeRepoRequests } from "./audit.js";
+export { REPO_AUDIT_ENV, SNAPSHOT_ACTION_REPO_PATHS, takeRepoRequests } from "./audit.js";
 export type { AttributeView, AvEvent, AvKey, AvValue } from "./av-model.js";
 export type { Clock, RandomSource } from "./clock.js";
 export { formatTimestamp, isValidNodeId, seededRandom, steppingClock } from "./clock.js";

@@ -31,7 +31,8 @@ const TYPE_BY_NAME = Object.fromEntries(
   Object.entries(LUTE_NODE_NAMES).map(([k, v]) => [v, k as BlockType]),
 ) as Record<string, BlockType>;
 
-function toSy(b: Block): SyNode {
+/** A block tree as its `.sy` file holds it. */
+export function toSy(b: Block): SyNode {
   const node: SyNode = { ID: b.id, Type: LUTE_NODE_NAMES[b.type], Properties: { ...b.attrs } };
   if (b.type === "d") node.Spec = "1";
   if (b.type === "h") node.HeadingLevel = Number(b.subtype.slice(1));

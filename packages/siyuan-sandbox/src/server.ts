@@ -3,7 +3,7 @@
  * serialisation, JSON parsing, the envelope, and the optional `/__sandbox/*` control route.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { auditRequest } from "./audit.js";
+import { auditRequest, SNAPSHOT_ACTION_REPO_PATHS } from "./audit.js";
 import {
   CONTROL_ROUTE_PREFIX,
   FAULT_DEFAULT_HTTP_STATUS,
@@ -24,6 +24,7 @@ import { miscRoutes } from "./handlers-misc.js";
 import { navRoutes } from "./handlers-nav.js";
 import { pluginPrefixRoutes, pluginRoutes } from "./handlers-plugin.js";
 import { readRoutes } from "./handlers-reads.js";
+import { repoRoutes } from "./handlers-repo.js";
 import { riffRoutes } from "./handlers-riff.js";
 import { searchMoreRoutes } from "./handlers-search-more.js";
 import { templateRoutes } from "./handlers-template.js";
@@ -51,10 +52,15 @@ export class RequestLog {
   private readonly entries: RequestLogEntry[] = [];
   private readonly counters = new Map<string, number>();
   private seq = 0;
+  /**
+   * Set by `control.expectSnapshotActions()` in the tests of history.snapshot_*: this sandbox's
+   * requests to the three paths those actions call are not audited (any other `/api/repo/*` is).
+   */
+  snapshotActionsExpected = false;
 
   /** Counts a request and opens its log entry. */
   open(method: string, path: string): RequestLogEntry {
-    auditRequest(path);
+    if (!(this.snapshotActionsExpected && SNAPSHOT_ACTION_REPO_PATHS.has(path))) auditRequest(path);
     this.counters.set(path, (this.counters.get(path) ?? 0) + 1);
     const e: RequestLogEntry = {
       seq: ++this.seq,
@@ -103,6 +109,7 @@ export const ROUTES: Record<string, Route> = {
   ...avRoutes,
   ...avReadRoutes,
   ...historyRoutes,
+  ...repoRoutes,
   ...riffRoutes,
   ...searchMoreRoutes,
   ...pluginRoutes,

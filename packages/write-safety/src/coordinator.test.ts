@@ -402,7 +402,13 @@ describe("WriteCoordinator strict flow", () => {
     let probes = 0;
     const replay = await coordinator.commit(
       call({ requestId: (pre as { requestId: string }).requestId }),
-      { ...hooks, probe: async () => (probes++, hooks.probe!()) },
+      {
+        ...hooks,
+        probe: async () => {
+          probes++;
+          return hooks.probe!();
+        },
+      },
     );
     expect(replay).toMatchObject({ replayed: true, replayNote: REPLAY_NOTES.unchecked });
     expect(replay).not.toHaveProperty("targetNow");

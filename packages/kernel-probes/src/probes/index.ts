@@ -14,6 +14,7 @@ import { navProbes } from "./nav.js";
 import { notebookProbes } from "./notebook.js";
 import { pluginProbes } from "./plugin.js";
 import { readProbes } from "./reads.js";
+import { repoProbes } from "./repo.js";
 import { riffProbes } from "./riff.js";
 import { sqlProbes } from "./sql.js";
 import { systemProbes } from "./system.js";
@@ -37,4 +38,6 @@ export const PROBES: readonly Probe[] = [
   ...pluginProbes,
   ...mcpProbes,
   ...assetProbes,
+  // last: repo.snapshots leaves the workspace with a data repo key
+  ...repoProbes,
 ];

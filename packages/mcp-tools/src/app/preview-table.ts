@@ -25,6 +25,7 @@ import { BUILTIN_DECK_ID } from "../tools/flashcard.js";
 import { basename, dirname, docAt, parentAt, parsePath, requireDocAt } from "../tools/fs/paths.js";
 import { leafBlocks } from "../tools/fs/replace.js";
 import { docForm, pointForm } from "../tools/history.js";
+import { requireEverywhere, requireRepoKey, storedMemo } from "../tools/history-snapshots.js";
 import { TEMPLATES_DIR } from "../tools/templates.js";
 import { diffWords, movedItems } from "./diff.js";
 import type { ContentChange, OrderItem, PreviewChange, PreviewKind } from "./preview.js";
@@ -1361,6 +1362,28 @@ export const PREVIEWS = {
       (doc, a) =>
         `Replaces the content of ${q(doc.title)} (${doc.path}) with its restore point of ${pointTime(a.historyPath)}; the current content is not kept as a point`,
     ),
+    snapshot_create: creation(async (r, a) => {
+      // the snapshot's own reads (the key's yes/no, the latest snapshot), as its preflight does
+      const ctx = r.context();
+      requireEverywhere(ctx, "read");
+      await requireRepoKey(ctx);
+      const latest = (await r.kernel.repoSnapshots(1)).snapshots[0];
+      const memo = storedMemo(a.memo);
+      const notebooks = (await r.notebookRows()).length;
+      const at = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+      return {
+        target: { memo },
+        summary: `Saves a snapshot of the whole workspace (${plural(notebooks, "notebook")}) as ${q(memo)}; none when nothing changed since the latest`,
+        changes: [
+          {
+            what: "snapshot",
+            where: WORKSPACE,
+            before: latest === undefined ? null : `${latest.memo} (${at(latest.created)} UTC)`,
+            after: `${memo} (now)`,
+          },
+        ],
+      };
+    }),
   },
 } satisfies PreviewTable;
 

@@ -1,5 +1,6 @@
 /**
- * history: list and get (reads); create_point (additive); rollback_document (state, dangerous).
+ * history: list and get (reads); create_point (additive); rollback_document (state, dangerous);
+ * the workspace snapshots snapshot_list, snapshot_diff and snapshot_create in history-snapshots.ts.
  *
  * A point is SiYuan's document history: a copy of the document's file under
  * `history/<time>-<op>/`, whose workspace path (`historyPath`) is the handle `get` and
@@ -26,6 +27,7 @@ import {
   markdownOfForm,
 } from "../state/content-form.js";
 import { readDocBody, requireDoc } from "../state/doc-state.js";
+import { snapshotCreate, snapshotDiff, snapshotList } from "./history-snapshots.js";
 
 /** How long `create_point` waits for the kernel to list the new point. */
 export const POINT_LISTED_DEADLINE_MS = 8000;
@@ -273,4 +275,7 @@ export const historyHandlers = {
   get,
   create_point: mutationAction(createPoint),
   rollback_document: mutationAction(rollbackDocument),
+  snapshot_list: snapshotList,
+  snapshot_create: mutationAction(snapshotCreate),
+  snapshot_diff: snapshotDiff,
 } satisfies ToolHandlers<"history">;

@@ -662,6 +662,28 @@ export const SCENARIOS: readonly Scenario[] = [
       };
     },
   },
+  {
+    key: "history.snapshot_create",
+    name: "history.snapshot_create after a new document",
+    async setup(env) {
+      // the snapshot actions' own scenario: its /api/repo/* calls are this action's (suite audit)
+      env.sandbox.control.expectSnapshotActions();
+      env.sandbox.control.setRepoKey();
+      await fixtureParagraphs(env, {});
+      const memo = "fault matrix restore point";
+      const before = (await env.verify.repo.getRepoSnapshots({ page: 1 })).totalCount;
+      return {
+        args: { action: "snapshot_create", memo },
+        shows: async () => {
+          const listed = await env.verify.repo.getRepoSnapshots({ page: 1 });
+          return first(
+            differ("snapshots listed", listed.totalCount, before + 1),
+            differ("the newest snapshot's memo", listed.snapshots[0]?.memo, memo),
+          );
+        },
+      };
+    },
+  },
   // ------------------------------------------------------------------ flashcard
   onParagraphs("flashcard.add_cards", "flashcard.add_cards two paragraphs to a deck", (env, f) => ({
     args: { action: "add_cards", deckId: FIXTURE_DECK, ids: [f.blocks[0], f.blocks[1]] },

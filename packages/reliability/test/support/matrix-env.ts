@@ -182,9 +182,12 @@ export async function startKindsEnv(persisted: boolean, front?: FrontFactory): P
     async restart() {
       if (!dataDir) throw new Error("restart needs a persisted kernel");
       logBeforeRestart.push(...sandbox.control.log());
+      // a snapshot action's scenario marked its kernel for the suite's /api/repo audit
+      const marked = sandbox.control.expectsSnapshotActions();
       await sandbox.stop();
       generation++;
       sandbox = await boot(port);
+      if (marked) sandbox.control.expectSnapshotActions();
     },
     async external(endpoint, body) {
       const res = await fetch(`${sandbox.url}${endpoint}`, {
