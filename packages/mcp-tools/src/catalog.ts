@@ -356,7 +356,7 @@ export const CATALOG = {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
       signature:
-        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text" (id = the item)',
+        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text", a new last item (id = the item)',
     },
     update: {
       policy: state,
@@ -799,7 +799,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words (titles too; a list or quote through its paragraphs), any case; compact unless full",
+        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words (document titles too; in a list or quote, the paragraph, not the container), any case; compact unless full",
     },
     invalid_refs: {
       policy: read,

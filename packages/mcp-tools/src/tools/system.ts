@@ -37,17 +37,17 @@ export const CREDENTIAL_NOTE =
  */
 export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
-    "committed = written and read back as asked (no need to read it again); no_change = the write ran and the target reads back as it was (it already held what was asked); nothing in SiYuan changed.",
+    "committed = written and read back as asked (no need to read it again); no_change = the target already held what was asked; nothing in SiYuan changed.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:
     "Alias of that state after the write, as read back; never send it as an expected hash: each write takes its own preflight's hash (another action may hash other state).",
   writeSafetyGuaranteed:
-    "true: the write went through Strict Safe Writes (lease checked, recorded, read back; the same requestId never writes twice). false: an external action or Strict Safe Writes off: it ran once, unverified.",
+    "true: Strict Safe Writes (lease checked, recorded, read back; a requestId never writes twice). false: an external action or strict mode off: it ran once, unverified.",
   executedNow:
     "true: this call wrote. false (replayed:true): this call wrote nothing; the fields describe this requestId's earlier write; targetNow: holds_result (the target, read now, still holds it), changed_since, or absent (not read).",
   writeAttempted:
-    "On an error: false means nothing was sent to SiYuan; true means a write may have reached it (see the error's hint).",
+    "On an error: false = nothing was sent to SiYuan; true = a write may have reached it (see the hint). On success it and writeExecuted are true (on a replay: by the earlier call).",
 });
 
 /** What `search.sql` may read: SiYuan's tables, said once here instead of in the tool description. */
