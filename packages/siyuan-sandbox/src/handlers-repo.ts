@@ -165,8 +165,8 @@ function sameFiles(a: ReadonlyMap<string, RepoFile>, b: ReadonlyMap<string, Repo
   return true;
 }
 
-/** `humanize.BytesCustomCeil(size, 2)`. */
-function hSize(size: number): string {
+/** `humanize.BytesCustomCeil(size, 2)`: a size as SiYuan shows it (snapshots, asset search rows). */
+export function hSize(size: number): string {
   if (size < 1000) return `${size} B`;
   const units = ["kB", "MB", "GB", "TB"];
   let v = size;

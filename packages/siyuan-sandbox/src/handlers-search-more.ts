@@ -8,6 +8,7 @@ import { blockJsonOfRow } from "./block-json.js";
 import { SQL_DEFAULT_LIMIT_ROWS as SEARCH_LIMIT } from "./constants.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
 import { DEFAULT_SEARCH_TYPES } from "./handlers-misc.js";
+import { hSize } from "./handlers-repo.js";
 import type { Kernel } from "./kernel.js";
 import { escapeHtml } from "./render.js";
 
@@ -170,19 +171,6 @@ function assetRowId(kernel: Kernel, path: string): string {
     ids.set(path, id);
   }
   return id;
-}
-
-/** `humanize.BytesCustomCeil(size, 2)` for the sizes a text asset has. */
-function hSize(size: number): string {
-  if (size < 1000) return `${size} B`;
-  const units = ["kB", "MB", "GB"];
-  let v = size;
-  let u = -1;
-  while (v >= 1000 && u < units.length - 1) {
-    v /= 1000;
-    u++;
-  }
-  return `${Math.ceil(v * 100) / 100} ${units[u]}`;
 }
 
 /**
