@@ -58,6 +58,7 @@ const SKIP_ATTRS = new Set([
   "class",
   "data-subtype",
   "data-marker",
+  "data-task",
   "contenteditable",
   "spellcheck",
   "data-content",

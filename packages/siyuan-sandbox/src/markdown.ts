@@ -199,11 +199,13 @@ function parseList(lines: string[], start: number): { list: Block; next: number 
   let i = start;
   let task = false;
   while (i < lines.length) {
+    const itemStart = i;
     const m = LIST_ITEM.exec(lines[i]!);
     if (!m || m[1]!.length !== indent) break;
     const marker = m[2]!;
     if (/\d/.test(marker) !== ordered) break;
     if (!ordered && marker !== firstMarker) break;
+    if (ordered && marker.slice(-1) !== firstMarker.slice(-1)) break;
     const gap = m[3]!.length;
     const offset = indent + marker.length + (gap >= 1 && gap <= 4 ? gap : 1);
     const itemLines: string[] = [];
@@ -223,6 +225,12 @@ function parseList(lines: string[], start: number): { list: Block; next: number 
         rest = rest.slice(taskM[0].length);
         if (items.length === 0) task = true;
       }
+    }
+    // Lute starts a new list where items change from task to plain or back (kernel-probes
+    // block.appendBlock.mixed-lists)
+    if (items.length > 0 && checkedSet !== task) {
+      i = itemStart;
+      break;
     }
     if (rest !== "") itemLines.push(rest);
     i++;

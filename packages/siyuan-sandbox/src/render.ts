@@ -103,7 +103,10 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
     case "s":
       return `{{{row\n${b.children.map((c) => renderKramdown(c, opts)).join("\n\n")}\n}}}${ial}`;
     case "l":
-      return b.children.map((it, idx) => renderItem(b, it, idx, opts)).join("\n") + ial;
+      return (
+        b.children.map((it, idx) => renderItem(b, it, listStart(b) + idx - 1, opts)).join("\n") +
+        ial
+      );
     case "i":
       return renderItem(null, b, 0, opts);
     case "d": {
@@ -112,6 +115,15 @@ export function renderKramdown(b: Block, opts: KramdownOptions = { withIal: true
       return body === "" ? ialString(b.attrs) : `${body}\n\n${ialString(b.attrs)}`;
     }
   }
+}
+
+/**
+ * The number of an ordered list's first item: Lute keeps the source's start (`2. y` stays 2) and
+ * numbers the others on from it (kernel-probes block.appendBlock.mixed-lists).
+ */
+function listStart(list: Block): number {
+  const n = Number.parseInt(list.children[0]?.marker ?? "", 10);
+  return Number.isFinite(n) ? n : 1;
 }
 
 /**
@@ -310,7 +322,7 @@ export function renderDom(b: Block, index?: number, listSubtype?: string): strin
     case "l":
       return (
         head("list", ` data-subtype="${b.subtype}"`) +
-        b.children.map((c, i) => renderItemDom(c, b.subtype, i)).join("") +
+        b.children.map((c, i) => renderItemDom(c, b.subtype, listStart(b) + i - 1)).join("") +
         tail
       );
     case "i":
@@ -320,6 +332,7 @@ export function renderDom(b: Block, index?: number, listSubtype?: string): strin
 
 function renderItemDom(item: Block, sub: string, i: number): string {
   const marker = sub === "o" ? `${i + 1}.` : "*";
+  const task = sub === "t" ? ` data-task="${item.checked ? "X" : " "}"` : "";
   const cls = sub === "t" && item.checked ? "li protyle-task--done" : "li";
   const action =
     sub === "o"
@@ -328,7 +341,7 @@ function renderItemDom(item: Block, sub: string, i: number): string {
         ? `<div class="protyle-action protyle-action--task" draggable="true"><svg><use xlink:href="#icon${item.checked ? "Check" : "Uncheck"}"></use></svg></div>`
         : `<div class="protyle-action" draggable="true"><svg><use xlink:href="#iconDot"></use></svg></div>`;
   return (
-    `<div data-marker="${marker}" data-subtype="${sub}" data-node-id="${item.id}" data-type="NodeListItem" class="${cls}"${attrsHtml(item.attrs)}>` +
+    `<div data-marker="${marker}" data-subtype="${sub}"${task} data-node-id="${item.id}" data-type="NodeListItem" class="${cls}"${attrsHtml(item.attrs)}>` +
     action +
     item.children.map((c) => renderDom(c)).join("") +
     `${protyleAttr(item.attrs)}</div>`

@@ -489,4 +489,25 @@ export const blockProbes = [
       ctx.note("checkBlockExist of paragraph", e.data);
     },
   ),
+  probe(
+    "block.appendBlock.mixed-lists",
+    "list items that change from task to plain or back, or change the ordered delimiter, start a new list",
+    ["/api/block/appendBlock"],
+    async (ctx) => {
+      const nb = await ctx.notebook();
+      const doc = await ctx.doc(nb, "/Mixed lists", "- a\n- [ ] b\n- c\n\n1. [ ] x\n2. y");
+      await ctx.post("task then plain", "/api/block/appendBlock", {
+        dataType: "markdown",
+        data: "- [ ] p\n- q",
+        parentID: doc,
+      });
+      await ctx.post("delimiter change", "/api/block/appendBlock", {
+        dataType: "markdown",
+        data: "1. one\n2) two\n\n* [ ] s\n\n- t",
+        parentID: doc,
+      });
+      await ctx.flush();
+      ctx.note("doc after", await kramdown(ctx, doc));
+    },
+  ),
 ];

@@ -37,6 +37,12 @@ describe("formOfDom", () => {
       '<div data-type="NodeParagraph" class="p"><div contenteditable="true">x</div></div></div></div>';
     expect(canonicalForm(formOfDom(done))).toBe(canonicalForm(md("* [X] x")));
     expect(canonicalForm(formOfDom(done))).not.toBe(canonicalForm(md("* [ ] x")));
+    // 3.7.3 also writes the box as `data-task` (kernel-probes template.render.*): not an attribute
+    const open =
+      '<div data-subtype="t" data-type="NodeList" class="list"><div data-marker="*" data-subtype="t" data-task=" " data-type="NodeListItem" class="li">' +
+      '<div data-type="NodeParagraph" class="p"><div contenteditable="true">x</div></div></div></div>';
+    const compare = { ownAttrs: "compare" } as const;
+    expect(canonicalForm(formOfDom(open), compare)).toBe(canonicalForm(md("* [ ] x"), compare));
   });
 
   it("reads inline HTML alone as one paragraph", () => {
@@ -64,6 +70,21 @@ describe("formOfMarkdown", () => {
     expect(canonicalForm(md("a\n---"))).toBe(canonicalForm(md("## a")));
     expect(canonicalForm(md("snake_case_name"))).toBe(canonicalForm(md("snake\\_case\\_name")));
     expect(canonicalForm(md("alpha\n2. beta"))).not.toBe(canonicalForm(md("alpha\n\n2. beta")));
+  });
+
+  it("starts a new list where items change between task and plain, as Lute does", () => {
+    // SiYuan 3.7.3 keeps `- a\n- [ ] b\n- c` as three lists, `1. [ ] x\n2. y` as two
+    const kinds = (m: string) => md(m).map((b) => [b.type, b.list, b.children?.length]);
+    expect(kinds("- a\n- [ ] b\n- c")).toEqual([
+      ["list", "u", 1],
+      ["list", "t", 1],
+      ["list", "u", 1],
+    ]);
+    expect(kinds("1. [ ] x\n2. y")).toEqual([
+      ["list", "t", 1],
+      ["list", "o", 1],
+    ]);
+    expect(kinds("- [ ] a\n- [X] b")).toEqual([["list", "t", 2]]);
   });
 
   it("treats a one-item list as the list item it replaces, whatever its bullet", () => {

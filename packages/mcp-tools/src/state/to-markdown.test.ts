@@ -24,4 +24,12 @@ describe("markdownOfForm", () => {
   it("says what it writes: a form that changes spells it differently", () => {
     expect(markdownOfForm(formOfMarkdown("- a\n- b"))).toBe("* a\n* b");
   });
+
+  it("keeps lists in a row apart by alternating their bullets", () => {
+    const form = formOfMarkdown("* [ ] task\n\n- plain\n\n* more\n\n1. one\n\n1) two");
+    expect(form.map((b) => b.list)).toEqual(["t", "u", "u", "o", "o"]);
+    const written = markdownOfForm(form);
+    expect(written).toBe("* [ ] task\n\n- plain\n\n* more\n\n1) one\n\n1. two");
+    expect(key(written)).toBe(key("* [ ] task\n\n- plain\n\n* more\n\n1. one\n\n1) two"));
+  });
 });

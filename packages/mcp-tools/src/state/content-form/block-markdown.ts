@@ -237,6 +237,7 @@ function parseList(lines: readonly string[], start: number): { list: Node; next:
   const items: Node[] = [];
   let i = start;
   while (i < lines.length) {
+    const itemStart = i;
     const m = LIST_ITEM.exec(lines[i] as string);
     if (!m || (m[1] as string).length !== indent) break;
     const marker = m[2] as string;
@@ -285,6 +286,13 @@ function parseList(lines: readonly string[], start: number): { list: Node; next:
         i++;
         continue;
       }
+      break;
+    }
+    // Lute starts a new list where items change from task to plain or back (kernel-probes
+    // render.task-then-plain)
+    const first = items[0];
+    if (first !== undefined && (first.checked === undefined) !== (item.checked === undefined)) {
+      i = itemStart;
       break;
     }
     const inner = parseLines(itemLines);

@@ -46,6 +46,7 @@ const DOM_RENDER_ATTRIBUTES: ReadonlySet<string> = new Set([
   "class",
   "data-subtype",
   "data-marker",
+  "data-task",
   "contenteditable",
   "spellcheck",
   "data-content",

@@ -44,21 +44,34 @@ function withIal(body: string, b: FormBlock): string {
   return Object.keys(b.attrs).length === 0 ? body : `${body}\n${renderIalLine(b.attrs)}`;
 }
 
-function item(li: FormBlock, list: FormBlock["list"], n: number): string {
-  const marker = list === "o" ? `${n}. ` : list === "t" ? `* [${li.checked ? "X" : " "}] ` : "* ";
+/**
+ * A list item. `alt`: the list follows another list, so it takes the other bullet (`-`, or `)`
+ * after the number), which CommonMark and Lute read as the start of a new list.
+ */
+function item(li: FormBlock, list: FormBlock["list"], n: number, alt = false): string {
+  const bullet = alt ? "-" : "*";
+  const marker =
+    list === "o"
+      ? `${n}${alt ? ")" : "."} `
+      : list === "t"
+        ? `${bullet} [${li.checked ? "X" : " "}] `
+        : `${bullet} `;
   const body = blocks(li.children ?? []);
   // a task box is part of the item's content: its blocks continue under the bullet's text
   return indent(body, marker, " ".repeat(list === "t" ? 2 : marker.length));
 }
 
-function block(b: FormBlock): string {
+function block(b: FormBlock, afterList = false): string {
   switch (b.type) {
     case "p":
       return withIal(inline(b.inline), b);
     case "h":
       return withIal(`${"#".repeat(b.level ?? 1)} ${inline(b.inline)}`, b);
     case "list":
-      return withIal((b.children ?? []).map((li, i) => item(li, b.list, i + 1)).join("\n"), b);
+      return withIal(
+        (b.children ?? []).map((li, i) => item(li, b.list, i + 1, afterList)).join("\n"),
+        b,
+      );
     case "li":
       return item(b, "u", 1);
     case "code":
@@ -83,7 +96,14 @@ function block(b: FormBlock): string {
 }
 
 function blocks(form: readonly FormBlock[]): string {
-  return form.map(block).join("\n\n");
+  let alt = false;
+  return form
+    .map((b, i) => {
+      // lists in a row alternate their bullets, or they would read back as one list
+      alt = b.type === "list" && form[i - 1]?.type === "list" ? !alt : false;
+      return block(b, alt);
+    })
+    .join("\n\n");
 }
 
 /** The form as Markdown, blocks separated by a blank line. */
