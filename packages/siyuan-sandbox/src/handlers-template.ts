@@ -8,11 +8,16 @@
  * stray IAL line of a fresh root ID (kernel-probes template.docSaveAsTemplate). Not modelled: HTML
  * blocks wrapped in `<div>`, embed scripts on one line.
  */
-import type { Block } from "./block.js";
+import { posix } from "node:path";
+import { type Block, newBlock, walk } from "./block.js";
+import { isValidNodeId } from "./clock.js";
 import { kernelError } from "./errors.js";
+import { executeTemplate, GoTemplateError, NotModelledError } from "./go-template.js";
+import { processZone, utcZone } from "./go-time.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
-import { filterFileName, truncateLenFileName } from "./handlers-asset.js";
-import { ialString, renderKramdown } from "./render.js";
+import { filterFileName, truncateLenFileName, workspaceAbs } from "./handlers-asset.js";
+import { parseMarkdown } from "./markdown.js";
+import { ialString, renderDom, renderKramdown } from "./render.js";
 
 /** A block as the template holds it: no `updated`, template code as a paragraph. */
 function templateBlock(b: Block): Block {
@@ -60,6 +65,102 @@ function docSaveAsTemplate(ctx: HandlerContext): unknown {
   return null;
 }
 
+/** Go's `html.EscapeString`, as `util.EscapeHTML` applies it to the kernel's error texts. */
+function goEscapeHtml(s: string): string {
+  if (s.trim() === "") return s;
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/'/g, "&#39;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&#34;");
+}
+
+/** gulu's `IsSubPath(workspaceDir, p)`: absolute, inside, and not the directory itself. */
+function inWorkspace(dir: string, p: string): boolean {
+  if (p === "" || p === dir || !p.startsWith("/")) return false;
+  const rel = posix.relative(posix.normalize(dir), posix.normalize(p));
+  return rel !== "" && rel !== ".." && !rel.startsWith("../");
+}
+
+/** Language(44) of the kernel's `en` pack, the sandbox's language. */
+const PARSE_TEMPLATE_FAILED = "Parse template failed: %s";
+
+/** A block reference or block link in inline Markdown (`((id …))`, `siyuan://blocks/id`). */
+const BLOCK_REF = /\(\(\d{14}-[a-z0-9]{7}|siyuan:\/\/blocks\//;
+
+const refuse = (what: string): never => {
+  throw kernelError(-1, `siyuan-sandbox: ${what}`);
+};
+
+/**
+ * `/api/template/render` as SiYuan 3.7.3 answers it (`model.RenderTemplate`, kernel-probes
+ * `template.render.*`): the file at an absolute path inside the workspace run as a Go template with
+ * delimiters `.action{` `}` on `{title, id, name, alias}` of the block, the result parsed as
+ * Kramdown, every block given a fresh ID and `updated`, rendered as the editor's block DOM. What the
+ * sandbox does not model is refused with `siyuan-sandbox: …`: functions and actions named by the
+ * engine, database blocks, block references.
+ */
+function renderTemplate(ctx: HandlerContext): unknown {
+  const { path, id, preview } = ctx.body;
+  if (typeof path !== "string" || typeof id !== "string") throw panicReply();
+  if (!isValidNodeId(id)) throw kernelError(-1, "invalid ID argument");
+  const k = ctx.kernel;
+  const dir = workspaceAbs(k, "");
+  if (!inWorkspace(dir, path)) throw kernelError(-1, `Path [${path}] is not in workspace`);
+  if (preview !== undefined && preview !== null && typeof preview !== "boolean") throw panicReply();
+  const loc = k.ws.locate(id);
+  if (!loc) throw kernelError(-1, "tree not found");
+  const wsPath = `/${posix.relative(posix.normalize(dir), posix.normalize(path))}`;
+  const kind = k.files.kind(wsPath);
+  if (kind === null) throw kernelError(-1, `open ${path}: no such file or directory`);
+  if (kind === "dir") throw kernelError(-1, `read ${path}: is a directory`);
+  const md = k.files.read(wsPath).toString("utf8");
+
+  const b = loc.block;
+  const name = b.attrs.name ?? "";
+  const data = {
+    title: b.type === "d" ? (b.attrs.title ?? "") : name,
+    id: b.id,
+    name,
+    alias: b.attrs.alias ?? "",
+  };
+  let out: string;
+  try {
+    out = executeTemplate(md, data, {
+      left: ".action{",
+      right: "}",
+      env: { now: () => k.ids.clock.now(), zone: k.ids.utc ? utcZone : processZone },
+    });
+  } catch (e) {
+    if (e instanceof NotModelledError) throw kernelError(-1, e.message);
+    if (e instanceof GoTemplateError) {
+      throw kernelError(-1, goEscapeHtml(PARSE_TEMPLATE_FAILED.replace("%s", e.message)));
+    }
+    throw e;
+  }
+
+  // parseKTree: an empty result is one empty paragraph
+  const blocks = parseMarkdown(out).blocks;
+  if (blocks.length === 0) blocks.push(newBlock("p"));
+  const updated = k.ids.timestamp();
+  const root = newBlock("d", { children: blocks });
+  walk(root, (n) => {
+    if (n === root) return;
+    if (n.type === "av") refuse("a database block in a template is not modelled");
+    if ((n.type === "p" || n.type === "h") && BLOCK_REF.test(n.text)) {
+      refuse("a block reference in a template is not modelled");
+    }
+    // a fresh ID in place of the template's (or after its other attributes), `updated` now
+    n.id = k.ids.newId();
+    n.attrs.id = n.id;
+    delete n.attrs["custom-avs"];
+    n.attrs.updated = updated;
+    if (n.attrs["heading-fold"] === "1") n.attrs.status = "temp";
+  });
+  return { path, content: renderDom(root, undefined, undefined, true) };
+}
+
 /** The routes of this file. */
 export const templateRoutes: Record<string, Route> = {
   "/api/template/docSaveAsTemplate": {
@@ -68,4 +169,5 @@ export const templateRoutes: Record<string, Route> = {
     body: "json",
     write: true,
   },
+  "/api/template/render": { handler: renderTemplate, auth: true, body: "json", write: false },
 };
