@@ -41,6 +41,9 @@ export type GoValue =
   | Map<string, GoValue>
   | typeof NO_VALUE;
 
+/** Maps that are Go's `map[string]string` (the template's data model; the rest are `map[string]interface {}`). */
+export const STRING_MAPS: WeakSet<Map<string, GoValue>> = new WeakSet();
+
 /** Go's type name of a value (`%T`, error texts). */
 export function goTypeName(v: GoValue): string {
   if (v === null || v === NO_VALUE) return "<nil>";
@@ -51,7 +54,7 @@ export function goTypeName(v: GoValue): string {
   if (v instanceof GoInt64) return "int64";
   if (v instanceof GoTime) return "time.Time";
   if (Array.isArray(v)) return "[]interface {}";
-  return "map[string]interface {}";
+  return STRING_MAPS.has(v) ? "map[string]string" : "map[string]interface {}";
 }
 
 /** Go's `strconv.Quote`. */
@@ -84,8 +87,9 @@ export function formatFloatV(f: number): string {
   if (Number.isNaN(f)) return "NaN";
   if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
   if (f === 0) return Object.is(f, -0) ? "-0" : "0";
-  const exp = Math.floor(Math.log10(Math.abs(f)));
-  if (exp < -4 || exp >= 21) {
+  // strconv's shortest %g: an exponent below -4 or from 6 up is written in e-notation
+  const exp = Number(f.toExponential().split("e")[1]);
+  if (exp < -4 || exp >= 6) {
     const [m, e] = f.toExponential().split("e");
     const n = Number(e);
     return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
@@ -150,6 +154,7 @@ function signed(s: string, neg: boolean, spec: Spec): string {
 }
 
 function bad(verb: string, v: GoValue): string {
+  if (v === null || v === NO_VALUE) return `%!${verb}(<nil>)`;
   return `%!${verb}(${goTypeName(v)}=${fmtV(v)})`;
 }
 

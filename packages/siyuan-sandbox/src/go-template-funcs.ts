@@ -121,13 +121,23 @@ function kindName(v: GoValue): string {
   return "struct";
 }
 
+/** Go's `strings.ToUpper`/`ToLower`: rune by rune, a rune without a one-rune mapping kept (`ß`). */
+function mapRunes(s: string, fn: (c: string) => string): string {
+  let out = "";
+  for (const ch of s) {
+    const m = fn(ch);
+    out += [...m].length === 1 ? m : ch;
+  }
+  return out;
+}
+
 /** Go's `strings.Title`: the first letter of each word upper-cased. */
 function title(s: string): string {
   let prev = " ";
   let out = "";
   for (const ch of s) {
     const sep = !/[\p{L}\p{N}_]/u.test(prev);
-    out += sep ? ch.toUpperCase() : ch;
+    out += sep ? mapRunes(ch, (c) => c.toUpperCase()) : ch;
     prev = ch;
   }
   return out;
@@ -183,8 +193,8 @@ const MODELLED: Record<string, TemplateFunc> = {
   ISOWeek: f(["time"], ([t]) => isoWeek(t as GoTime)[1]),
   ISOYear: f(["time"], ([t]) => isoWeek(t as GoTime)[0]),
   // strings
-  upper: f(["string"], ([s]) => (s as string).toUpperCase()),
-  lower: f(["string"], ([s]) => (s as string).toLowerCase()),
+  upper: f(["string"], ([s]) => mapRunes(s as string, (c) => c.toUpperCase())),
+  lower: f(["string"], ([s]) => mapRunes(s as string, (c) => c.toLowerCase())),
   title: f(["string"], ([s]) => title(s as string)),
   trim: f(["string"], ([s]) => (s as string).trim()),
   trimPrefix: f(["string", "string"], ([a, b]) =>

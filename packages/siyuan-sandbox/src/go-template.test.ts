@@ -118,10 +118,30 @@ describe("text/template: Go's error texts", () => {
     );
     // an untaken branch does not call it
     expect(run('.action{if false}.action{queryBlocks "x"}.action{end}ok')).toBe("ok");
-    expect(() =>
-      parseTemplate('{{define "x"}}{{end}}', { left: "{{", right: "}}", funcs: new Set() }),
-    ).toThrow(NotModelledError);
     expect(() => run(".action{nosuch}")).toThrow(GoTemplateError);
+  });
+
+  it("define, template and block; an undefined template; recursion past the sandbox's depth", () => {
+    expect(run('.action{define "x"}y.action{end}')).toBe("");
+    expect(
+      run('.action{define "x"}[.action{.}|.action{$}].action{end}.action{template "x" .title}'),
+    ).toBe("[Doc one|Doc one]");
+    expect(run('.action{block "b" .id}<.action{len .}>.action{end}')).toBe("<22>");
+    expect(failure('.action{template "x"}')).toBe(
+      'GoTemplateError: template: :1:17: executing "" at <{{template "x"}}>: template "x" not defined',
+    );
+    expect(failure('.action{define "x"}.action{len}.action{end}.action{template "x"}')).toBe(
+      'GoTemplateError: template: :1:27: executing "x" at <len>: wrong number of args for len: want 1 got 0',
+    );
+    expect(
+      failure('.action{define "r"}.action{template "r"}.action{end}.action{template "r"}'),
+    ).toMatch(/^NotModelledError: siyuan-sandbox: templates nested deeper than 1000/);
+    const tpl = parseTemplate('{{define "x"}}a{{end}}b', {
+      left: "{{",
+      right: "}}",
+      funcs: new Set(),
+    });
+    expect([...tpl.defs.keys()]).toEqual(["x"]);
   });
 });
 

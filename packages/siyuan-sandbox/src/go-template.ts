@@ -19,6 +19,7 @@ import {
   goTypeName,
   NO_VALUE,
   NotModelledError,
+  STRING_MAPS,
 } from "./go-fmt.js";
 import { sprigFuncs } from "./go-template-funcs.js";
 import { GoTime, type LocalZone } from "./go-time.js";
@@ -34,7 +35,7 @@ export interface TemplateEnv {
 }
 
 /** A parameter kind of a template function: how Go converts an argument to it. */
-export type ParamKind = "any" | "string" | "int" | "bool" | "time" | "float";
+export type ParamKind = "any" | "string" | "int" | "bool" | "time" | "float" | "value";
 
 /** A template function as reflection sees it: parameter kinds and an implementation. */
 export interface TemplateFunc {
@@ -259,12 +260,25 @@ function lex(input: string, left: string, right: string): Token[] {
         if (!atTerminator()) return fail(`bad character ${goRuneU(input[pos] ?? "")}`);
         emit(c === "$" ? "variable" : "field");
       } else if (c === "." || c === "+" || c === "-" || /[0-9]/.test(c)) {
-        const m = /^[+-]?(0[xX][0-9a-fA-F_]+|(?:\d[\d_]*)?(?:\.\d*)?(?:[eE][+-]?\d+)?)i?/.exec(
-          input.slice(pos - 1),
-        );
-        advance((m?.[0].length ?? 1) - 1);
-        if (isAlnum(input[pos]) || m?.[0] === "+" || m?.[0] === "-") {
-          return fail(`bad number syntax: ${goQuote(input.slice(start, pos + 1))}`);
+        // Go's scanNumber; a sign after a number starts the imaginary part of a complex constant
+        const scan = (): boolean => {
+          const m =
+            /^[+-]?(0[xX][0-9a-fA-F_]*|0[bB][01_]*|0[oO][0-7_]*|(?:\d[\d_]*)?(?:\.\d*)?(?:[eE][+-]?\d+)?)i?/.exec(
+              input.slice(pos),
+            );
+          advance(m?.[0].length ?? 0);
+          if (isAlnum(input[pos])) {
+            advance(1);
+            return false;
+          }
+          return true;
+        };
+        pos--;
+        if (!scan()) return fail(`bad number syntax: ${goQuote(input.slice(start, pos))}`);
+        if (input[pos] === "+" || input[pos] === "-") {
+          if (!scan() || input[pos - 1] !== "i") {
+            return fail(`bad number syntax: ${goQuote(input.slice(start, pos))}`);
+          }
         }
         emit("number");
       } else if (isAlnum(c)) {
@@ -305,7 +319,8 @@ type Node =
       list: Node[];
       elseList: Node[] | null;
     }
-  | { k: "break" | "continue"; pos: number; line: number };
+  | { k: "break" | "continue"; pos: number; line: number }
+  | { k: "template"; pos: number; name: string; pipe: Pipe | null };
 
 interface Pipe {
   pos: number;
@@ -366,6 +381,8 @@ function pipeString(p: Pipe): string {
 export interface ParsedTemplate {
   readonly text: string;
   readonly root: Node[];
+  /** Templates named by `define` and `block`. */
+  readonly defs: ReadonlyMap<string, Node[]>;
 }
 
 /** Parses `text` as Go's `template.New("").Delims(left, right).Funcs(funcs).Parse(text)` does. */
@@ -462,10 +479,10 @@ export function parseTemplate(
           if (rangeDepth === 0) fail(`{{${t.val}}} outside {{range}}`);
           expect("rightDelim", t.val);
           return { k: t.val, pos: t.pos, line: t.line };
-        default:
-          throw new NotModelledError(
-            `siyuan-sandbox: the template action [${t.val}] is not modelled`,
-          );
+        case "template":
+          return templateControl();
+        case "block":
+          return blockControl();
       }
     }
     backup();
@@ -590,13 +607,15 @@ export function parseTemplate(
     const node = term();
     if (!node) return null;
     if (peek().typ !== "field") return node;
+    // Go gives a chained field or variable the position of its first chained field
+    const chainPos = peek().pos;
     const fields: string[] = [];
     while (peek().typ === "field") fields.push(next().val.slice(1));
     switch (node.k) {
       case "field":
-        return { k: "field", pos: node.pos, ident: [...node.ident, ...fields] };
+        return { k: "field", pos: chainPos, ident: [...node.ident, ...fields] };
       case "variable":
-        return { k: "variable", pos: node.pos, ident: [...node.ident, ...fields] };
+        return { k: "variable", pos: chainPos, ident: [...node.ident, ...fields] };
       case "bool":
       case "string":
       case "number":
@@ -604,7 +623,7 @@ export function parseTemplate(
       case "dot":
         return fail(`unexpected . after term ${goQuote(argString(node))}`);
       default:
-        return { k: "chain", pos: node.pos, node, field: fields };
+        return { k: "chain", pos: chainPos, node, field: fields };
     }
   };
 
@@ -651,7 +670,12 @@ export function parseTemplate(
     if (/i$/.test(clean))
       throw new NotModelledError("siyuan-sandbox: complex numbers are not modelled");
     const isFloat = /[.eE]/.test(clean) && !/^[+-]?0[xX]/.test(clean);
-    const n = Number(clean);
+    // Go reads a leading 0 as octal
+    const n = /^[+-]?0[0-7]+$/.test(clean)
+      ? Number.parseInt(clean, 8)
+      : /^[+-]0[xXbBoO]/.test(clean)
+        ? -Number(clean.slice(1)) * (clean[0] === "-" ? 1 : -1)
+        : Number(clean);
     if (Number.isNaN(n)) fail(`illegal number syntax: ${goQuote(t.val)}`);
     return {
       k: "number",
@@ -661,14 +685,70 @@ export function parseTemplate(
     };
   };
 
+  const templateName = (token: Token, context: string): string =>
+    token.typ === "string" || token.typ === "rawString"
+      ? unquote(token)
+      : unexpected(token, context);
+
+  // {{template "name" [pipeline]}}
+  const templateControl = (): Node => {
+    const context = "template clause";
+    const token = nextNonSpace();
+    const name = templateName(token, context);
+    let pipe: Pipe | null = null;
+    if (nextNonSpace().typ !== "rightDelim") {
+      backup();
+      pipe = pipeline(context, "rightDelim");
+    }
+    return { k: "template", pos: token.pos, name, pipe };
+  };
+
+  /** A `define` body (or a `block`'s) with its own variables. */
+  const definition = (name: string, context: string): void => {
+    const saved = vars;
+    vars = ["$"];
+    const { list, end } = itemList();
+    if (end.k !== "end") fail(`unexpected {{else}} in ${context}`);
+    vars = saved;
+    // as text/template's AddParseTree: an empty body does not replace an earlier definition
+    if (!defs.has(name) || list.some((n) => n.k !== "text" || n.text.trim() !== "")) {
+      defs.set(name, list);
+    }
+  };
+
+  // {{block "name" pipeline}} T {{end}}: define "name" as T, then {{template "name" pipeline}}
+  const blockControl = (): Node => {
+    const context = "block clause";
+    const token = nextNonSpace();
+    const name = templateName(token, context);
+    const pipe = pipeline(context, "rightDelim");
+    definition(name, context);
+    return { k: "template", pos: token.pos, name, pipe };
+  };
+
+  const defs = new Map<string, Node[]>();
   const root: Node[] = [];
   while (peek().typ !== "eof") {
+    // {{define "name"}} T {{end}} at the top level
+    if (peek().typ === "leftDelim") {
+      const at = i;
+      next();
+      if (nextNonSpace().val === "define" && last.typ === "keyword") {
+        const context = "define clause";
+        const token = nextNonSpace();
+        const name = templateName(token, context);
+        expect("rightDelim", context);
+        definition(name, context);
+        continue;
+      }
+      i = at;
+    }
     const n = textOrAction();
     if ("k" in n && n.k === "end") fail("unexpected {{end}}");
     if ("k" in n && n.k === "else") fail("unexpected {{else}}");
     root.push(n as Node);
   }
-  return { text, root };
+  return { text, root, defs };
 }
 
 function unquoteChar(s: string): string {
@@ -726,24 +806,65 @@ const BUILTIN_NAMES: ReadonlySet<string> = new Set([
   "urlquery",
 ]);
 
+/** How deep `{{template}}` calls may nest here (Go allows 100000; this stack would not). */
+const MAX_TEMPLATE_DEPTH = 1000;
+
 class Break {}
 class Continue {}
 
+/** A node of the parsed template that Go's `s.at` can point at: where it starts and how it prints. */
+interface At {
+  pos: number;
+  str: string;
+}
+
+const atArg = (a: Arg): At => ({ pos: a.pos, str: argString(a) });
+
+/** The builtins as Go declares them: fixed parameter count, variadic or not. */
+const BUILTIN_ARITY: Readonly<Record<string, { fixed: number; variadic: boolean }>> = {
+  and: { fixed: 1, variadic: true },
+  or: { fixed: 1, variadic: true },
+  not: { fixed: 1, variadic: false },
+  len: { fixed: 1, variadic: false },
+  index: { fixed: 1, variadic: true },
+  print: { fixed: 0, variadic: true },
+  printf: { fixed: 1, variadic: true },
+  println: { fixed: 0, variadic: true },
+  eq: { fixed: 1, variadic: true },
+  ne: { fixed: 2, variadic: false },
+  lt: { fixed: 2, variadic: false },
+  le: { fixed: 2, variadic: false },
+  gt: { fixed: 2, variadic: false },
+  ge: { fixed: 2, variadic: false },
+};
+
+/** Go's `text/template` executor (`exec.go`), with its `s.at` bookkeeping for error positions. */
 class Exec {
   out = "";
   vars: Array<[string, GoValue]> = [];
+  private at: At = { pos: 0, str: "" };
+  /** The template being executed (`""` is the file itself). */
+  private name = "";
+  private depth = 0;
   constructor(
     readonly tpl: ParsedTemplate,
     readonly funcs: Readonly<Record<string, TemplateFunc | null>>,
     readonly env: TemplateEnv,
   ) {}
 
-  fail(pos: number, node: string, msg: string): never {
-    const before = this.tpl.text.slice(0, pos);
+  private setAt(at: At): void {
+    this.at = at;
+  }
+
+  /** Go's `s.errorf`: `template: :LINE:COL: executing "" at <NODE>: MSG` of the current node. */
+  fail(msg: string): never {
+    const before = this.tpl.text.slice(0, this.at.pos);
     const nl = before.lastIndexOf("\n");
     const line = 1 + (before.match(/\n/g)?.length ?? 0);
     const col = nl < 0 ? Buffer.byteLength(before) : Buffer.byteLength(before.slice(nl + 1));
-    throw new GoTemplateError(`template: :${line}:${col}: executing "" at <${node}>: ${msg}`);
+    throw new GoTemplateError(
+      `template: :${line}:${col}: executing ${goQuote(this.name)} at <${this.at.str}>: ${msg}`,
+    );
   }
 
   walkList(list: Node[], dot: GoValue): void {
@@ -776,10 +897,39 @@ class Exec {
         throw new Break();
       case "continue":
         throw new Continue();
+      case "template":
+        this.walkTemplate(n, dot);
+        return;
+    }
+  }
+
+  /** `{{template "name" pipeline}}`: the named template on the pipeline's value, with its own `$`. */
+  walkTemplate(n: Extract<Node, { k: "template" }>, dot: GoValue): void {
+    const str = `{{template ${goQuote(n.name)}${n.pipe ? ` ${pipeString(n.pipe)}` : ""}}}`;
+    this.setAt({ pos: n.pos, str });
+    const body = this.tpl.defs.get(n.name);
+    if (!body) this.fail(`template ${goQuote(n.name)} not defined`);
+    if (this.depth >= MAX_TEMPLATE_DEPTH) {
+      throw new NotModelledError(
+        `siyuan-sandbox: templates nested deeper than ${MAX_TEMPLATE_DEPTH} are not modelled`,
+      );
+    }
+    const value = n.pipe ? this.evalPipe(dot, n.pipe) : NO_VALUE;
+    const saved = { vars: this.vars, name: this.name };
+    this.vars = [["$", value]];
+    this.name = n.name;
+    this.depth++;
+    try {
+      this.walkList(body as Node[], value);
+    } finally {
+      this.depth--;
+      this.vars = saved.vars;
+      this.name = saved.name;
     }
   }
 
   range(n: Extract<Node, { list: Node[] }>, dot: GoValue): void {
+    this.setAt({ pos: n.pos, str: `{{range ${pipeString(n.pipe)}}}` });
     const mark = this.vars.length;
     const v = this.evalPipe(dot, { ...n.pipe, decl: [] });
     const items: Array<[GoValue, GoValue]> = [];
@@ -789,10 +939,8 @@ class Exec {
     } else if (typeof v === "number" || v instanceof GoInt64) {
       const count = typeof v === "number" ? v : v.v;
       for (let i = 0; i < count; i++) items.push([i, i]);
-    } else if (v === null || v === NO_VALUE) {
-      /* nothing to range over */
-    } else {
-      this.fail(n.pipe.pos, pipeString(n.pipe), `range can't iterate over ${printValue(v)}`);
+    } else if (v !== null && v !== NO_VALUE) {
+      this.fail(`range can't iterate over ${printValue(v)}`);
     }
     if (items.length === 0) {
       if (n.elseList) this.walkList(n.elseList, dot);
@@ -832,13 +980,14 @@ class Exec {
   }
 
   getVar(name: string): GoValue {
-    if (name === "$") return this.vars[0]![1];
-    for (let i = this.vars.length - 1; i >= 0; i--)
+    for (let i = this.vars.length - 1; i >= 0; i--) {
       if (this.vars[i]![0] === name) return this.vars[i]![1];
-    return NO_VALUE;
+    }
+    return this.fail(`undefined variable: ${name}`);
   }
 
   evalPipe(dot: GoValue, p: Pipe): GoValue {
+    this.setAt({ pos: p.pos, str: pipeString(p) });
     let v: GoValue | undefined;
     for (const c of p.cmds) v = this.evalCmd(dot, c, v);
     const out = v ?? NO_VALUE;
@@ -850,33 +999,37 @@ class Exec {
     const first = c.args[0]!;
     switch (first.k) {
       case "field":
-        return this.evalFields(dot, dot, first.ident, first, c, final);
+        this.setAt(atArg(first));
+        return this.evalFieldChain(dot, first.ident, c.args, final);
+      case "chain": {
+        this.setAt(atArg(first));
+        const base = this.evalArg(dot, first.node, "any");
+        return this.evalFieldChain(base, first.field, c.args, final);
+      }
       case "variable": {
+        this.setAt(atArg(first));
         const v = this.getVar(first.ident[0]!);
         if (first.ident.length === 1) {
-          this.notAFunction(c, final, first);
+          this.notAFunction(c.args, final);
           return v;
         }
-        return this.evalFields(dot, v, first.ident.slice(1), first, c, final);
-      }
-      case "chain": {
-        const base = this.evalArgAny(dot, first.node);
-        return this.evalFields(dot, base, first.field, first, c, final);
+        return this.evalFieldChain(v, first.ident.slice(1), c.args, final);
       }
       case "identifier":
-        return this.evalFunction(dot, first, c, final);
+        return this.evalFunction(dot, first, c, c.args, final);
       case "pipe":
-        this.notAFunction(c, final, first);
+        this.notAFunction(c.args, final);
         return this.evalPipe(dot, first.pipe);
     }
-    this.notAFunction(c, final, first);
+    this.setAt(atArg(first));
+    this.notAFunction(c.args, final);
     switch (first.k) {
       case "bool":
         return first.value;
       case "dot":
         return dot;
       case "nil":
-        return this.fail(first.pos, "nil", "nil is not a command");
+        return this.fail("nil is not a command");
       case "number":
         return first.value;
       case "string":
@@ -884,33 +1037,26 @@ class Exec {
     }
   }
 
-  notAFunction(c: Cmd, final: GoValue | undefined, at: Arg): void {
-    if (c.args.length > 1 || final !== undefined) {
-      this.fail(at.pos, argString(at), `can't give argument to non-function ${argString(at)}`);
+  notAFunction(args: Arg[], final: GoValue | undefined): void {
+    if (args.length > 1 || final !== undefined) {
+      this.fail(`can't give argument to non-function ${argString(args[0]!)}`);
     }
   }
 
-  evalFields(
-    _dot: GoValue,
-    recv: GoValue,
-    ident: string[],
-    at: Arg,
-    c: Cmd,
-    final: GoValue | undefined,
-  ): GoValue {
+  /** Go's `evalFieldChain`: each name looked up in turn (map keys; anything else has no fields). */
+  evalFieldChain(recv: GoValue, ident: string[], args: Arg[], final: GoValue | undefined): GoValue {
     let v = recv;
-    ident.forEach((name, k) => {
-      const hasArgs = k === ident.length - 1 && (c.args.length > 1 || final !== undefined);
+    for (const [k, name] of ident.entries()) {
+      if (v === NO_VALUE) return NO_VALUE;
+      const hasArgs = k === ident.length - 1 && (args.length > 1 || final !== undefined);
       if (v instanceof Map) {
-        if (hasArgs) this.fail(at.pos, argString(at), `${name} is not a method but has arguments`);
+        if (hasArgs) this.fail(`${name} is not a method but has arguments`);
         v = v.has(name) ? (v.get(name) as GoValue) : NO_VALUE;
-        return;
+        continue;
       }
-      if (v === null || v === NO_VALUE) {
-        this.fail(at.pos, argString(at), `nil pointer evaluating ${goTypeName(v)}.${name}`);
-      }
-      this.fail(at.pos, argString(at), `can't evaluate field ${name} in type ${goTypeName(v)}`);
-    });
+      if (v === null) this.fail(`nil pointer evaluating interface {}.${name}`);
+      this.fail(`can't evaluate field ${name} in type ${goTypeName(v)}`);
+    }
     return v;
   }
 
@@ -918,256 +1064,264 @@ class Exec {
     dot: GoValue,
     id: Extract<Arg, { k: "identifier" }>,
     c: Cmd,
+    args: Arg[],
     final: GoValue | undefined,
   ): GoValue {
+    this.setAt(atArg(id));
     const name = id.name;
-    const args = c.args.slice(1);
     if (name in this.funcs) {
       const f = this.funcs[name];
       if (!f)
         throw new NotModelledError(`siyuan-sandbox: template function [${name}] is not modelled`);
-      return this.callFunc(dot, f, name, id, c, args, final);
+      return this.callFunc(dot, f, name, c, args.slice(1), final);
     }
-    return this.builtin(dot, name, id, c, args, final);
+    return this.builtin(dot, name, c, args.slice(1), final);
+  }
+
+  /** Go's arity check of `evalCall`. */
+  checkArity(
+    name: string,
+    fixed: number,
+    variadic: boolean,
+    args: Arg[],
+    final: GoValue | undefined,
+  ) {
+    const numIn = args.length + (final !== undefined ? 1 : 0);
+    if (variadic && numIn < fixed) {
+      this.fail(`wrong number of args for ${name}: want at least ${fixed} got ${args.length}`);
+    }
+    if (!variadic && numIn !== fixed) {
+      this.fail(`wrong number of args for ${name}: want ${fixed} got ${numIn}`);
+    }
   }
 
   callFunc(
     dot: GoValue,
     f: TemplateFunc,
     name: string,
-    id: Arg,
     c: Cmd,
     args: Arg[],
     final: GoValue | undefined,
   ): GoValue {
-    const numIn = args.length + (final !== undefined ? 1 : 0);
     const fixed = f.params.length;
-    if (numIn < fixed || (!f.variadic && numIn !== fixed)) {
-      const want = fixed + (f.variadic ? 1 : 0);
-      this.fail(id.pos, name, `wrong number of args for ${name}: want ${want} got ${numIn}`);
-    }
+    this.checkArity(name, fixed, f.variadic !== undefined, args, final);
     const vals: GoValue[] = [];
-    args.forEach((a, k) => {
-      const kind = f.params[k] ?? f.variadic ?? "any";
-      vals.push(this.evalArg(dot, a, kind));
-    });
+    for (const [k, a] of args.entries()) {
+      vals.push(this.evalArg(dot, a, f.params[k] ?? f.variadic ?? "any"));
+    }
     if (final !== undefined) {
-      const kind = f.params[args.length] ?? f.variadic ?? "any";
-      vals.push(this.convert(final, kind, id));
+      vals.push(this.validateType(final, f.params[args.length] ?? f.variadic ?? "any"));
     }
     try {
       return f.call(vals, this.env);
     } catch (e) {
       if (e instanceof NotModelledError || e instanceof GoTemplateError) throw e;
-      return this.fail(c.pos, cmdString(c), `error calling ${name}: ${(e as Error).message}`);
+      this.setAt({ pos: c.pos, str: cmdString(c) });
+      return this.fail(`error calling ${name}: ${(e as Error).message}`);
     }
   }
 
-  /** Evaluates an argument for a parameter of `kind` (Go's `evalArg`). */
+  /** Go's `evalArg` for a parameter of `kind`. */
   evalArg(dot: GoValue, a: Arg, kind: ParamKind): GoValue {
+    this.setAt(atArg(a));
     switch (a.k) {
       case "dot":
+        return this.validateType(dot, kind);
       case "nil":
+        if (kind === "any" || kind === "value") return null;
+        return this.fail(`cannot assign nil to ${GO_KIND[kind]}`);
       case "field":
-      case "variable":
+        return this.validateType(this.evalFieldChain(dot, a.ident, [a], undefined), kind);
+      case "variable": {
+        const v = this.getVar(a.ident[0]!);
+        const r =
+          a.ident.length === 1 ? v : this.evalFieldChain(v, a.ident.slice(1), [a], undefined);
+        return this.validateType(r, kind);
+      }
       case "pipe":
+        return this.validateType(this.evalPipe(dot, a.pipe), kind);
       case "identifier":
+        return this.validateType(
+          this.evalFunction(dot, a, { pos: a.pos, args: [a] }, [a], undefined),
+          kind,
+        );
       case "chain": {
-        if (a.k === "nil") {
-          if (kind === "any") return null;
-          this.fail(a.pos, "nil", `cannot assign nil to ${GO_KIND[kind]}`);
-        }
-        const v = this.evalArgAny(dot, a);
-        return this.convert(v, kind, a);
+        this.setAt(atArg(a));
+        const base = this.evalArg(dot, a.node, "any");
+        return this.validateType(this.evalFieldChain(base, a.field, [a], undefined), kind);
       }
     }
-    if (kind === "any") return this.evalArgAny(dot, a);
-    const lit = this.evalArgAny(dot, a);
-    const ok =
-      (kind === "string" && a.k === "string") ||
-      (kind === "bool" && a.k === "bool") ||
-      (kind === "int" && a.k === "number" && typeof lit === "number") ||
-      (kind === "float" && a.k === "number");
-    if (!ok) {
-      const what = { string: "string", bool: "bool", int: "integer", float: "float", time: "" }[
-        kind
-      ];
-      if (kind === "time") {
-        this.fail(a.pos, argString(a), `can't handle ${argString(a)} for arg of type time.Time`);
-      }
-      this.fail(a.pos, argString(a), `expected ${what}; found ${argString(a)}`);
+    // a literal
+    switch (kind) {
+      case "any":
+      case "value":
+        return a.k === "bool" ? a.value : a.k === "number" ? a.value : a.text;
+      case "bool":
+        if (a.k === "bool") return a.value;
+        return this.fail(`expected bool; found ${argString(a)}`);
+      case "string":
+        if (a.k === "string") return a.text;
+        return this.fail(`expected string; found ${argString(a)}`);
+      case "int":
+        if (a.k === "number" && typeof a.value === "number") return a.value;
+        return this.fail(`expected integer; found ${argString(a)}`);
+      case "float":
+        if (a.k === "number")
+          return new GoFloat(typeof a.value === "number" ? a.value : (a.value as GoFloat).v);
+        return this.fail(`expected float; found ${argString(a)}`);
+      case "time":
+        return this.fail(`can't handle ${argString(a)} for arg of type time.Time`);
     }
-    return kind === "float" && typeof lit === "number" ? new GoFloat(lit) : lit;
   }
 
-  convert(v: GoValue, kind: ParamKind, at: Arg): GoValue {
-    if (kind === "any") return v;
+  /** Go's `validateType`: a computed value for a parameter of `kind`. */
+  validateType(v: GoValue, kind: ParamKind): GoValue {
+    // a builtin's reflect.Value parameter takes even the invalid value
+    if (kind === "value") return v;
     if (v === NO_VALUE) {
-      this.fail(at.pos, argString(at), `invalid value; expected ${GO_KIND[kind]}`);
+      if (kind === "any") return null;
+      return this.fail(`invalid value; expected ${GO_KIND[kind]}`);
     }
+    if (kind === "any") return v;
     const fits =
       (kind === "string" && typeof v === "string") ||
       (kind === "bool" && typeof v === "boolean") ||
       (kind === "int" && typeof v === "number") ||
       (kind === "float" && v instanceof GoFloat) ||
       (kind === "time" && isTime(v));
-    if (!fits) {
-      this.fail(
-        at.pos,
-        argString(at),
-        `wrong type for value; expected ${GO_KIND[kind]}; got ${goTypeName(v)}`,
-      );
-    }
+    if (!fits) this.fail(`wrong type for value; expected ${GO_KIND[kind]}; got ${goTypeName(v)}`);
     return v;
   }
 
-  evalArgAny(dot: GoValue, a: Arg): GoValue {
-    switch (a.k) {
-      case "dot":
-        return dot;
-      case "nil":
-        return null;
-      case "bool":
-        return a.value;
-      case "number":
-        return a.value;
-      case "string":
-        return a.text;
-      case "field":
-        return this.evalFields(dot, dot, a.ident, a, { pos: a.pos, args: [a] }, undefined);
-      case "variable": {
-        const v = this.getVar(a.ident[0]!);
-        return a.ident.length === 1
-          ? v
-          : this.evalFields(dot, v, a.ident.slice(1), a, { pos: a.pos, args: [a] }, undefined);
+  builtin(dot: GoValue, name: string, c: Cmd, args: Arg[], final: GoValue | undefined): GoValue {
+    const arity = BUILTIN_ARITY[name];
+    if (!arity)
+      throw new NotModelledError(`siyuan-sandbox: template function [${name}] is not modelled`);
+    this.checkArity(name, arity.fixed, arity.variadic, args, final);
+    if (name === "and" || name === "or") {
+      // short-circuit: an operand is evaluated only when needed
+      let v: GoValue = NO_VALUE;
+      for (const a of args) {
+        v = this.evalArg(dot, a, "value");
+        if (truth(v) === (name === "or")) return v;
       }
-      case "pipe":
-        return this.evalPipe(dot, a.pipe);
-      case "identifier":
-        return this.evalFunction(dot, a, { pos: a.pos, args: [a] }, undefined);
-      case "chain":
-        return this.evalFields(
-          dot,
-          this.evalArgAny(dot, a.node),
-          a.field,
-          a,
-          { pos: a.pos, args: [a] },
-          undefined,
-        );
+      return final !== undefined ? final : v;
+    }
+    // print, printf and println take interface{} (an invalid value becomes nil); the others reflect.Value
+    const printing = name === "print" || name === "printf" || name === "println";
+    const kinds: ParamKind[] = name === "printf" ? ["string"] : [];
+    const vals = args.map((a, k) => this.evalArg(dot, a, kinds[k] ?? (printing ? "any" : "value")));
+    if (final !== undefined) vals.push(final);
+    try {
+      return callBuiltin(name, vals);
+    } catch (e) {
+      if (!(e instanceof BuiltinError)) throw e;
+      this.setAt({ pos: c.pos, str: cmdString(c) });
+      return this.fail(`error calling ${name}: ${e.message}`);
     }
   }
+}
 
-  builtin(
-    dot: GoValue,
-    name: string,
-    id: Arg,
-    c: Cmd,
-    args: Arg[],
-    final: GoValue | undefined,
-  ): GoValue {
-    const numIn = args.length + (final !== undefined ? 1 : 0);
-    const want = (n: number, variadic = false): void => {
-      if (numIn < n || (!variadic && numIn !== n)) {
-        this.fail(
-          id.pos,
-          name,
-          `wrong number of args for ${name}: want ${n + (variadic ? 1 : 0)} got ${numIn}`,
-        );
+class BuiltinError extends Error {}
+
+/** Go's builtins on evaluated arguments; a `BuiltinError` is Go's returned error. */
+function callBuiltin(name: string, vals: GoValue[]): GoValue {
+  const err = (msg: string): never => {
+    throw new BuiltinError(msg);
+  };
+  const [a, b] = vals;
+  switch (name) {
+    case "not":
+      return !truth(a ?? null);
+    case "len":
+      if (typeof a === "string") return Buffer.byteLength(a);
+      if (Array.isArray(a)) return a.length;
+      if (a instanceof Map) return a.size;
+      if (a === NO_VALUE) return err("reflect: call of reflect.Value.Type on zero Value");
+      if (a === null || a === undefined) return err("len of nil pointer");
+      return err(`len of type ${goTypeName(a)}`);
+    case "index": {
+      let v: GoValue = a ?? null;
+      for (const i of vals.slice(1)) {
+        if (Array.isArray(v) || typeof v === "string") {
+          const n = toIndex(i);
+          if (n === null) return err(`cannot index slice/array with type ${goTypeName(i ?? null)}`);
+          const len = typeof v === "string" ? Buffer.byteLength(v) : v.length;
+          if (n < 0 || n >= len) return err(`index out of range: ${n}`);
+          v = typeof v === "string" ? (Buffer.from(v)[n] ?? 0) : (v[n] ?? null);
+        } else if (v instanceof Map) {
+          v = v.has(String(i)) ? (v.get(String(i)) as GoValue) : mapZero(v);
+        } else if (v === null || v === NO_VALUE) return err("index of untyped nil");
+        else return err(`can't index item of type ${goTypeName(v)}`);
       }
-    };
-    const all = (): GoValue[] => {
-      const vs = args.map((a) => this.evalArgAny(dot, a));
-      if (final !== undefined) vs.push(final);
-      return vs;
-    };
-    const err = (msg: string): never =>
-      this.fail(c.pos, cmdString(c), `error calling ${name}: ${msg}`);
-    switch (name) {
-      case "and":
-      case "or": {
-        want(1, true);
-        let v: GoValue = NO_VALUE;
-        for (const a of args) {
-          v = this.evalArgAny(dot, a);
-          if (truth(v) === (name === "or")) return v;
-        }
-        if (final !== undefined) v = final;
-        return v;
-      }
-      case "not":
-        want(1);
-        return !truth(all()[0] ?? null);
-      case "len": {
-        want(1);
-        const v = all()[0] ?? null;
-        if (typeof v === "string") return Buffer.byteLength(v);
-        if (Array.isArray(v)) return v.length;
-        if (v instanceof Map) return v.size;
-        return err(`len of type ${goTypeName(v)}`);
-      }
-      case "index": {
-        want(1, true);
-        const [item, ...idx] = all();
-        let v = item ?? null;
-        for (const i of idx) {
-          if (Array.isArray(v) || typeof v === "string") {
-            const n = toIndex(i);
-            if (n === null) err(`cannot index slice/array with type ${goTypeName(i ?? null)}`);
-            const len = typeof v === "string" ? Buffer.byteLength(v) : v.length;
-            if (n! < 0 || n! >= len) err(`index out of range: ${n}`);
-            v = typeof v === "string" ? (Buffer.from(v)[n!] ?? 0) : (v[n!] ?? null);
-          } else if (v instanceof Map) {
-            v = v.has(String(i)) ? (v.get(String(i)) as GoValue) : mapZero(v);
-          } else if (v === null || v === NO_VALUE) err("index of untyped nil");
-          else err(`can't index item of type ${goTypeName(v)}`);
-        }
-        return v;
-      }
-      case "print":
-        return goSprint(all());
-      case "println":
-        return `${all().map(printValue).join(" ")}\n`;
-      case "printf": {
-        want(1, true);
-        const vs = all();
-        if (typeof vs[0] !== "string") {
-          this.fail(
-            args[0]!.pos,
-            argString(args[0]!),
-            `expected string; found ${argString(args[0]!)}`,
-          );
-        }
-        return goPrintf(vs[0] as string, vs.slice(1));
-      }
-      case "eq": {
-        want(1, true);
-        const [a, ...rest] = all();
-        if (rest.length === 0) err("missing argument for comparison");
-        for (const b of rest) {
-          const r = compare(a ?? null, b);
-          if (r === "incompatible") err("incompatible types for comparison");
-          if (r === 0) return true;
-        }
-        return false;
-      }
-      case "ne":
-      case "lt":
-      case "le":
-      case "gt":
-      case "ge": {
-        want(2);
-        const [a, b] = all();
-        const r = compare(a ?? null, b ?? null);
-        if (r === "incompatible") err("incompatible types for comparison");
-        if (name === "ne") return r !== 0;
-        if (r === "unordered") err("invalid type for comparison");
-        const n = r as number;
-        return name === "lt" ? n < 0 : name === "le" ? n <= 0 : name === "gt" ? n > 0 : n >= 0;
-      }
-      default:
-        throw new NotModelledError(`siyuan-sandbox: template function [${name}] is not modelled`);
+      return v;
     }
+    case "print":
+      return goSprint(vals);
+    case "println":
+      return `${vals.map((v) => goSprint([v])).join(" ")}\n`;
+    case "printf":
+      return goPrintf(a as string, vals.slice(1));
+    case "eq": {
+      if (vals.length < 2) return err("missing argument for comparison");
+      for (const x of vals.slice(1)) if (equal(a ?? null, x, err)) return true;
+      return false;
+    }
+    case "ne":
+      return !equal(a ?? null, b ?? null, err);
+    case "lt":
+      return less(a ?? null, b ?? null, err);
+    case "le":
+      return less(a ?? null, b ?? null, err) || equal(a ?? null, b ?? null, err);
+    case "gt":
+      return !(less(a ?? null, b ?? null, err) || equal(a ?? null, b ?? null, err));
+    case "ge":
+      return !less(a ?? null, b ?? null, err);
   }
+  return err(`unknown builtin ${name}`);
+}
+
+type Kind = "bool" | "int" | "float" | "string" | null;
+
+function basicKind(v: GoValue): Kind {
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number" || v instanceof GoInt64) return "int";
+  if (v instanceof GoFloat) return "float";
+  if (typeof v === "string") return "string";
+  return null;
+}
+
+const valid = (v: GoValue): boolean => v !== NO_VALUE;
+const numOf = (v: GoValue): number => (typeof v === "number" ? v : (v as GoInt64 | GoFloat).v);
+
+/** Go's `eq` of two operands. */
+function equal(a: GoValue, b: GoValue, err: (m: string) => never): boolean {
+  const k1 = basicKind(a);
+  const k2 = basicKind(b);
+  if (k1 !== k2) {
+    if (valid(a) && valid(b) && a !== null && b !== null) {
+      return err(`incompatible types for comparison: ${goTypeName(a)} and ${goTypeName(b)}`);
+    }
+    return false;
+  }
+  if (k1 === "int" || k1 === "float") return numOf(a) === numOf(b);
+  if (k1 !== null) return a === b;
+  if (a === null || b === null || a === NO_VALUE || b === NO_VALUE) {
+    return (a === null || a === NO_VALUE) === (b === null || b === NO_VALUE);
+  }
+  return err(`non-comparable type ${goSprint([b])}: ${goTypeName(b)}`);
+}
+
+/** Go's `lt` of two operands. */
+function less(a: GoValue, b: GoValue, err: (m: string) => never): boolean {
+  const k1 = basicKind(a);
+  const k2 = basicKind(b);
+  if (k1 === null || k2 === null) return err("invalid type for comparison");
+  if (k1 !== k2)
+    return err(`incompatible types for comparison: ${goTypeName(a)} and ${goTypeName(b)}`);
+  if (k1 === "bool") return err("invalid type for comparison");
+  if (k1 === "string") return (a as string) < (b as string);
+  return numOf(a) < numOf(b);
 }
 
 const GO_KIND: Record<ParamKind, string> = {
@@ -1177,12 +1331,14 @@ const GO_KIND: Record<ParamKind, string> = {
   bool: "bool",
   time: "time.Time",
   float: "float64",
+  value: "reflect.Value",
 };
 
 const isTime = (v: GoValue): v is GoTime => v instanceof GoTime;
 
-function mapZero(m: Map<string, unknown>): GoValue {
-  return (m as Map<string, unknown> & { zero?: GoValue }).zero ?? NO_VALUE;
+/** `index` of a missing key: the zero value of the map's element type. */
+function mapZero(m: Map<string, GoValue>): GoValue {
+  return STRING_MAPS.has(m) ? "" : null;
 }
 
 function toIndex(i: GoValue | undefined): number | null {
@@ -1201,29 +1357,6 @@ export function truth(v: GoValue): boolean {
   if (Array.isArray(v)) return v.length > 0;
   if (v instanceof Map) return v.size > 0;
   return true;
-}
-
-/** `eq`/`lt` of Go's basic kinds: negative, 0, positive; or why they cannot compare. */
-function compare(a: GoValue, b: GoValue): number | "incompatible" | "unordered" {
-  const num = (x: GoValue): { n: number; f: boolean } | null =>
-    typeof x === "number"
-      ? { n: x, f: false }
-      : x instanceof GoInt64
-        ? { n: x.v, f: false }
-        : x instanceof GoFloat
-          ? { n: x.v, f: true }
-          : null;
-  const na = num(a);
-  const nb = num(b);
-  if (na && nb) {
-    if (na.f !== nb.f) return "incompatible";
-    return na.n - nb.n;
-  }
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === "boolean" && typeof b === "boolean") return a === b ? 0 : "unordered";
-  if (a === null && b === null) return 0;
-  if (typeof a !== typeof b || na || nb) return "incompatible";
-  return a === b ? 0 : "unordered";
 }
 
 /** What an action prints for a value (`<no value>` for a missing key). */
@@ -1249,7 +1382,7 @@ export function executeTemplate(
     funcs: new Set(Object.keys(funcs)),
   });
   const m = new Map<string, GoValue>(Object.entries(data));
-  (m as Map<string, GoValue> & { zero?: GoValue }).zero = "";
+  STRING_MAPS.add(m);
   const exec = new Exec(tpl, funcs, opts.env);
   exec.vars.push(["$", m]);
   exec.walkList(tpl.root, m);

@@ -16,8 +16,8 @@ import { executeTemplate, GoTemplateError, NotModelledError } from "./go-templat
 import { processZone, utcZone } from "./go-time.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
 import { filterFileName, truncateLenFileName, workspaceAbs } from "./handlers-asset.js";
-import { parseMarkdown } from "./markdown.js";
-import { ialString, renderDom, renderKramdown } from "./render.js";
+import { parseInline, parseMarkdown } from "./markdown.js";
+import { ialString, LUTE_ENTITIES, renderDom, renderKramdown } from "./render.js";
 
 /** A block as the template holds it: no `updated`, template code as a paragraph. */
 function templateBlock(b: Block): Block {
@@ -86,8 +86,49 @@ function inWorkspace(dir: string, p: string): boolean {
 /** Language(44) of the kernel's `en` pack, the sandbox's language. */
 const PARSE_TEMPLATE_FAILED = "Parse template failed: %s";
 
-/** A block reference or block link in inline Markdown (`((id …))`, `siyuan://blocks/id`). */
-const BLOCK_REF = /\(\(\d{14}-[a-z0-9]{7}|siyuan:\/\/blocks\//;
+/** A line that starts an HTML block (CommonMark's kinds 1–6, and inline tags alone on a line). */
+const HTML_BLOCK_START =
+  /^\s*(<!--|<\?|<![A-Za-z]|<!\[CDATA\[|<\/?(address|article|aside|audio|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|pre|script|search|section|style|summary|table|tbody|td|textarea|tfoot|th|thead|title|tr|track|ul|video|span|a|b|i|em|strong|img|br|kbd|u|sub|sup|font|code|mark|s|del|ins|small)(\s|\/?>|$))/im;
+
+/** Inline Markdown the sandbox reads differently from Lute, with what to call it. */
+const UNMODELLED_INLINE: ReadonlyArray<[RegExp, string]> = [
+  [/\(\(\d{14}-[a-z0-9]{7}|siyuan:\/\/blocks\//, "a block reference"],
+  [/\\([!-/:-@[-`{-~]|$)/m, "a backslash escape"],
+  [/``/, "a code span of several backticks"],
+  [/!\[/, "an image"],
+  [/\[\^/, "a footnote"],
+  [/\]\([^)\s]*\s/, "a link title"],
+  [/(^|[^~])~[^~\s]|\^[^\s^]+\^/, "a subscript or superscript"],
+  [/^\s*\|?(\s*:?-+:?\s*\|)+\s*(:?-+:?)?\s*$/m, "a table"],
+  [/^\s*(\{\{\{|\{\{\s*select\b)/i, "a super block or an embed"],
+  [HTML_BLOCK_START, "an HTML block"],
+  [/<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>|<[^\s<>@]+@[^\s<>]+>/, "an autolink"],
+];
+
+/** What of a block the sandbox does not render as Lute does, or null. */
+function unmodelled(b: Block): string | null {
+  if (b.type === "av") return "a database block";
+  if (b.type === "html" || b.type === "s") return "an HTML or super block";
+  if (b.type === "b" && /^\s*\[!/.test(b.children[0]?.text ?? "")) return "a callout";
+  if (b.type !== "p" && b.type !== "h") return null;
+  for (const [re, what] of UNMODELLED_INLINE) if (re.test(b.text)) return what;
+  for (const m of b.text.matchAll(/&([A-Za-z][A-Za-z0-9]*);/g)) {
+    if (!((m[1] ?? "") in LUTE_ENTITIES)) return "an HTML entity";
+  }
+  const segs = parseInline(b.text);
+  // the sandbox reads `_` as emphasis also inside words, Lute does not: refuse where `_` makes any
+  const marks = (t: string) => JSON.stringify(parseInline(t).map((g) => g.types));
+  if (b.text.includes("_") && marks(b.text) !== marks(b.text.replace(/_/g, "\u0001"))) {
+    return "emphasis with underscores";
+  }
+  for (const seg of segs) {
+    if (seg.types.length > 1) return "nested inline marks";
+    const t = seg.types[0];
+    if (t === "tag") return "a tag";
+    if (t === "kbd" || t === "u" || t === "sup" || t === "sub") return "inline HTML";
+  }
+  return null;
+}
 
 const refuse = (what: string): never => {
   throw kernelError(-1, `siyuan-sandbox: ${what}`);
@@ -141,16 +182,19 @@ function renderTemplate(ctx: HandlerContext): unknown {
   }
 
   // parseKTree: an empty result is one empty paragraph
-  const blocks = parseMarkdown(out).blocks;
+  const blocks = parseMarkdown(out, { keepParagraphIndent: true }).blocks;
   if (blocks.length === 0) blocks.push(newBlock("p"));
   const updated = k.ids.timestamp();
   const root = newBlock("d", { children: blocks });
+  if (/^\s*---\n[\s\S]*?\n---[ \t]*(\n|$)/.test(out)) {
+    refuse("YAML front matter in a template's output is not modelled");
+  }
   walk(root, (n) => {
     if (n === root) return;
-    if (n.type === "av") refuse("a database block in a template is not modelled");
-    if ((n.type === "p" || n.type === "h") && BLOCK_REF.test(n.text)) {
-      refuse("a block reference in a template is not modelled");
-    }
+    const what = unmodelled(n);
+    if (what) refuse(`${what} in a template's output is not modelled`);
+    // RenderTemplate gives an empty quote an empty paragraph
+    if (n.type === "b" && n.children.length === 0) n.children.push(newBlock("p"));
     // a fresh ID in place of the template's (or after its other attributes), `updated` now
     n.id = k.ids.newId();
     n.attrs.id = n.id;

@@ -26,9 +26,30 @@ export function escapeHtml(s: string): string {
     .replace(/'/g, "&#39;");
 }
 
-/** Lute's `EscapeHTML` of editor text: `&`, `<`, `>` and `"`, not `'`. */
+/** The HTML entities Lute decodes in text that the sandbox decodes too (others it leaves alone). */
+export const LUTE_ENTITIES: Readonly<Record<string, string>> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  copy: "\u00a9",
+  reg: "\u00ae",
+};
+
+const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]*));/g;
+
+/** Lute's editor text: entities decoded, then `&`, `<`, `>` and `"` escaped, not `'`. */
 export function luteEscapeText(s: string): string {
-  return s
+  const decoded = s.replace(ENTITY, (m, dec?: string, hex?: string, name?: string) => {
+    if (dec !== undefined || hex !== undefined) {
+      const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex ?? "", 16);
+      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
+    }
+    return LUTE_ENTITIES[name ?? ""] ?? m;
+  });
+  return decoded
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
@@ -257,9 +278,10 @@ export function inlineDom(
   escapeText: (s: string) => string = escapeHtml,
   lute = false,
 ): string {
-  return parseInline(text)
-    .map((seg) => segmentDom(seg, escapeText, lute))
-    .join("");
+  const segs = parseInline(text);
+  // Lute's editor tree holds a zero-width space before inline code that opens the block
+  const lead = lute && segs[0]?.types.length === 1 && segs[0].types[0] === "code" ? "\u200b" : "";
+  return lead + segs.map((seg) => segmentDom(seg, escapeText, lute)).join("");
 }
 
 function attrsHtml(attrs: Record<string, string>): string {
@@ -322,6 +344,12 @@ export function renderDom(b: Block, index?: number, listSubtype?: string, lute =
         tail
       );
     case "m":
+      if (lute) {
+        return (
+          `<div data-node-id="${b.id}"${idx} data-type="NodeMathBlock" class="render-node"${attrsHtml(b.attrs)} data-content="${escapeHtml(b.text)}" data-subtype="math">` +
+          `<div spin="1"></div>${tail}`
+        );
+      }
       return (
         `<div data-node-id="${b.id}"${idx} data-type="NodeMathBlock" class="render-node" data-subtype="math" data-content="${escapeHtml(b.text)}"${attrsHtml(b.attrs)}>` +
         `<div spin="1"></div>${tail}`
@@ -343,12 +371,20 @@ export function renderDom(b: Block, index?: number, listSubtype?: string, lute =
     case "l":
       return (
         head("list", ` data-subtype="${b.subtype}"`) +
-        b.children.map((c, i) => renderItemDom(c, b.subtype, i, lute)).join("") +
+        b.children
+          .map((c, i) => renderItemDom(c, b.subtype, i, lute, lute ? listStart(b) : 1))
+          .join("") +
         tail
       );
     case "i":
       return renderItemDom(b, listSubtype ?? b.subtype, 0, lute);
   }
+}
+
+/** The number an ordered list starts at (Lute numbers its items from the first item's). */
+function listStart(list: Block): number {
+  const n = Number.parseInt(list.children[0]?.marker ?? "", 10);
+  return Number.isNaN(n) ? 1 : n;
 }
 
 /** A code block's body as Lute's protyle renderer writes it (language, copy and menu, hljs). */
@@ -363,8 +399,8 @@ function luteCodeBlock(b: Block): string {
   );
 }
 
-function renderItemDom(item: Block, sub: string, i: number, lute = false): string {
-  const marker = sub === "o" ? `${i + 1}.` : "*";
+function renderItemDom(item: Block, sub: string, i: number, lute = false, start = 1): string {
+  const marker = sub === "o" ? `${start + i}.` : "*";
   const cls = sub === "t" && item.checked ? "li protyle-task--done" : "li";
   const action =
     sub === "o"

@@ -82,6 +82,50 @@ describe("template/render", () => {
     expect(dom).toContain("protyle-action__copy");
   });
 
+  it("reads the output as Lute does where the sandbox's other readers differ", async () => {
+    await putTemplate(
+      "t-lute.md",
+      "   ab &amp; &copy; 'q'\n  cont\n\n3. three\n4. four\n\n> \n\n$$\nx\n$$",
+    );
+    const r = await render({ id: DEMO_IDS.docPlan, path: `${dir}/data/templates/t-lute.md` });
+    const dom = r.body.data?.content ?? "";
+    expect(dom).toContain(">   ab &amp; \u00a9 'q'\n  cont</div>");
+    expect(dom).toContain('data-marker="3."');
+    expect(dom).toContain('data-marker="4."');
+    // an empty quote gets an empty paragraph
+    expect(dom).toMatch(
+      /class="bq" updated="\d{14}"><div data-node-id="[^"]+" data-type="NodeParagraph"/,
+    );
+    expect(dom).toMatch(
+      /class="render-node" updated="\d{14}" data-content="x" data-subtype="math"/,
+    );
+  });
+
+  it("refuses Markdown it would render differently from Lute, by name", async () => {
+    const cases: Array<[string, string]> = [
+      ["| a | b |\n|---|---|\n| 1 | 2 |", "a table"],
+      ["<div>x</div>", "an HTML block"],
+      ["![i](assets/x.png)", "an image"],
+      ["#tag#", "a tag"],
+      ["a_b_c", "emphasis with underscores"],
+      ["a \\* b", "a backslash escape"],
+      ["{{{row\na\n}}}", "a super block or an embed"],
+      ["> [!NOTE]\n> x", "a callout"],
+      ["---\ntitle: x\n---\n", "YAML front matter"],
+    ];
+    for (const [k, [md, what]] of cases.entries()) {
+      await putTemplate(`t-refuse-${k}.md`, md);
+      const r = await render({
+        id: DEMO_IDS.docPlan,
+        path: `${dir}/data/templates/t-refuse-${k}.md`,
+      });
+      expect([r.body.code, r.body.msg]).toEqual([
+        -1,
+        `siyuan-sandbox: ${what} in a template's output is not modelled`,
+      ]);
+    }
+  });
+
   it("answers template errors in Language(44)'s words, HTML-escaped", async () => {
     await putTemplate("t-err.md", "a .action{nosuchfunc 1}");
     const r = await render({ id: DEMO_IDS.docPlan, path: `${dir}/data/templates/t-err.md` });

@@ -181,6 +181,18 @@ export const templateProbes = [
           '.action{default "dflt" ""} .action{default "dflt" "given"} .action{empty ""} .action{empty 0} .action{coalesce "" 0 "c"} .action{ternary "yes" "no" true} .action{join "," (list "a" 1 "b")} .action{splitList "," "a,b,c"} .action{list 1 "a" 2.5} .action{toString 12} .action{atoi "42"} .action{int "7"} .action{first (list 9 8)} .action{last (list 9 8)} .action{$m := dict "k" "v"}.action{get $m "k"} .action{(split "," "x,y")._1}',
         ],
         [
+          "define, template, block",
+          '.action{define "x"}[.action{.}|.action{$}].action{end}.action{template "x" .title} .action{block "b" .id}<.action{len .}>.action{end} .action{define "n"}.action{.}.action{end}.action{template "n"}',
+        ],
+        [
+          "missing values",
+          '.action{.nope.deeper} .action{$x := .nope}.action{$x} .action{print .nope} .action{printf "%s" .nope} .action{index . "nope"}| .action{eq .nope "x"} .action{not .nope} .action{and .nope 1}',
+        ],
+        [
+          "literals",
+          ".action{3.0} .action{1e2} .action{0.1} .action{-0.5} .action{123456.7} .action{1234567.0} .action{0x1F} .action{0b101} .action{0o17} .action{017} .action{1_000} .action{'a'} .action{true} .action{`raw`}",
+        ],
+        [
           "sprig numbers",
           ".action{add 1 2 3} .action{sub 10 4} .action{mul 2 3 4} .action{div 7 2} .action{mod 7 3} .action{add1 9} .action{max 3 9 1} .action{min 3 9 1} .action{add 1.9 1} .action{until 3}",
         ],
@@ -227,6 +239,17 @@ export const templateProbes = [
         ["unterminated string", 'a .action{"open}'],
         ["second line", "line one\nline .action{upper}"],
         ["wrong type", 'a .action{repeat "x" 2}'],
+        ["int64 for int", 'a .action{repeat (add 1 1) "x"}'],
+        ["incompatible comparison", 'a .action{eq 1 "1"}'],
+        ["field of a string", "a .action{.title.x}"],
+        ["len of a missing key", "a .action{len .nope}"],
+        ["undefined template", 'a .action{template "x"}'],
+        [
+          "error inside a template",
+          'a .action{define "x"}.action{len}.action{end}.action{template "x"}',
+        ],
+        ["bad number", "a .action{3-}"],
+        ["too few for variadic", "a .action{and}"],
       ]);
     },
   ),
