@@ -158,7 +158,10 @@ function isoWeek(t: GoTime): [number, number] {
 
 const MODELLED: Record<string, TemplateFunc> = {
   // dates
-  now: f([], (_a, env) => inZone(env.now(), env.zone)),
+  now: f([], (_a, env) => {
+    const t = inZone(env.now(), env.zone);
+    return new GoTime(t.ms, t.offsetSec, t.zone, true);
+  }),
   date: f(["string", "any"], ([fmt, d], env) =>
     formatGoTime(inZone(timeArg(d!, env).ms, env.zone), fmt as string),
   ),
@@ -176,7 +179,7 @@ const MODELLED: Record<string, TemplateFunc> = {
   dateModify: f(["string", "time"], ([d, t]) => {
     const ms = parseGoDuration(d as string);
     const tt = t as GoTime;
-    return ms === null ? tt : new GoTime(tt.ms + ms, tt.offsetSec, tt.zone);
+    return ms === null ? tt : new GoTime(tt.ms + ms, tt.offsetSec, tt.zone, tt.fromClock);
   }),
   duration: f(["any"], ([s]) => {
     let n = 0;
@@ -338,10 +341,15 @@ const MODELLED: Record<string, TemplateFunc> = {
   slice: f(
     ["any"],
     ([l, ...idx]) => {
-      if (!Array.isArray(l))
-        throw new Error(`list should be type of slice or array but ${kindName(l!)}`);
-      const start = idx.length > 0 ? toInt64(idx[0]!) : 0;
-      const end = idx.length > 1 ? toInt64(idx[1]!) : l.length;
+      if (!Array.isArray(l)) {
+        throw new Error(`list should be type of slice or array but ${kindName(l ?? null)}`);
+      }
+      if (l.length === 0) return null;
+      const start = idx.length > 0 ? toInt64(idx[0] ?? null) : 0;
+      const end = idx.length > 1 ? toInt64(idx[1] ?? null) : l.length;
+      if (start < 0 || end < start || end > l.length) {
+        throw new Error("reflect.Value.Slice: slice index out of bounds");
+      }
       return l.slice(start, end);
     },
     "any",

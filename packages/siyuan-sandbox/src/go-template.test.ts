@@ -204,6 +204,7 @@ describe("fmt and sprig", () => {
       ),
     ).toBe("0001 Jan 1 Jan 1 1970");
     expect(run('.action{now | date "2006-01-02 15:04"}')).toBe("2026-12-03 07:00");
+    expect(() => run(".action{now}")).toThrow(NotModelledError);
   });
 
   it("a time prints as Go's Time.String and parses with an offset", () => {

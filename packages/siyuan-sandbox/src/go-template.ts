@@ -292,9 +292,9 @@ function lex(input: string, left: string, right: string): Token[] {
         emit("leftParen");
         parenDepth++;
       } else if (c === ")") {
-        emit("rightParen");
         parenDepth--;
         if (parenDepth < 0) return fail("unexpected right paren");
+        emit("rightParen");
       } else if (c.charCodeAt(0) < 128 && c.charCodeAt(0) >= 32) emit("char");
       else return fail(`unrecognized character in action: ${goRuneU(c)}`);
     }

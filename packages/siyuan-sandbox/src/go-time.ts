@@ -14,6 +14,8 @@ export class GoTime {
     readonly offsetSec: number,
     /** The zone's abbreviation (`UTC`, `CET`); "" prints the numeric offset. */
     readonly zone: string,
+    /** Read from the clock (`now`): Go's value has nanoseconds and a monotonic reading here. */
+    readonly fromClock = false,
   ) {}
   /** Go's `Time.String`: `2006-01-02 15:04:05.999999999 -0700 MST`. */
   toString(): string {
