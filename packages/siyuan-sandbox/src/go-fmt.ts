@@ -25,6 +25,40 @@ export class GoInt64 {
   constructor(readonly v: number) {}
 }
 
+/** A named integer type that prints as a name: `time.Month` (`March`), `time.Weekday` (`Monday`). */
+export class GoEnum extends GoInt64 {
+  constructor(
+    v: number,
+    readonly label: string,
+    readonly typeName: string,
+  ) {
+    super(v);
+  }
+}
+
+/** Go's `time.Duration` (an int64 of nanoseconds), held in milliseconds: the sandbox clock's unit. */
+export class GoDuration extends GoInt64 {
+  constructor(readonly ms: number) {
+    super(ms * 1e6);
+  }
+  /** Go's `Duration.String`: `1h2m3.5s`, `500ms`, `0s`. */
+  override toString(): string {
+    if (this.ms === 0) return "0s";
+    const neg = this.ms < 0;
+    const abs = Math.abs(this.ms);
+    const trim = (n: number, digits: number): string => n.toFixed(digits).replace(/\.?0+$/, "");
+    let out: string;
+    if (abs < 1000) out = `${trim(abs, 6)}ms`;
+    else {
+      const h = Math.floor(abs / 3_600_000);
+      const m = Math.floor((abs % 3_600_000) / 60_000);
+      const sec = (abs % 60_000) / 1000;
+      out = `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${trim(sec, 3)}s`;
+    }
+    return (neg ? "-" : "") + out;
+  }
+}
+
 /** Go's invalid `reflect.Value` (a missing map key): prints `<no value>`. */
 export const NO_VALUE: unique symbol = Symbol("no value");
 
@@ -51,6 +85,8 @@ export function goTypeName(v: GoValue): string {
   if (typeof v === "number") return "int";
   if (typeof v === "boolean") return "bool";
   if (v instanceof GoFloat) return "float64";
+  if (v instanceof GoEnum) return v.typeName;
+  if (v instanceof GoDuration) return "time.Duration";
   if (v instanceof GoInt64) return "int64";
   if (v instanceof GoTime) return "time.Time";
   if (Array.isArray(v)) return "[]interface {}";
@@ -104,6 +140,8 @@ function fmtV(v: GoValue, top = true): string {
   if (typeof v === "string") return v;
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   if (v instanceof GoFloat) return formatFloatV(v.v);
+  if (v instanceof GoEnum) return v.label;
+  if (v instanceof GoDuration) return v.toString();
   if (v instanceof GoInt64) return String(v.v);
   if (v instanceof GoTime) {
     // Go prints `now` with nanoseconds and `m=+…`, which the sandbox's clock does not have
@@ -169,6 +207,9 @@ function bad(verb: string, v: GoValue): string {
 function fmtOne(verb: string, v: GoValue, spec: Spec): string {
   const n = intOf(v);
   const f = v instanceof GoFloat ? v.v : null;
+  // a fmt.Stringer prints its String() for %v and %s
+  const stringer = v instanceof GoTime || v instanceof GoEnum || v instanceof GoDuration;
+  if (stringer && (verb === "v" || verb === "s")) return padTo(fmtV(v), spec, false);
   switch (verb) {
     case "v":
       if (n !== null || f !== null)

@@ -7,6 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import {
+  GoDuration,
+  GoEnum,
   GoFloat,
   GoInt64,
   type GoValue,
@@ -195,6 +197,16 @@ const MODELLED: Record<string, TemplateFunc> = {
   WeekdayCN2: f(["time"], ([t]) => "天一二三四五六"[civil(t as GoTime).weekday]!),
   ISOWeek: f(["time"], ([t]) => isoWeek(t as GoTime)[1]),
   ISOYear: f(["time"], ([t]) => isoWeek(t as GoTime)[0]),
+  ISOWeekDate: f(["int", "time"], ([d, t]) => {
+    const tt = t as GoTime;
+    const wd = civil(tt).weekday || 7;
+    return addDate(tt, 0, 0, 1 - wd + (d as number) - 1);
+  }),
+  ISOMonth: f(["time"], ([t]) => {
+    const tt = t as GoTime;
+    const wd = civil(tt).weekday || 7;
+    return civil(addDate(tt, 0, 0, 4 - wd)).month;
+  }),
   // strings
   upper: f(["string"], ([s]) => mapRunes(s as string, (c) => c.toUpperCase())),
   lower: f(["string"], ([s]) => mapRunes(s as string, (c) => c.toLowerCase())),
@@ -367,6 +379,91 @@ const MODELLED: Record<string, TemplateFunc> = {
     m instanceof Map && m.has(k as string) ? (m.get(k as string) as GoValue) : "",
   ),
   hasKey: f(["any", "string"], ([m, k]) => m instanceof Map && m.has(k as string)),
+};
+
+const LONG_MONTHS =
+  "January February March April May June July August September October November December".split(
+    " ",
+  );
+const LONG_DAYS = "Sunday Monday Tuesday Wednesday Thursday Friday Saturday".split(" ");
+
+/** `t` moved by whole calendar days, months and years on its wall clock (Go's `AddDate`). */
+function addDate(t: GoTime, years: number, months: number, days: number): GoTime {
+  const d = new Date(t.ms + t.offsetSec * 1000);
+  d.setUTCFullYear(d.getUTCFullYear() + years, d.getUTCMonth() + months, d.getUTCDate() + days);
+  return new GoTime(d.getTime() - t.offsetSec * 1000, t.offsetSec, t.zone, t.fromClock);
+}
+
+const day = (t: GoTime) => civil(t);
+
+/** Methods of the values a template meets, by Go type: those modelled, with their signatures. */
+export const METHODS: Readonly<Record<string, Readonly<Record<string, TemplateFunc>>>> = {
+  "time.Time": {
+    Format: f(["string"], ([l], _e, r) => formatGoTime(r as GoTime, l as string)),
+    String: f([], (_a, _e, r) => (r as GoTime).toString()),
+    Year: f([], (_a, _e, r) => day(r as GoTime).year),
+    Month: f([], (_a, _e, r) => {
+      const m = day(r as GoTime).month;
+      return new GoEnum(m, LONG_MONTHS[m - 1] ?? "", "time.Month");
+    }),
+    Day: f([], (_a, _e, r) => day(r as GoTime).day),
+    Hour: f([], (_a, _e, r) => day(r as GoTime).hour),
+    Minute: f([], (_a, _e, r) => day(r as GoTime).min),
+    Second: f([], (_a, _e, r) => day(r as GoTime).sec),
+    Nanosecond: f([], (_a, _e, r) => day(r as GoTime).ms * 1e6),
+    YearDay: f([], (_a, _e, r) => day(r as GoTime).yday),
+    Weekday: f([], (_a, _e, r) => {
+      const w = day(r as GoTime).weekday;
+      return new GoEnum(w, LONG_DAYS[w] ?? "", "time.Weekday");
+    }),
+    Unix: f([], (_a, _e, r) => i64(Math.floor((r as GoTime).ms / 1000))),
+    UnixMilli: f([], (_a, _e, r) => i64((r as GoTime).ms)),
+    IsZero: f([], (_a, _e, r) => (r as GoTime).ms === zeroTime().ms),
+    Before: f(["time"], ([u], _e, r) => (r as GoTime).ms < (u as GoTime).ms),
+    After: f(["time"], ([u], _e, r) => (r as GoTime).ms > (u as GoTime).ms),
+    Equal: f(["time"], ([u], _e, r) => (r as GoTime).ms === (u as GoTime).ms),
+    Sub: f(["time"], ([u], _e, r) => new GoDuration((r as GoTime).ms - (u as GoTime).ms)),
+    Add: f(["duration"], ([d], _e, r) => {
+      const t = r as GoTime;
+      return new GoTime(t.ms + (d as GoDuration).ms, t.offsetSec, t.zone, t.fromClock);
+    }),
+    AddDate: f(["int", "int", "int"], ([y, m, d], _e, r) =>
+      addDate(r as GoTime, y as number, m as number, d as number),
+    ),
+    UTC: f([], (_a, _e, r) => {
+      const t = r as GoTime;
+      return new GoTime(t.ms, 0, "UTC", t.fromClock);
+    }),
+    Local: f([], (_a, env, r) => {
+      const t = inZone((r as GoTime).ms, env.zone);
+      return new GoTime(t.ms, t.offsetSec, t.zone, (r as GoTime).fromClock);
+    }),
+  },
+  "time.Duration": {
+    Hours: f([], (_a, _e, r) => new GoFloat((r as GoDuration).ms / 3_600_000)),
+    Minutes: f([], (_a, _e, r) => new GoFloat((r as GoDuration).ms / 60_000)),
+    Seconds: f([], (_a, _e, r) => new GoFloat((r as GoDuration).ms / 1000)),
+    Milliseconds: f([], (_a, _e, r) => i64(Math.trunc((r as GoDuration).ms))),
+    String: f([], (_a, _e, r) => (r as GoDuration).toString()),
+  },
+  "time.Month": { String: f([], (_a, _e, r) => (r as GoEnum).label) },
+  "time.Weekday": { String: f([], (_a, _e, r) => (r as GoEnum).label) },
+};
+
+/** Go's method names of those types (a name here but not in {@link METHODS} is refused by name). */
+export const GO_METHOD_NAMES: Readonly<Record<string, ReadonlySet<string>>> = {
+  "time.Time": new Set(
+    "Add AddDate After AppendFormat Before Clock Compare Date Day Equal Format GoString GobDecode GobEncode Hour ISOWeek In IsDST IsZero Local Location MarshalBinary MarshalJSON MarshalText Minute Month Nanosecond Round Second String Sub Truncate UTC Unix UnixMicro UnixMilli UnixNano UnmarshalBinary UnmarshalJSON UnmarshalText Weekday Year YearDay Zone ZoneBounds".split(
+      " ",
+    ),
+  ),
+  "time.Duration": new Set(
+    "Abs Hours Microseconds Milliseconds Minutes Nanoseconds Round Seconds String Truncate".split(
+      " ",
+    ),
+  ),
+  "time.Month": new Set(["String"]),
+  "time.Weekday": new Set(["String"]),
 };
 
 /** Every function name of the kernel's map (sprig's, SiYuan's, SQL's), in no particular order. */

@@ -207,6 +207,33 @@ describe("fmt and sprig", () => {
     expect(() => run(".action{now}")).toThrow(NotModelledError);
   });
 
+  it("methods of times and durations, as SiYuan's guide uses them", () => {
+    const t = '(toDate "2006-01-02 15:04" "2026-03-04 21:07")';
+    expect(
+      run(
+        `.action{ $before := (div (${t}.Sub (toDate "2006-01-02" "2020-02-19")).Hours 24) }.action{ $before }`,
+      ),
+    ).toBe("2205");
+    expect(
+      run(
+        `.action{$t := ${t}}.action{$t.Year} .action{$t.Month} .action{$t.Weekday} .action{printf "%d %v" $t.Month $t.Month} .action{add $t.Weekday 1} .action{($t.AddDate 0 1 30).Format "2006-01-02"}`,
+      ),
+    ).toBe("2026 March Wednesday 3 March 4 2026-05-04");
+    expect(run(`.action{$b := ${t}}.action{$b.Sub (toDate "2006-01-02" "2026-03-04")}`)).toBe(
+      "21h7m0s",
+    );
+    expect(run(`.action{toDate "2006-01-02" "2026-03-04" | ISOWeekDate 4 | date "Jan 2"}`)).toBe(
+      "Mar 5",
+    );
+    expect(failure(`.action{${t}.Sub}`)).toBe(
+      // Go's error names the node it last evaluated: toDate's last argument
+      'GoTemplateError: template: :1:35: executing "" at <"2026-03-04 21:07">: wrong number of args for Sub: want 1 got 0',
+    );
+    expect(failure(`.action{${t}.Round 1}`)).toBe(
+      "NotModelledError: siyuan-sandbox: the method [time.Time.Round] is not modelled",
+    );
+  });
+
   it("a time prints as Go's Time.String and parses with an offset", () => {
     const t = parseGoTime("2006-01-02T15:04:05Z07:00", "2026-03-04T21:07:09+01:00", utcZone);
     expect(t).not.toBeNull();

@@ -9,6 +9,7 @@
  * when called; `define`, `template` and `block` throw it when parsed.
  */
 import {
+  GoDuration,
   GoFloat,
   GoInt64,
   GoTemplateError,
@@ -21,7 +22,7 @@ import {
   NotModelledError,
   STRING_MAPS,
 } from "./go-fmt.js";
-import { sprigFuncs } from "./go-template-funcs.js";
+import { GO_METHOD_NAMES, METHODS, sprigFuncs } from "./go-template-funcs.js";
 import { GoTime, type LocalZone } from "./go-time.js";
 
 export { GoFloat, GoInt64, GoTemplateError, type GoValue, NO_VALUE, NotModelledError };
@@ -35,15 +36,15 @@ export interface TemplateEnv {
 }
 
 /** A parameter kind of a template function: how Go converts an argument to it. */
-export type ParamKind = "any" | "string" | "int" | "bool" | "time" | "float" | "value";
+export type ParamKind = "any" | "string" | "int" | "bool" | "time" | "duration" | "float" | "value";
 
 /** A template function as reflection sees it: parameter kinds and an implementation. */
 export interface TemplateFunc {
   params: readonly ParamKind[];
   /** Kind of the variadic tail, when the function is variadic. */
   variadic?: ParamKind;
-  /** Returns the value; throws `Error` for Go's `error calling NAME: …`. */
-  call(args: GoValue[], env: TemplateEnv): GoValue;
+  /** Returns the value; throws `Error` for Go's `error calling NAME: …`. `recv`: a method's receiver. */
+  call(args: GoValue[], env: TemplateEnv, recv?: GoValue): GoValue;
 }
 
 // ---------------------------------------------------------------- lexer
@@ -1000,11 +1001,11 @@ class Exec {
     switch (first.k) {
       case "field":
         this.setAt(atArg(first));
-        return this.evalFieldChain(dot, first.ident, c.args, final);
+        return this.evalFieldChain(dot, first.ident, c.args, final, dot, c);
       case "chain": {
         this.setAt(atArg(first));
         const base = this.evalArg(dot, first.node, "any");
-        return this.evalFieldChain(base, first.field, c.args, final);
+        return this.evalFieldChain(base, first.field, c.args, final, dot, c);
       }
       case "variable": {
         this.setAt(atArg(first));
@@ -1013,7 +1014,7 @@ class Exec {
           this.notAFunction(c.args, final);
           return v;
         }
-        return this.evalFieldChain(v, first.ident.slice(1), c.args, final);
+        return this.evalFieldChain(v, first.ident.slice(1), c.args, final, dot, c);
       }
       case "identifier":
         return this.evalFunction(dot, first, c, c.args, final);
@@ -1044,7 +1045,14 @@ class Exec {
   }
 
   /** Go's `evalFieldChain`: each name looked up in turn (map keys; anything else has no fields). */
-  evalFieldChain(recv: GoValue, ident: string[], args: Arg[], final: GoValue | undefined): GoValue {
+  evalFieldChain(
+    recv: GoValue,
+    ident: string[],
+    args: Arg[],
+    final: GoValue | undefined,
+    dot: GoValue = NO_VALUE,
+    cmd?: Cmd,
+  ): GoValue {
     let v = recv;
     for (const [k, name] of ident.entries()) {
       if (v === NO_VALUE) return NO_VALUE;
@@ -1055,7 +1063,30 @@ class Exec {
         continue;
       }
       if (v === null) this.fail(`nil pointer evaluating interface {}.${name}`);
-      this.fail(`can't evaluate field ${name} in type ${goTypeName(v)}`);
+      const type = goTypeName(v);
+      const method = METHODS[type]?.[name];
+      if (method) {
+        // a method: the command's arguments go to the last one of the chain
+        const recv = v;
+        const bound: TemplateFunc = {
+          ...method,
+          call: (vals, env) => method.call(vals, env, recv),
+        };
+        const last = k === ident.length - 1;
+        v = this.callFunc(
+          dot,
+          bound,
+          name,
+          cmd ?? { pos: this.at.pos, args: [] },
+          last ? args.slice(1) : [],
+          last ? final : undefined,
+        );
+        continue;
+      }
+      if (GO_METHOD_NAMES[type]?.has(name)) {
+        throw new NotModelledError(`siyuan-sandbox: the method [${type}.${name}] is not modelled`);
+      }
+      this.fail(`can't evaluate field ${name} in type ${type}`);
     }
     return v;
   }
@@ -1131,11 +1162,19 @@ class Exec {
         if (kind === "any" || kind === "value") return null;
         return this.fail(`cannot assign nil to ${GO_KIND[kind]}`);
       case "field":
-        return this.validateType(this.evalFieldChain(dot, a.ident, [a], undefined), kind);
+        return this.validateType(
+          this.evalFieldChain(dot, a.ident, [a], undefined, dot, { pos: a.pos, args: [a] }),
+          kind,
+        );
       case "variable": {
         const v = this.getVar(a.ident[0]!);
         const r =
-          a.ident.length === 1 ? v : this.evalFieldChain(v, a.ident.slice(1), [a], undefined);
+          a.ident.length === 1
+            ? v
+            : this.evalFieldChain(v, a.ident.slice(1), [a], undefined, dot, {
+                pos: a.pos,
+                args: [a],
+              });
         return this.validateType(r, kind);
       }
       case "pipe":
@@ -1148,7 +1187,10 @@ class Exec {
       case "chain": {
         this.setAt(atArg(a));
         const base = this.evalArg(dot, a.node, "any");
-        return this.validateType(this.evalFieldChain(base, a.field, [a], undefined), kind);
+        return this.validateType(
+          this.evalFieldChain(base, a.field, [a], undefined, dot, { pos: a.pos, args: [a] }),
+          kind,
+        );
       }
     }
     // a literal
@@ -1171,6 +1213,10 @@ class Exec {
         return this.fail(`expected float; found ${argString(a)}`);
       case "time":
         return this.fail(`can't handle ${argString(a)} for arg of type time.Time`);
+      case "duration":
+        // an integer constant converts to nanoseconds
+        if (a.k === "number" && typeof a.value === "number") return new GoDuration(a.value / 1e6);
+        return this.fail(`expected integer; found ${argString(a)}`);
     }
   }
 
@@ -1188,7 +1234,8 @@ class Exec {
       (kind === "bool" && typeof v === "boolean") ||
       (kind === "int" && typeof v === "number") ||
       (kind === "float" && v instanceof GoFloat) ||
-      (kind === "time" && isTime(v));
+      (kind === "time" && isTime(v)) ||
+      (kind === "duration" && v instanceof GoDuration);
     if (!fits) this.fail(`wrong type for value; expected ${GO_KIND[kind]}; got ${goTypeName(v)}`);
     return v;
   }
@@ -1330,6 +1377,7 @@ const GO_KIND: Record<ParamKind, string> = {
   int: "int",
   bool: "bool",
   time: "time.Time",
+  duration: "time.Duration",
   float: "float64",
   value: "reflect.Value",
 };

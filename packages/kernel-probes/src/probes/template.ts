@@ -201,7 +201,7 @@ export const templateProbes = [
   ),
   probe(
     "template.render.dates",
-    "render: sprig dates of a fixed time (toDate, date with Go layouts, dateInZone UTC, htmlDate, dateModify, unixEpoch, duration) and SiYuan's Weekday, WeekdayCN, ISOWeek",
+    "render: sprig dates of a fixed time (toDate, date with Go layouts, dateInZone UTC, htmlDate, dateModify, unixEpoch, duration), SiYuan's Weekday, WeekdayCN, ISOWeek, ISOWeekDate, ISOMonth, and methods of times and durations",
     [RENDER],
     async (ctx) => {
       const nb = await ctx.notebook();
@@ -211,6 +211,10 @@ export const templateProbes = [
         [
           "layouts",
           `.action{date "Monday, Jan 2 2006" ${t}} | .action{date "Mon January _2 '06 3:4:5 PM pm" ${t}} | .action{date "15h04m05s .000 .999 MST -0700 -07:00 Z07:00 002 __2" ${t}}`,
+        ],
+        [
+          "methods",
+          `.action{$t := ${t}}.action{$t.Year} .action{$t.Month} .action{$t.Weekday} .action{printf "%d %v" $t.Month $t.Month} .action{add $t.Weekday 1} .action{($t.AddDate 0 1 30).Format "Jan 2 2006"} .action{$t.Sub (toDate "2006-01-02" "2026-03-04")} .action{ $days := (div ($t.Sub (toDate "2006-01-02" "2020-02-19")).Hours 24) }.action{$days} .action{$t | ISOWeekDate 1 | date "Jan 2"} .action{ISOMonth $t} .action{$t.Unix} .action{$t.Before $t}`,
         ],
         [
           "functions",
@@ -250,6 +254,8 @@ export const templateProbes = [
         ],
         ["bad number", "a .action{3-}"],
         ["too few for variadic", "a .action{and}"],
+        ["method without its argument", 'a .action{(toDate "2006" "2026").Sub}'],
+        ["no such method", 'a .action{(toDate "2006" "2026").Nope}'],
       ]);
     },
   ),
