@@ -76,6 +76,21 @@ function goEscapeHtml(s: string): string {
     .replace(/"/g, "&#34;");
 }
 
+/** Go's `html.UnescapeString` for the entities the sandbox knows; another named one is refused. */
+function htmlUnescape(s: string): string {
+  return s.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]*));/g,
+    (m, dec, hex, nm) => {
+      if (dec !== undefined || hex !== undefined) {
+        const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex as string, 16);
+        return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
+      }
+      const v = LUTE_ENTITIES[nm as string];
+      return v ?? refuse(`the HTML entity ${m} in a block's name or alias is not modelled`);
+    },
+  );
+}
+
 /** gulu's `IsSubPath(workspaceDir, p)`: absolute, inside, and not the directory itself. */
 function inWorkspace(dir: string, p: string): boolean {
   if (p === "" || p === dir || !p.startsWith("/")) return false;
@@ -159,12 +174,13 @@ function renderTemplate(ctx: HandlerContext): unknown {
   const md = k.files.read(wsPath).toString("utf8");
 
   const b = loc.block;
-  const name = b.attrs.name ?? "";
+  // sql.BuildBlockFromNode: name and alias HTML-unescaped, a document's title as stored
+  const name = htmlUnescape(b.attrs.name ?? "");
   const data = {
     title: b.type === "d" ? (b.attrs.title ?? "") : name,
     id: b.id,
     name,
-    alias: b.attrs.alias ?? "",
+    alias: htmlUnescape(b.attrs.alias ?? ""),
   };
   let out: string;
   try {

@@ -71,6 +71,20 @@ describe("template/render", () => {
     expect(ids).not.toContain(DEMO_IDS.docPlan);
   });
 
+  it("HTML-unescapes the block's name and alias, not a document's title", async () => {
+    await ok(sb, "/api/attr/setBlockAttrs", {
+      id: DEMO_IDS.docPlan,
+      attrs: { name: 'n<1> "q" &amp; &#65;', alias: "a,b & c" },
+    });
+    await putTemplate("t-esc.md", ".action{len .name} .action{len .alias} .action{.name}");
+    const r = await render({ id: DEMO_IDS.docPlan, path: `${dir}/data/templates/t-esc.md` });
+    expect(text(r.body.data?.content ?? "")).toBe("12 7 n&lt;1&gt; &quot;q&quot; &amp; A");
+    await ok(sb, "/api/attr/setBlockAttrs", {
+      id: DEMO_IDS.docPlan,
+      attrs: { name: "", alias: "" },
+    });
+  });
+
   it("writes code blocks and inline code as Lute's editor DOM does", async () => {
     await putTemplate("t-code.md", "a `c` b\n\n```js\nlet x = 1 < 2;\n```");
     const r = await render({ id: DEMO_IDS.docPlan, path: `${dir}/data/templates/t-code.md` });

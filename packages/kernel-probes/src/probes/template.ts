@@ -121,7 +121,7 @@ export const templateProbes = [
   ),
   probe(
     "template.render.data",
-    "render: .title .id .name .alias of a document and of a named, aliased paragraph (title is the name there); a missing key prints <no value>",
+    "render: .title .id .name .alias of a document and of a named, aliased paragraph (title is the name there); a missing key prints <no value>; name and alias HTML-unescaped",
     [RENDER],
     async (ctx) => {
       const nb = await ctx.notebook();
@@ -142,6 +142,18 @@ export const templateProbes = [
         "t=.action{.title} i=.action{.id} n=.action{.name} a=.action{.alias} x=.action{.nope}";
       await renderEach(ctx, doc, [["document", tpl]]);
       await renderEach(ctx, para, [["paragraph", tpl]]);
+      // name and alias are HTML-unescaped, a title is not
+      const odd = await ctx.doc(nb, "/T & <x> 'q'", "x");
+      await ctx.quiet("/api/attr/setBlockAttrs", {
+        id: odd,
+        attrs: { name: 'n<1> "q" &amp; &#65;', alias: "a,b & c" },
+      });
+      await renderEach(ctx, odd, [
+        [
+          "escapes",
+          '.action{len .title} .action{len .name} .action{len .alias} .action{replace "&" "AMP" .name}',
+        ],
+      ]);
     },
   ),
   probe(
