@@ -336,6 +336,12 @@ export function renderDom(b: Block, index?: number, listSubtype?: string, lute =
         tail
       );
     case "c":
+      if (lute && LUTE_RENDER_LANGS.has(b.lang)) {
+        return (
+          `<div data-node-id="${b.id}"${idx} data-type="NodeCodeBlock" class="render-node"${attrsHtml(b.attrs)} data-content="${escapeHtml(b.text)}" data-subtype="${b.lang}">` +
+          `<div spin="1"></div>${tail}`
+        );
+      }
       if (lute) return head("code-block") + luteCodeBlock(b) + tail;
       return (
         head("code-block") +
@@ -387,6 +393,17 @@ function listStart(list: Block): number {
   return Number.isNaN(n) ? 1 : n;
 }
 
+/** Code languages Lute writes as a render node (a diagram or chart), not as code. */
+export const LUTE_RENDER_LANGS: ReadonlySet<string> = new Set([
+  "mermaid",
+  "abc",
+  "echarts",
+  "plantuml",
+  "flowchart",
+  "graphviz",
+  "mindmap",
+]);
+
 /** A code block's body as Lute's protyle renderer writes it (language, copy and menu, hljs). */
 function luteCodeBlock(b: Block): string {
   const icon = (pos: string, action: string, use: string): string =>
@@ -395,7 +412,7 @@ function luteCodeBlock(b: Block): string {
     `<div class="protyle-action"><span class="protyle-action--first protyle-action__language" contenteditable="false">${escapeHtml(b.lang)}</span><span class="fn__flex-1"></span>` +
     icon("first", "copy", "iconCopy") +
     icon("last", "menu", "iconMore") +
-    `</div><div class="hljs"><div></div><div contenteditable="true" style="flex: 1" spellcheck="false">${escapeHtml(b.text)}\n</div></div>`
+    `</div><div class="hljs"><div></div><div contenteditable="true" style="flex: 1" spellcheck="false">${b.text === "" ? "" : `${escapeHtml(b.text)}\n`}</div></div>`
   );
 }
 

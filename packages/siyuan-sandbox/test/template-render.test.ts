@@ -94,6 +94,14 @@ describe("template/render", () => {
       '<div class="hljs"><div></div><div contenteditable="true" style="flex: 1" spellcheck="false">let x = 1 &lt; 2;\n</div></div>',
     );
     expect(dom).toContain("protyle-action__copy");
+    await putTemplate("t-diagram.md", "```mermaid\ngraph TD\n```\n\n```\n```");
+    const d = await render({ id: DEMO_IDS.docPlan, path: `${dir}/data/templates/t-diagram.md` });
+    const diagram = d.body.data?.content ?? "";
+    expect(diagram).toMatch(
+      /data-type="NodeCodeBlock" class="render-node" updated="\d{14}" data-content="graph TD" data-subtype="mermaid"><div spin="1"><\/div>/,
+    );
+    // an empty code block has no final newline
+    expect(diagram).toContain('style="flex: 1" spellcheck="false"></div></div>');
   });
 
   it("reads the output as Lute does where the sandbox's other readers differ", async () => {

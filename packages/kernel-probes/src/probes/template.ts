@@ -65,7 +65,7 @@ export const templateProbes = [
   ),
   probe(
     "template.render.kramdown",
-    "render: a plain Kramdown template (heading, paragraph marks, lists, task list, quote, code blocks, a rule with an IAL, an alias) as block DOM with fresh IDs and updated; an empty template; preview left out",
+    "render: a plain Kramdown template (heading, paragraph marks, lists, task list, quote, code blocks, an empty one, a diagram, a math block, a rule with an IAL, an alias) as block DOM with fresh IDs and updated; an empty template; preview left out",
     [RENDER],
     async (ctx) => {
       const nb = await ctx.notebook();
@@ -94,6 +94,17 @@ export const templateProbes = [
         "```",
         "plain",
         "```",
+        "",
+        "```",
+        "```",
+        "",
+        "```mermaid",
+        "graph TD",
+        "```",
+        "",
+        "$$",
+        "x^2",
+        "$$",
         "",
         "---",
         '{: name="rule"}',
