@@ -6,7 +6,7 @@
  * without `overwrite` answers code 1 and writes nothing; an unknown ID answers code 0 and writes
  * nothing. A block's ID other than a heading's or the document's gives that block, and any of them a
  * stray IAL line of a fresh root ID (kernel-probes template.docSaveAsTemplate). Not modelled: HTML
- * blocks wrapped in `<div>`, embed scripts on one line.
+ * blocks wrapped in `<div>`, embed scripts on one line. Also here: `/api/template/render` (below).
  */
 import { posix } from "node:path";
 import { type Block, newBlock, walk } from "./block.js";
@@ -154,8 +154,10 @@ const refuse = (what: string): never => {
  * `template.render.*`): the file at an absolute path inside the workspace run as a Go template with
  * delimiters `.action{` `}` on `{title, id, name, alias}` of the block, the result parsed as
  * Kramdown, every block given a fresh ID and `updated`, rendered as the editor's block DOM. What the
- * sandbox does not model is refused with `siyuan-sandbox: …`: functions and actions named by the
- * engine, database blocks, block references.
+ * sandbox does not model is refused with `siyuan-sandbox: …`: the functions, methods and actions the
+ * engine names, and the Markdown constructs {@link unmodelled} names (tables, images, database
+ * blocks, block references…). `preview` changes nothing else here: only database blocks (refused)
+ * would be saved without it.
  */
 function renderTemplate(ctx: HandlerContext): unknown {
   const { path, id, preview } = ctx.body;
