@@ -18,6 +18,7 @@ import {
   type Route,
   reqId,
 } from "./handler-kit.js";
+import { workspaceAbs } from "./handlers-asset.js";
 import { parseMultipart } from "./multipart.js";
 import { escapeHtml, renderKramdown } from "./render.js";
 import { applyDefaultLimit, countStatements } from "./sql-index.js";
@@ -353,6 +354,11 @@ export const miscRoutes: Record<string, Route> = {
   "/api/search/fullTextSearchBlock": r(fullTextSearchBlock),
   "/api/system/version": pub(() => KERNEL_VERSION),
   "/api/system/currentTime": pub((ctx) => ctx.kernel.ids.clock.now()),
+  // the handler reads no body (SiYuan 3.7.3, kernel-probes template.render.workspace)
+  "/api/system/getWorkspaceInfo": r(
+    (ctx) => ({ workspaceDir: workspaceAbs(ctx.kernel, ""), siyuanVer: KERNEL_VERSION }),
+    "none",
+  ),
   "/api/system/bootProgress": pub(() => ({
     progress: 100,
     details: `v${KERNEL_VERSION} Finishing boot...`,

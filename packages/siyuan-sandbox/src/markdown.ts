@@ -69,9 +69,15 @@ const indentOf = (l: string): number => {
   return n;
 };
 
+/** How {@link parseMarkdown} reads what Lute and the sandbox's other callers read differently. */
+export interface ParseOptions {
+  /** Keep a paragraph line's leading whitespace, as Lute does (`/api/template/render`). */
+  readonly keepParagraphIndent?: boolean;
+}
+
 /** Parses Markdown (with kramdown IALs) into blocks. IDs are not assigned here. */
-export function parseMarkdown(md: string): ParsedMarkdown {
-  return parseLines(md.replace(/\r\n?/g, "\n").split("\n"));
+export function parseMarkdown(md: string, opts: ParseOptions = {}): ParsedMarkdown {
+  return parseLines(md.replace(/\r\n?/g, "\n").split("\n"), opts);
 }
 
 /** True when a line would open a block (used to end paragraphs and to escape them). */
@@ -88,7 +94,7 @@ export function startsBlock(line: string): boolean {
   );
 }
 
-function parseLines(lines: string[]): ParsedMarkdown {
+function parseLines(lines: string[], opts: ParseOptions = {}): ParsedMarkdown {
   const blocks: Block[] = [];
   let lastHasIal = true;
   let trailingAttrs: Record<string, string> | null = null;
@@ -162,7 +168,7 @@ function parseLines(lines: string[]): ParsedMarkdown {
     if (QUOTE.test(line)) {
       const body: string[] = [];
       while (i < lines.length && QUOTE.test(lines[i]!)) body.push(lines[i++]!.replace(QUOTE, ""));
-      const inner = parseLines(body);
+      const inner = parseLines(body, opts);
       const bq = newBlock("b", { children: inner.blocks });
       if (inner.trailingAttrs) bq.attrs = { ...inner.trailingAttrs };
       push(bq);
@@ -176,21 +182,26 @@ function parseLines(lines: string[]): ParsedMarkdown {
       continue;
     }
     if (LIST_ITEM.test(line)) {
-      const r = parseList(lines, i);
+      const r = parseList(lines, i, opts);
       push(r.list);
       i = r.next;
       continue;
     }
-    const para: string[] = [line.trim()];
+    const cut = (l: string): string => (opts.keepParagraphIndent ? l.trimEnd() : l.trim());
+    const para: string[] = [cut(line)];
     i++;
     while (i < lines.length && !isBlank(lines[i]!) && !startsBlock(lines[i]!))
-      para.push(lines[i++]!.trim());
+      para.push(cut(lines[i++]!));
     push(newBlock("p", { text: para.join("\n") }));
   }
   return { blocks, trailingAttrs };
 }
 
-function parseList(lines: string[], start: number): { list: Block; next: number } {
+function parseList(
+  lines: string[],
+  start: number,
+  opts: ParseOptions,
+): { list: Block; next: number } {
   const first = LIST_ITEM.exec(lines[start]!)!;
   const indent = first[1]!.length;
   const firstMarker = first[2]!;
@@ -252,7 +263,7 @@ function parseList(lines: string[], start: number): { list: Block; next: number 
       }
       break;
     }
-    const inner = parseLines(itemLines);
+    const inner = parseLines(itemLines, opts);
     item.children = inner.blocks.length > 0 ? inner.blocks : [newBlock("p")];
     if (inner.trailingAttrs) item.attrs = { ...inner.trailingAttrs, ...item.attrs };
     items.push(item);

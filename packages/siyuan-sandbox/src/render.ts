@@ -26,6 +26,36 @@ export function escapeHtml(s: string): string {
     .replace(/'/g, "&#39;");
 }
 
+/** The HTML entities Lute decodes in text that the sandbox decodes too (others it leaves alone). */
+export const LUTE_ENTITIES: Readonly<Record<string, string>> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  copy: "\u00a9",
+  reg: "\u00ae",
+};
+
+const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]*));/g;
+
+/** Lute's editor text: entities decoded, then `&`, `<`, `>` and `"` escaped, not `'`. */
+export function luteEscapeText(s: string): string {
+  const decoded = s.replace(ENTITY, (m, dec?: string, hex?: string, name?: string) => {
+    if (dec !== undefined || hex !== undefined) {
+      const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex ?? "", 16);
+      return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
+    }
+    return LUTE_ENTITIES[name ?? ""] ?? m;
+  });
+  return decoded
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
+}
+
 /** The IAL text `{: id="…" k="v"}`: `id` first, then the other pairs in stored order. */
 export function ialString(attrs: Record<string, string>): string {
   const pairs: string[] = [];
@@ -231,9 +261,16 @@ export function plainContent(b: Block): string {
   }
 }
 
-function segmentDom(seg: InlineSegment, escapeText: (s: string) => string = escapeHtml): string {
+function segmentDom(
+  seg: InlineSegment,
+  escapeText: (s: string) => string = escapeHtml,
+  lute = false,
+): string {
   const text = escapeText(seg.text);
   if (seg.types.length === 0) return text;
+  if (lute && seg.types.length === 1 && seg.types[0] === "code") {
+    return `<span data-type="code">\u200b${text}</span>\u200b`;
+  }
   if (seg.types.includes("block-ref")) {
     return `<span data-type="block-ref" data-subtype="${seg.refSubtype ?? "s"}" data-id="${seg.refId ?? ""}">${text}</span>`;
   }
@@ -248,10 +285,15 @@ function segmentDom(seg: InlineSegment, escapeText: (s: string) => string = esca
 }
 
 /** DOM of inline Markdown (the content of a paragraph or heading); `escapeText` writes text runs. */
-export function inlineDom(text: string, escapeText: (s: string) => string = escapeHtml): string {
-  return parseInline(text)
-    .map((seg) => segmentDom(seg, escapeText))
-    .join("");
+export function inlineDom(
+  text: string,
+  escapeText: (s: string) => string = escapeHtml,
+  lute = false,
+): string {
+  const segs = parseInline(text);
+  // Lute's editor tree holds a zero-width space before inline code that opens the block
+  const lead = lute && segs[0]?.types.length === 1 && segs[0].types[0] === "code" ? "\u200b" : "";
+  return lead + segs.map((seg) => segmentDom(seg, escapeText, lute)).join("");
 }
 
 function attrsHtml(attrs: Record<string, string>): string {
@@ -283,21 +325,36 @@ const editable = (inner: string): string =>
 /**
  * Block DOM as Lute's protyle renderer writes it: outer attributes in the order
  * data-subtype (headings, lists), data-node-id, data-node-index (document children only),
- * data-type, class, then every IAL pair except id.
+ * data-type, class, then every IAL pair except id. `lute`: as SiYuan 3.7.3's `Tree2BlockDOM` writes
+ * what the other readers here approximate (kernel-probes `template.render.kramdown`): zero-width
+ * spaces around inline code, a code block's copy and menu icons.
  */
-export function renderDom(b: Block, index?: number, listSubtype?: string): string {
+export function renderDom(b: Block, index?: number, listSubtype?: string, lute = false): string {
   const idx = index === undefined ? "" : ` data-node-index="${index}"`;
   const head = (cls: string, pre = ""): string =>
     `<div${pre} data-node-id="${b.id}"${idx} data-type="${LUTE_NODE_NAMES[b.type]}" class="${cls}"${attrsHtml(b.attrs)}>`;
   const tail = `${protyleAttr(b.attrs)}</div>`;
   switch (b.type) {
     case "d":
-      return b.children.map((c, i) => renderDom(c, i + 1)).join("");
+      return b.children.map((c, i) => renderDom(c, i + 1, undefined, lute)).join("");
     case "p":
-      return head("p") + editable(inlineDom(b.text)) + tail;
+      return (
+        head("p") + editable(inlineDom(b.text, lute ? luteEscapeText : escapeHtml, lute)) + tail
+      );
     case "h":
-      return head(b.subtype, ` data-subtype="${b.subtype}"`) + editable(inlineDom(b.text)) + tail;
+      return (
+        head(b.subtype, ` data-subtype="${b.subtype}"`) +
+        editable(inlineDom(b.text, lute ? luteEscapeText : escapeHtml, lute)) +
+        tail
+      );
     case "c":
+      if (lute && LUTE_RENDER_LANGS.has(b.lang)) {
+        return (
+          `<div data-node-id="${b.id}"${idx} data-type="NodeCodeBlock" class="render-node"${attrsHtml(b.attrs)} data-content="${escapeHtml(b.text)}" data-subtype="${b.lang}">` +
+          `<div spin="1"></div>${tail}`
+        );
+      }
+      if (lute) return head("code-block") + luteCodeBlock(b) + tail;
       return (
         head("code-block") +
         `<div class="protyle-action"><span class="protyle-action--first protyle-action__language" contenteditable="false">${escapeHtml(b.lang)}</span></div>` +
@@ -305,6 +362,12 @@ export function renderDom(b: Block, index?: number, listSubtype?: string): strin
         tail
       );
     case "m":
+      if (lute) {
+        return (
+          `<div data-node-id="${b.id}"${idx} data-type="NodeMathBlock" class="render-node"${attrsHtml(b.attrs)} data-content="${escapeHtml(b.text)}" data-subtype="math">` +
+          `<div spin="1"></div>${tail}`
+        );
+      }
       return (
         `<div data-node-id="${b.id}"${idx} data-type="NodeMathBlock" class="render-node" data-subtype="math" data-content="${escapeHtml(b.text)}"${attrsHtml(b.attrs)}>` +
         `<div spin="1"></div>${tail}`
@@ -316,23 +379,49 @@ export function renderDom(b: Block, index?: number, listSubtype?: string): strin
     case "html":
       return `${head("render-node")}<div><protyle-html data-content="${escapeHtml(b.text)}"></protyle-html></div>${tail}`;
     case "b":
-      return head("bq") + b.children.map((c) => renderDom(c)).join("") + tail;
+      return (
+        head("bq") + b.children.map((c) => renderDom(c, undefined, undefined, lute)).join("") + tail
+      );
     case "s":
-      return head("sb") + b.children.map((c) => renderDom(c)).join("") + tail;
+      return (
+        head("sb") + b.children.map((c) => renderDom(c, undefined, undefined, lute)).join("") + tail
+      );
     case "l":
       return (
         head("list", ` data-subtype="${b.subtype}"`) +
-        b.children.map((c, i) => renderItemDom(c, b.subtype, listStart(b) + i - 1)).join("") +
+        b.children.map((c, i) => renderItemDom(c, b.subtype, i, lute, listStart(b))).join("") +
         tail
       );
     case "i":
-      return renderItemDom(b, listSubtype ?? b.subtype, 0);
+      return renderItemDom(b, listSubtype ?? b.subtype, 0, lute);
   }
 }
 
-function renderItemDom(item: Block, sub: string, i: number): string {
-  const marker = sub === "o" ? `${i + 1}.` : "*";
-  const task = sub === "t" ? ` data-task="${item.checked ? "X" : " "}"` : "";
+/** Code languages Lute writes as a render node (a diagram or chart), not as code. */
+export const LUTE_RENDER_LANGS: ReadonlySet<string> = new Set([
+  "mermaid",
+  "abc",
+  "echarts",
+  "plantuml",
+  "flowchart",
+  "graphviz",
+  "mindmap",
+]);
+
+/** A code block's body as Lute's protyle renderer writes it (language, copy and menu, hljs). */
+function luteCodeBlock(b: Block): string {
+  const icon = (pos: string, action: string, use: string): string =>
+    `<span class="ariaLabel protyle-icon protyle-icon--${pos} protyle-action__${action}" data-position="4north"><svg><use xlink:href="#${use}"></use></svg></span>`;
+  return (
+    `<div class="protyle-action"><span class="protyle-action--first protyle-action__language" contenteditable="false">${escapeHtml(b.lang)}</span><span class="fn__flex-1"></span>` +
+    icon("first", "copy", "iconCopy") +
+    icon("last", "menu", "iconMore") +
+    `</div><div class="hljs"><div></div><div contenteditable="true" style="flex: 1" spellcheck="false">${b.text === "" ? "" : `${escapeHtml(b.text)}\n`}</div></div>`
+  );
+}
+
+function renderItemDom(item: Block, sub: string, i: number, lute = false, start = 1): string {
+  const marker = sub === "o" ? `${start + i}.` : "*";
   const cls = sub === "t" && item.checked ? "li protyle-task--done" : "li";
   const action =
     sub === "o"
@@ -340,10 +429,11 @@ function renderItemDom(item: Block, sub: string, i: number): string {
       : sub === "t"
         ? `<div class="protyle-action protyle-action--task" draggable="true"><svg><use xlink:href="#icon${item.checked ? "Check" : "Uncheck"}"></use></svg></div>`
         : `<div class="protyle-action" draggable="true"><svg><use xlink:href="#iconDot"></use></svg></div>`;
+  const task = sub === "t" ? ` data-task="${item.checked ? "X" : " "}"` : "";
   return (
     `<div data-marker="${marker}" data-subtype="${sub}"${task} data-node-id="${item.id}" data-type="NodeListItem" class="${cls}"${attrsHtml(item.attrs)}>` +
     action +
-    item.children.map((c) => renderDom(c)).join("") +
+    item.children.map((c) => renderDom(c, undefined, undefined, lute)).join("") +
     `${protyleAttr(item.attrs)}</div>`
   );
 }

@@ -18,6 +18,7 @@ import { repoProbes } from "./repo.js";
 import { riffProbes } from "./riff.js";
 import { sqlProbes } from "./sql.js";
 import { systemProbes } from "./system.js";
+import { templateProbes } from "./template.js";
 
 /** Every probe of the suite. IDs are unique; the recording is keyed by them. */
 export const PROBES: readonly Probe[] = [
@@ -29,6 +30,7 @@ export const PROBES: readonly Probe[] = [
   ...sqlProbes,
   ...avProbes,
   ...fileProbes,
+  ...templateProbes,
   ...exportMiscProbes,
   ...navProbes,
   ...readProbes,
