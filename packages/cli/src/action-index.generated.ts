@@ -2849,6 +2849,45 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
   },
   {
     tool: "file",
+    action: "render_template",
+    aliases: [],
+    kind: "read",
+    policyFor: false,
+    dangerous: false,
+    flags: [
+      {
+        flag: "name",
+        key: "name",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+      {
+        flag: "id",
+        key: "id",
+        kind: "string",
+        required: true,
+        safety: false,
+      },
+    ],
+    schema: {
+      type: "object",
+      properties: {
+        name: {
+          type: "string",
+          maxLength: 1024,
+        },
+        id: {
+          type: "string",
+          pattern: "^\\d{14}-[a-z0-9]{7}$",
+        },
+      },
+      required: ["name", "id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    tool: "file",
     action: "export_md",
     aliases: [],
     kind: "read",

@@ -151,12 +151,7 @@ export const ROWS: readonly Row[] = [
   ["file.doc_assets", "file.get_doc_assets", ""],
   ["file.list_unused_assets", "file.list_unused_assets", "asset.unused"],
   ["file.read_template", "file.read_template", "template.get"],
-  [
-    "",
-    "file.render",
-    "template.render",
-    "not planned: SiYuan runs Go templates and answers editor DOM, which the sandbox cannot answer alike; file.read_template gives the text",
-  ],
+  ["file.render_template", "file.render", "template.render"],
   ["file.export_md", "file.export_md", "export.preview"],
   ["file.save_doc_as_template", "file.save_doc_as_template", "template.save_as"],
   ["file.delete_template", "file.delete_template", "template.remove"],

@@ -732,6 +732,12 @@ export const CATALOG = {
       args: z.strictObject({ name: templatePath }),
       signature: "read_template(name) a template's Markdown, as list_templates names it",
     },
+    render_template: {
+      policy: read,
+      args: z.strictObject({ name: templatePath, id: nodeId }),
+      signature:
+        "render_template(name,id) the template SiYuan runs for block id, as Markdown (.title: a doc's title, a block's name); saves nothing",
+    },
     export_md: {
       policy: read,
       args: id,

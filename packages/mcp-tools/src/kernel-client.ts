@@ -19,6 +19,7 @@ import type {
   OutlineHeading,
   RecentBlock,
   RefDoc,
+  RenderedTemplate,
   RiffDeck,
   RiffDue,
   SearchBlockHit,
@@ -80,6 +81,24 @@ async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
       return null;
     throw e;
   }
+}
+
+/**
+ * A `/api/template/render` rejection as the port answers it, `null` for any other failure. 3.7.3
+ * answers code -1 with "tree not found" for an unknown block, the Go error "open …: no such file
+ * or directory" for a missing file, and its Language(44) "Parse template failed: …" (HTML-escaped)
+ * for a template that does not parse or run (kernel-probes template.render.*).
+ */
+function templateRefusal(e: unknown): RenderedTemplate | null {
+  if (!isSiyuanApiError(e) || e.code !== "kernel_rejected" || e.details.kernelCode !== -1)
+    return null;
+  const msg = e.details.kernelMessage ?? "";
+  if (msg === "tree not found" || msg === "block not found") return { kind: "no_block" };
+  if (msg.startsWith("open ") && msg.endsWith(": no such file or directory"))
+    return { kind: "no_template" };
+  const failed = /^Parse template failed: ([\s\S]*)$/.exec(msg);
+  if (failed) return { kind: "template_error", message: failed[1] ?? "" };
+  return null;
 }
 
 /** The kernel's answer to rendering a database that has no file with `createIfNotExist: false`. */
@@ -414,6 +433,17 @@ function kernelReads(c: SiyuanClient): KernelReads {
       (await c.search.searchTemplate({ k: keyword })).templates.map((t) => ({
         path: t.relativePath,
       })),
+    renderTemplate: async (path, id) => {
+      const { workspaceDir } = await c.system.getWorkspaceInfo();
+      try {
+        const r = await c.template.render({ id, path: `${workspaceDir}${path}` });
+        return { kind: "rendered", dom: r.content };
+      } catch (e) {
+        const refused = templateRefusal(e);
+        if (refused === null) throw e;
+        return refused;
+      }
+    },
     listInvalidBlockRefs: async (page, pageSize) => {
       const r = await c.search.listInvalidBlockRefs({ page, pageSize });
       return {

@@ -165,6 +165,17 @@ export interface TemplateHit {
   readonly path: string;
 }
 
+/**
+ * What `/api/template/render` answered: the rendered editor DOM, or why it rendered nothing: no
+ * such template file, no such block, or the template itself failed (the Go template error).
+ */
+export type RenderedTemplate =
+  | { readonly kind: "rendered"; readonly dom: string }
+  | { readonly kind: "no_template" }
+  | { readonly kind: "no_block" }
+  /** `message` as the kernel sent it: HTML-escaped. */
+  | { readonly kind: "template_error"; readonly message: string };
+
 /** A database column (`Key` of contract §4.7), as the kernel gives it; extra fields kept. */
 export interface AvKey {
   readonly id: string;
@@ -301,6 +312,12 @@ export interface KernelReads {
   getUnusedAssets(): Promise<UnusedAsset[]>;
   /** Templates whose path holds every word of `keyword` (`/api/search/searchTemplate`), ranked. */
   searchTemplate(keyword: string): Promise<TemplateHit[]>;
+  /**
+   * Renders the workspace file `path` (e.g. `/data/templates/weekly.md`) for block `id`
+   * (`/api/system/getWorkspaceInfo` for the host path, then `/api/template/render` with
+   * `preview: true`, which saves nothing).
+   */
+  renderTemplate(path: string, id: string): Promise<RenderedTemplate>;
   /** Every flashcard deck but the built-in one, newest update first (`/api/riff/getRiffDecks`). */
   riffDecks(): Promise<RiffDeck[]>;
   /** A page of a deck's cards by due time (`getRiffCards`); an unknown deck is an empty page. */

@@ -271,6 +271,15 @@ export interface SiyuanClient {
      * template.docSaveAsTemplate).
      */
     docSaveAsTemplate(args: T.DocSaveAsTemplateArgs): Promise<boolean>;
+    /**
+     * Runs the template file (Go `text/template` between `.action{` and `}`, sprig and SiYuan's SQL
+     * functions; `.title`, `.id`, `.name`, `.alias` of the block's document) and answers the
+     * result as editor DOM with fresh block IDs. Always sent with `preview: true`, so nothing is
+     * saved. Errors are code -1: "tree not found" (unknown block), "open …: no such file or
+     * directory", "Path […] is not in workspace", "Parse template failed: …" (kernel-probes
+     * template.render.*).
+     */
+    render(args: T.RenderTemplateArgs): Promise<T.RenderTemplateResult>;
   };
   readonly export: {
     exportMdContent(args: T.ExportMdContentArgs): Promise<T.ExportMdResult>;
@@ -333,6 +342,8 @@ export interface SiyuanClient {
      * `cookieKey`, sync and AI keys): never hand it on whole.
      */
     getConf(): Promise<T.GetConfResult>;
+    /** The workspace's absolute directory on the kernel's host, and the kernel's version. */
+    getWorkspaceInfo(): Promise<T.WorkspaceInfo>;
   };
   readonly transactions: {
     /** Raw `/api/transactions`; the answer's data is returned unvalidated. */

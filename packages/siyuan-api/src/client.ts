@@ -272,6 +272,8 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
           S.ignoredSchema.transform(() => true),
           [1],
         )) ?? false,
+      render: (a) =>
+        call("template.render", { id: a.id, path: a.path, preview: true }, S.renderTemplateSchema),
     },
     export: {
       exportMdContent: (a) => call("export.exportMdContent", a, S.exportMdSchema),
@@ -317,6 +319,7 @@ function buildClient(options: SiyuanClientOptions, shared: CallCounter | undefin
       currentTime: () => call("system.currentTime", {}, S.numberSchema),
       bootProgress: () => call("system.bootProgress", {}, S.bootProgressSchema),
       getConf: () => call("system.getConf", {}, S.getConfSchema),
+      getWorkspaceInfo: () => call("system.getWorkspaceInfo", {}, S.workspaceInfoSchema),
     },
     transactions: {
       send: (a) => call("transactions.send", a, S.ignoredSchema),

@@ -180,6 +180,9 @@ export const ENDPOINTS = {
   "export.exportMdContent": r("/api/export/exportMdContent", "id"),
   // 3.7.3 panics on a missing `overwrite` (`.(bool)`); an unknown ID answers code 0 and writes nothing.
   "template.docSaveAsTemplate": w("/api/template/docSaveAsTemplate", "id", "name", "overwrite"),
+  // A read because the client always sends `preview: true`: without it a database block in the
+  // template is copied and saved as a new database.
+  "template.render": r("/api/template/render", "id", "path"),
 
   // Document history (`history/`): searchHistory lists times, getHistoryItems one time's items.
   "history.searchHistory": r("/api/history/searchHistory"),
@@ -219,6 +222,7 @@ export const ENDPOINTS = {
   "system.bootProgress": r("/api/system/bootProgress"),
   // The whole configuration, secrets included (the API token, sync keys): callers pick fields.
   "system.getConf": r("/api/system/getConf"),
+  "system.getWorkspaceInfo": r("/api/system/getWorkspaceInfo"),
 
   "transactions.send": w("/api/transactions", "transactions"),
 } as const satisfies Record<string, EndpointSpec>;

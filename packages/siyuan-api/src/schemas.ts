@@ -416,6 +416,13 @@ export const riffDueCardsSchema = z.looseObject({
   unreviewedNewCardCount: z.number(),
   unreviewedOldCardCount: z.number(),
 });
+/** `template/render`: the rendered template as editor DOM (fresh block IDs) and its path. */
+export const renderTemplateSchema = z.looseObject({ path: z.string(), content: z.string() });
+/** `system/getWorkspaceInfo`: the workspace's absolute directory on the kernel's host. */
+export const workspaceInfoSchema = z.looseObject({
+  workspaceDir: z.string(),
+  siyuanVer: z.string(),
+});
 export const exportMdSchema = z.looseObject({ hPath: z.string(), content: z.string() });
 export const exportResourcesSchema = z.looseObject({ path: z.string() });
 

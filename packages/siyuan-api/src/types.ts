@@ -30,6 +30,7 @@ import type {
   recentDocsSchema,
   recentUpdatedBlocksSchema,
   renderAttributeViewSchema,
+  renderTemplateSchema,
   repoDiffSchema,
   repoSnapshotsSchema,
   riffCardsSchema,
@@ -41,6 +42,7 @@ import type {
   searchTemplateSchema,
   unusedAssetsSchema,
   uploadSchema,
+  workspaceInfoSchema,
 } from "./schemas.js";
 
 /** `lsNotebooks` result: every notebook, closed ones included. */
@@ -57,6 +59,10 @@ export type FullTextSearchResult = z.infer<typeof fullTextSearchSchema>;
 export type BootProgress = z.infer<typeof bootProgressSchema>;
 /** `exportMdContent` result: Markdown without IALs. */
 export type ExportMdResult = z.infer<typeof exportMdSchema>;
+/** `template/render` result: `content` is editor DOM. */
+export type RenderTemplateResult = z.infer<typeof renderTemplateSchema>;
+/** `system/getWorkspaceInfo` result. */
+export type WorkspaceInfo = z.infer<typeof workspaceInfoSchema>;
 /** `asset/upload` result: `succMap` maps the original filename to `assets/…`; `errFiles` is null when none failed. */
 export type UploadResult = z.infer<typeof uploadSchema>;
 /** `getAttributeView` result; `av` is null when the database file is missing. */
@@ -472,6 +478,13 @@ export interface PushMsgArgs {
   readonly msg: string;
   /** Milliseconds; kernel default 7000. */
   readonly timeout?: number;
+}
+/** `template/render` request (the client adds `preview: true`). */
+export interface RenderTemplateArgs {
+  /** The block whose document's title, ID, name and alias the template sees. */
+  readonly id: string;
+  /** The template file's absolute path on the kernel's host, inside the workspace. */
+  readonly path: string;
 }
 /** `docSaveAsTemplate` request: `name` without `.md` (the kernel adds it). */
 export interface DocSaveAsTemplateArgs {

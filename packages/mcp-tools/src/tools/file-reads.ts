@@ -1,12 +1,20 @@
 /**
  * file reads: list_templates (SiYuan's template search, names only), read_template (one
  * template's Markdown), doc_assets (the asset links of a document), list_unused_assets (the assets
- * no document links) and export_md (a document as Markdown).
+ * no document links), export_md (a document as Markdown) and render_template (a template run for a
+ * block, as Markdown).
  */
 import { notFound, ToolError } from "../errors.js";
 import { readAction } from "../handler.js";
-import { notebooksOfBlocks, permissionOf } from "../permissions.js";
-import { pageOf } from "./listing.js";
+import { grantsEverywhere, notebooksOfBlocks, permissionOf } from "../permissions.js";
+import {
+  canonicalForm,
+  type FormBlock,
+  formOfDom,
+  formOfMarkdown,
+  markdownOfForm,
+} from "../state/content-form.js";
+import { decodeEntities, pageOf } from "./listing.js";
 import { TEMPLATES_DIR } from "./templates.js";
 
 /** The most unused assets SiYuan 3.7.3 lists (it shows the user a toast when there are more). */
@@ -27,8 +35,8 @@ export const listTemplates = readAction({
 
 /**
  * file.read_template: the file `data/templates/<name>` as it is stored (UTF-8 Markdown, its
- * `{{…}}` template actions not rendered); `not_found` when there is none. Templates belong to the
- * workspace: no notebook permission applies (as `file.list_templates`).
+ * `.action{…}` template actions not rendered); `not_found` when there is none. Templates belong
+ * to the workspace: no notebook permission applies (as `file.list_templates`).
  */
 export const readTemplate = readAction({
   run: async (ctx, a: { name: string }) => {
@@ -36,6 +44,46 @@ export const readTemplate = readAction({
     if (bytes === null) throw notFound("template", a.name);
     return { name: a.name, content: new TextDecoder().decode(bytes) };
   },
+});
+
+const formKey = (form: readonly FormBlock[]) => canonicalForm(form, { ownAttrs: "compare" });
+
+/**
+ * file.render_template: the template `data/templates/<name>` run by SiYuan for block `id`
+ * (`/api/template/render` with `preview: true`: its Go template actions evaluated with the block's
+ * `.title` — a document's title, another block's name —, `.id`, `.name`, `.alias`; fresh block IDs;
+ * nothing saved), as Markdown the agent can hand to block.append or document.create. `exact` says
+ * whether that Markdown parses back to the blocks SiYuan rendered; when it does not, `dom` carries
+ * the kernel's editor DOM too. A missing template or block is `not_found`; a template that does not
+ * parse or run is `kernel_error` with Go's message. A template's SQL functions (`querySQL`,
+ * `queryBlocks`) read every notebook, so the call needs read on all of them.
+ */
+export const renderTemplate = readAction({
+  run: async (ctx, a: { name: string; id: string }) => {
+    const r = await ctx.kernel.renderTemplate(`${TEMPLATES_DIR}${a.name}`, a.id);
+    switch (r.kind) {
+      case "no_template":
+        throw notFound("template", a.name);
+      case "no_block":
+        throw notFound("block", a.id);
+      case "template_error":
+        throw new ToolError(
+          "kernel_error",
+          `SiYuan cannot run template ${a.name}: ${decodeEntities(r.message)}; read it with file.read_template`,
+          { kernelCode: -1, name: a.name },
+        );
+      case "rendered": {
+        const form = formOfDom(r.dom);
+        const markdown = markdownOfForm(form);
+        const exact = formKey(formOfMarkdown(markdown)) === formKey(form);
+        return { name: a.name, id: a.id, markdown, exact, ...(exact ? {} : { dom: r.dom }) };
+      }
+    }
+  },
+  notebooks: async (ctx) =>
+    grantsEverywhere(ctx.permissions, ctx.needs)
+      ? []
+      : (await ctx.kernel.lsNotebooks()).map((n) => n.id),
 });
 
 /**

@@ -31,6 +31,7 @@ import {
   listTemplates,
   listUnusedAssets,
   readTemplate,
+  renderTemplate,
 } from "./file-reads.js";
 import { createTemplate, deleteTemplate, saveDocAsTemplate, updateTemplate } from "./templates.js";
 
@@ -144,5 +145,6 @@ export const fileHandlers = {
   doc_assets: docAssets,
   list_unused_assets: listUnusedAssets,
   read_template: readTemplate,
+  render_template: renderTemplate,
   export_md: exportMd,
 } satisfies ToolHandlers<"file">;
