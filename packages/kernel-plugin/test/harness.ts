@@ -11,17 +11,26 @@ import { afterAll, beforeAll } from "vitest";
 export const PLUGIN_NAME = "siyuan-plugins-mcp-sisyphus";
 export const PACKAGE_ZIP = resolve(import.meta.dirname, "..", "dist", "package.zip");
 
-/** Writes the plugin's `settings.json` through the kernel's file API, as the settings panel will. */
-export async function writeSettings(sb: Sandbox, settings: Record<string, unknown>): Promise<void> {
+/** Writes a workspace file (e.g. `/data/templates/x.md`) through the kernel's `putFile`. */
+export async function putWorkspaceFile(sb: Sandbox, path: string, text: string): Promise<void> {
   const form = new FormData();
-  form.set("path", `/data/storage/petal/${PLUGIN_NAME}/settings.json`);
-  form.set("file", new Blob([JSON.stringify(settings)]), "settings.json");
+  form.set("path", path);
+  form.set("file", new Blob([text]), path.slice(path.lastIndexOf("/") + 1));
   const res = await fetch(`${sb.url}/api/file/putFile`, {
     method: "POST",
     headers: { authorization: `Token ${sb.token}` },
     body: form,
   });
-  if (((await res.json()) as { code: number }).code !== 0) throw new Error("putFile failed");
+  if (((await res.json()) as { code: number }).code !== 0)
+    throw new Error(`putFile ${path} failed`);
+}
+
+/** The plugin's `settings.json` path in the workspace. */
+export const SETTINGS_PATH = `/data/storage/petal/${PLUGIN_NAME}/settings.json`;
+
+/** Writes the plugin's `settings.json` through the kernel's file API, as the settings panel will. */
+export async function writeSettings(sb: Sandbox, settings: Record<string, unknown>): Promise<void> {
+  await putWorkspaceFile(sb, SETTINGS_PATH, JSON.stringify(settings));
 }
 
 /**

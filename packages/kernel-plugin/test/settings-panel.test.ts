@@ -16,7 +16,14 @@ import { DEMO_IDS, type Sandbox } from "@sisyphus/siyuan-sandbox";
 import { EXPECT_POLL_TIMEOUT_MS } from "@sisyphus/siyuan-sandbox/testing";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { kernelClient, PLUGIN_NAME, sandboxWithPlugin, sc, writeSettings } from "./harness.js";
+import {
+  kernelClient,
+  PLUGIN_NAME,
+  SETTINGS_PATH,
+  sandboxWithPlugin,
+  sc,
+  writeSettings,
+} from "./harness.js";
 import { type PanelServer, servePanel } from "./panel/server.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -110,8 +117,6 @@ async function save(page: Page): Promise<void> {
     "Sisyphus settings saved",
   );
 }
-
-const SETTINGS_PATH = `/data/storage/petal/${PLUGIN_NAME}/settings.json`;
 
 /** A kernel file API call on the settings file: the file's JSON for getFile. */
 async function settingsFile(api: "getFile" | "removeFile"): Promise<unknown> {

@@ -13,7 +13,9 @@ import { LIST_CHANGED_EVENT, SSE_CHECK_INTERVAL_MS } from "../src/kernel/sse.js"
 import {
   kernelClient,
   PLUGIN_NAME,
+  putWorkspaceFile,
   routeOf,
+  SETTINGS_PATH,
   sandboxWithPlugin,
   sc,
   writeSettings,
@@ -114,15 +116,7 @@ async function twoChecksLater(sb: Sandbox): Promise<void> {
 
 /** Writes the settings file with any text (a file that does not parse). */
 async function writeSettingsText(sb: Sandbox, text: string): Promise<void> {
-  const form = new FormData();
-  form.set("path", `/data/storage/petal/${PLUGIN_NAME}/settings.json`);
-  form.set("file", new Blob([text]), "settings.json");
-  const res = await fetch(`${sb.url}/api/file/putFile`, {
-    method: "POST",
-    headers: { authorization: `Token ${sb.token}` },
-    body: form,
-  });
-  expect(((await res.json()) as { code: number }).code).toBe(0);
+  await putWorkspaceFile(sb, SETTINGS_PATH, text);
 }
 
 describe("tools/list_changed on a host that does not serialise plugin paths", () => {

@@ -5,23 +5,14 @@
  */
 import { DEMO_IDS } from "@sisyphus/siyuan-sandbox";
 import { describe, expect, it } from "vitest";
-import { kernelClient, sc, useSandboxWithPlugin } from "./harness.js";
+import { kernelClient, putWorkspaceFile, sc, useSandboxWithPlugin } from "./harness.js";
 
 const box = useSandboxWithPlugin();
 
 const TEMPLATE = '## .action{.title}\n\n- [ ] review .action{.id}\n\n.action{upper "done"}';
 
 async function putTemplate(name: string, text: string): Promise<void> {
-  const sb = box.current;
-  const form = new FormData();
-  form.set("path", `/data/templates/${name}`);
-  form.set("file", new Blob([text]), name);
-  const res = await fetch(`${sb.url}/api/file/putFile`, {
-    method: "POST",
-    headers: { authorization: `Token ${sb.token}` },
-    body: form,
-  });
-  expect(((await res.json()) as { code: number }).code).toBe(0);
+  await putWorkspaceFile(box.current, `/data/templates/${name}`, text);
 }
 
 describe("templates at the kernel authority", () => {

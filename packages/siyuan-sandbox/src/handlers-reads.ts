@@ -19,6 +19,7 @@ import { type HandlerContext, panicReply, type Route, reqStrArray } from "./hand
 import { workspaceAbs } from "./handlers-asset.js";
 import { repoKeyOf } from "./handlers-repo.js";
 import { type InlineSegment, parseInline } from "./markdown.js";
+import { goEscapeHtml } from "./render.js";
 
 const r = (handler: Route["handler"]): Route => ({
   handler,
@@ -159,17 +160,6 @@ function getBlocksWordCount(ctx: HandlerContext): unknown {
     stat.refCount += s.refCount;
   }
   return { reqId: ctx.body.reqId ?? null, stat: { ...stat, blockCount: ids.length } };
-}
-
-/** The kernel's `util.EscapeHTML`: Go's `html.EscapeString`, blank text left as it is. */
-function goEscapeHtml(s: string): string {
-  if (s.trim() === "") return s;
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/'/g, "&#39;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&#34;");
 }
 
 /** `getRecentUpdatedBlocks`: the 16 paragraphs longer than one character updated last (SQL index). */

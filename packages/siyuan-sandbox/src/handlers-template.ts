@@ -17,7 +17,7 @@ import { processZone, utcZone } from "./go-time.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
 import { filterFileName, truncateLenFileName, workspaceAbs } from "./handlers-asset.js";
 import { parseInline, parseMarkdown } from "./markdown.js";
-import { ialString, LUTE_ENTITIES, renderDom, renderKramdown } from "./render.js";
+import { goEscapeHtml, ialString, LUTE_ENTITIES, renderDom, renderKramdown } from "./render.js";
 
 /** A block as the template holds it: no `updated`, template code as a paragraph. */
 function templateBlock(b: Block): Block {
@@ -63,17 +63,6 @@ function docSaveAsTemplate(ctx: HandlerContext): unknown {
   if (files.kind(path) !== null && !overwrite) throw kernelError(1, "");
   files.write(path, Buffer.from(md, "utf8"), ctx.kernel.ids.clock.now());
   return null;
-}
-
-/** Go's `html.EscapeString`, as `util.EscapeHTML` applies it to the kernel's error texts. */
-function goEscapeHtml(s: string): string {
-  if (s.trim() === "") return s;
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/'/g, "&#39;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&#34;");
 }
 
 /** Go's `html.UnescapeString` for the entities the sandbox knows; another named one is refused. */

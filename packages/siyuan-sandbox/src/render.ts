@@ -26,6 +26,17 @@ export function escapeHtml(s: string): string {
     .replace(/'/g, "&#39;");
 }
 
+/** Go's `html.EscapeString`, as the kernel's `util.EscapeHTML` applies it (blank text kept as is). */
+export function goEscapeHtml(s: string): string {
+  if (s.trim() === "") return s;
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/'/g, "&#39;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&#34;");
+}
+
 /** The HTML entities Lute decodes in text that the sandbox decodes too (others it leaves alone). */
 export const LUTE_ENTITIES: Readonly<Record<string, string>> = {
   amp: "&",
