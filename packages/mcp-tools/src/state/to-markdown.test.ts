@@ -15,6 +15,7 @@ describe("markdownOfForm", () => {
       "> quoted\n>\n> two\n\n```js\nlet x = 1;\n```\n\n$$\nx^2\n$$\n\n---",
     ],
     ["a block's attributes", 'tagged\n{: custom-x="y"}'],
+    ["a code block holding a fence", "````md\n```js\nx\n```\n````"],
     ["links and refs", "see [site](https://example.com) and ((20200101000000-abcdefg 'ref'))"],
   ])("%s", (_name, md) => {
     const written = markdownOfForm(formOfMarkdown(md));

@@ -61,6 +61,13 @@ function item(li: FormBlock, list: FormBlock["list"], n: number, alt = false): s
   return indent(body, marker, " ".repeat(list === "t" ? 2 : marker.length));
 }
 
+/** A code block fenced with more backticks than any run in its text, so the text cannot close it. */
+function fenced(text: string, lang: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
 function block(b: FormBlock, afterList = false): string {
   switch (b.type) {
     case "p":
@@ -75,7 +82,7 @@ function block(b: FormBlock, afterList = false): string {
     case "li":
       return item(b, "u", 1);
     case "code":
-      return withIal(`\`\`\`${b.lang ?? ""}\n${b.text ?? ""}\n\`\`\``, b);
+      return withIal(fenced(b.text ?? "", b.lang ?? ""), b);
     case "math":
       return withIal(`$$\n${b.text ?? ""}\n$$`, b);
     case "quote":
