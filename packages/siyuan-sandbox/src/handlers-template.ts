@@ -17,7 +17,14 @@ import { processZone, utcZone } from "./go-time.js";
 import { type HandlerContext, panicReply, type Route } from "./handler-kit.js";
 import { filterFileName, truncateLenFileName, workspaceAbs } from "./handlers-asset.js";
 import { parseInline, parseMarkdown } from "./markdown.js";
-import { goEscapeHtml, ialString, LUTE_ENTITIES, renderDom, renderKramdown } from "./render.js";
+import {
+  decodeLuteEntities,
+  goEscapeHtml,
+  ialString,
+  LUTE_ENTITIES,
+  renderDom,
+  renderKramdown,
+} from "./render.js";
 
 /** A block as the template holds it: no `updated`, template code as a paragraph. */
 function templateBlock(b: Block): Block {
@@ -67,16 +74,8 @@ function docSaveAsTemplate(ctx: HandlerContext): unknown {
 
 /** Go's `html.UnescapeString` for the entities the sandbox knows; another named one is refused. */
 function htmlUnescape(s: string): string {
-  return s.replace(
-    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]*));/g,
-    (m, dec, hex, nm) => {
-      if (dec !== undefined || hex !== undefined) {
-        const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex as string, 16);
-        return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
-      }
-      const v = LUTE_ENTITIES[nm as string];
-      return v ?? refuse(`the HTML entity ${m} in a block's name or alias is not modelled`);
-    },
+  return decodeLuteEntities(s, (m) =>
+    refuse(`the HTML entity ${m} in a block's name or alias is not modelled`),
   );
 }
 

@@ -51,15 +51,23 @@ export const LUTE_ENTITIES: Readonly<Record<string, string>> = {
 
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]*));/g;
 
-/** Lute's editor text: entities decoded, then `&`, `<`, `>` and `"` escaped, not `'`. */
-export function luteEscapeText(s: string): string {
-  const decoded = s.replace(ENTITY, (m, dec?: string, hex?: string, name?: string) => {
+/**
+ * HTML entities decoded as Go's `html.UnescapeString` and Lute do for the ones the sandbox knows
+ * (numeric ones, {@link LUTE_ENTITIES}); `unknown` answers any other named entity.
+ */
+export function decodeLuteEntities(s: string, unknown: (entity: string) => string): string {
+  return s.replace(ENTITY, (m, dec?: string, hex?: string, name?: string) => {
     if (dec !== undefined || hex !== undefined) {
       const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex ?? "", 16);
       return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : "\ufffd";
     }
-    return LUTE_ENTITIES[name ?? ""] ?? m;
+    return LUTE_ENTITIES[name ?? ""] ?? unknown(m);
   });
+}
+
+/** Lute's editor text: entities decoded, then `&`, `<`, `>` and `"` escaped, not `'`. */
+export function luteEscapeText(s: string): string {
+  const decoded = decodeLuteEntities(s, (m) => m);
   return decoded
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
