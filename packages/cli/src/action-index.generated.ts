@@ -996,6 +996,22 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
         required: false,
         safety: false,
       },
+      {
+        flag: "ids",
+        key: "ids",
+        kind: "array",
+        items: "string",
+        required: false,
+        safety: false,
+      },
+      {
+        flag: "titles",
+        key: "titles",
+        kind: "array",
+        items: "string",
+        required: false,
+        safety: false,
+      },
     ],
     schema: {
       type: "object",
@@ -1007,6 +1023,24 @@ export const ACTION_ENTRIES: readonly ActionEntry[] = [
         title: {
           type: "string",
           minLength: 1,
+        },
+        ids: {
+          minItems: 1,
+          maxItems: 8,
+          type: "array",
+          items: {
+            type: "string",
+            pattern: "^\\d{14}-[a-z0-9]{7}$",
+          },
+        },
+        titles: {
+          minItems: 1,
+          maxItems: 8,
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+          },
         },
       },
       additionalProperties: false,

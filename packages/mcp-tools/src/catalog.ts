@@ -452,9 +452,18 @@ export const CATALOG = {
     get: {
       policy: read,
       args: z
-        .strictObject({ id: nodeId.optional(), title: z.string().min(1).optional() })
-        .refine((a) => (a.id === undefined) !== (a.title === undefined), "give id or title"),
-      signature: "get(id|title=exact title) Kramdown: every block's ID+attributes",
+        .strictObject({
+          id: nodeId.optional(),
+          title: z.string().min(1).optional(),
+          ids: z.array(nodeId).min(1).max(8).optional(),
+          titles: z.array(z.string().min(1)).min(1).max(8).optional(),
+        })
+        .refine(
+          (a) => [a.id, a.title, a.ids, a.titles].filter((v) => v !== undefined).length === 1,
+          "give one of id, title, ids, titles",
+        ),
+      signature:
+        "get(id|title=exact title|ids|titles=up to 8 in one call) Kramdown: every block's ID+attributes",
     },
     list_tree: {
       policy: read,

@@ -272,6 +272,69 @@ describe("read actions", () => {
     }
   });
 
+  it("document.get reads several documents by ids or titles in one answer, each once", async () => {
+    const single = await h.call("document", { action: "get", id: fx.doc });
+    const kid = await h.call("document", { action: "get", id: fx.child });
+    const byIds = await h.call("document", {
+      action: "get",
+      ids: [fx.child, fx.doc, fx.child, UNKNOWN],
+    });
+    expect(byIds.structuredContent).toEqual({
+      documents: [kid.structuredContent, single.structuredContent],
+      missing: [UNKNOWN],
+    });
+    const many = "Many titled";
+    const a = h.sandbox.control.external.createDoc(h.notebook, `/${many}`, "a");
+    const b = h.sandbox.control.external.createDoc(h.notebook, `/${fx.title}/${many}`, "b");
+    const solo = h.sandbox.control.external.createDoc(h.notebook, "/Many solo", "solo");
+    const byTitles = await h.call("document", {
+      action: "get",
+      titles: ["Kid", "Many solo", "No such title", many, "Many solo"],
+    });
+    const s = byTitles.structuredContent;
+    const documents = s["documents"] as Array<{ id: string; kramdown: string }>;
+    expect(documents[0]).toEqual(kid.structuredContent);
+    expect(documents.map((d) => d.id)).toEqual([fx.child, solo]);
+    expect(documents[1]?.kramdown).toContain("solo");
+    expect(s["missing"]).toEqual(["No such title"]);
+    const ambiguous = s["ambiguous"] as Array<{ title: string; candidates: Array<{ id: string }> }>;
+    expect(ambiguous.map((x) => x.title)).toEqual([many]);
+    expect(ambiguous[0]?.candidates.map((c) => c.id).sort()).toEqual([a, b].sort());
+    expect(s["hint"]).toMatch(/by its id/);
+    // nothing found at all is not_found, naming what was missing
+    const none = await h.call("document", { action: "get", titles: ["No such title"] });
+    expect(errorCode(none)).toBe("not_found");
+    expect((none.structuredContent["error"] as { missing: string[] }).missing).toEqual([
+      "No such title",
+    ]);
+    for (const args of [
+      { ids: [fx.doc], title: fx.title },
+      { ids: [] },
+      { titles: Array(9).fill("x") },
+    ]) {
+      const r = await h.call("document", { action: "get", ...args });
+      expect(errorCode(r), JSON.stringify(args)).toBe("invalid_arguments");
+    }
+  });
+
+  it("document.get of several refuses the whole call for one unreadable ID; titles count readable ones", async () => {
+    const hidden = h.sandbox.control.external.createNotebook("Hidden many");
+    const secret = h.sandbox.control.external.createDoc(hidden, "/Secret many", "secret");
+    h.permissions = { default: "delete", notebooks: { [hidden]: "none" } };
+    try {
+      const ids = await h.call("document", { action: "get", ids: [fx.doc, secret] });
+      expect(errorCode(ids)).toBe("permission_denied");
+      const titles = await h.call("document", { action: "get", titles: ["Kid", "Secret many"] });
+      expect(
+        (titles.structuredContent["documents"] as Array<{ id: string }>).map((d) => d.id),
+      ).toEqual([fx.child]);
+      expect(titles.structuredContent["missing"]).toEqual(["Secret many"]);
+      expect(JSON.stringify(titles.structuredContent)).not.toContain("secret");
+    } finally {
+      h.permissions = { default: "delete" };
+    }
+  });
+
   it("answers kernel_unavailable, not a crash, when the kernel is down", async () => {
     const down = createSiyuanClient({
       transport: undiciTransport({ baseUrl: "http://127.0.0.1:1", token: "t", timeoutMs: 2000 }),

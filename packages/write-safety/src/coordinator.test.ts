@@ -130,8 +130,8 @@ describe("WriteCoordinator strict flow", () => {
     k.values.set("b1", "edited elsewhere");
     const e = await rejection(commit());
     expect(e.code).toBe("state_changed");
-    // The hint says what the next lines prove: the requestId is spent, a new preflight is needed.
-    expect(e.hint).toMatch(/nothing was written and this requestId is spent/);
+    // The hint says what the next lines prove: the requestId is used up, a new preflight is needed.
+    expect(e.hint).toMatch(/nothing was written and this requestId is used up/);
     expect(e.hint).toMatch(/run a new validateOnly preflight and commit with its new requestId/);
     expect(e.details.expectedHash).toBe(pre.expectedStateHash);
     expect(e.details.currentHash).toBe(coordinator.aliases.aliasFor(k.digest("b1")));

@@ -92,7 +92,7 @@ export const WRITE_SAFETY_REASON_HINTS: {
 } = {
   preflight_lease_invalid: {
     unknown_request_id:
-      "No preflight issued this requestId: check it is copied exactly from a validateOnly answer of these arguments (this refusal spent none of your requestIds); else run the same call with validateOnly: true and commit with the new requestId{credential}.",
+      "No preflight issued this requestId: check it is copied exactly from a validateOnly answer of these arguments (this refusal used up none of your requestIds); else run the same call with validateOnly: true and commit with the new requestId{credential}.",
     request_id_expired:
       "This requestId is past its first-execution window. Run the same call with validateOnly: true again, then commit at once with the new requestId{credential}.",
     other_epoch:

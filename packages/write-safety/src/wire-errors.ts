@@ -58,7 +58,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   state_changed: {
-    hint: "The target changed after preflight; nothing was written and this requestId is spent. details.current, when present, is the target now (block ID → Kramdown); else reread it (block.get_kramdown, document.get, fs.read or av.render). Decide, then run a new validateOnly preflight and commit with its new requestId.",
+    hint: "The target changed after preflight; nothing was written and this requestId is used up. details.current, when present, is the target now (block ID → Kramdown); else reread it (block.get_kramdown, document.get, fs.read or av.render). Decide, then run a new validateOnly preflight and commit with its new requestId.",
     exit: "safety",
     writeAttempted: "never",
   },

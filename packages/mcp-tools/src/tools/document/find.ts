@@ -77,20 +77,40 @@ export async function findDocs(ctx: ToolContext, a: ArgsOf<"document", "find">) 
 /** At most this many documents an ambiguous title lists. */
 const TITLE_CANDIDATES_MAX = 8;
 
+/** A document a title names, as an ambiguous title lists it. */
+export interface TitleCandidate {
+  readonly id: string;
+  readonly hpath: string;
+  readonly notebook: string;
+}
+
+/**
+ * The documents the caller may read whose title is exactly `title` (at most
+ * {@link TITLE_CANDIDATES_MAX} + 1), from the SQL index; the caller flushes first. Documents of
+ * notebooks the caller may not read do not count.
+ */
+async function titled(ctx: ToolContext, title: string): Promise<TitleCandidate[]> {
+  const raw = await ctx.kernel.sql(
+    `SELECT DISTINCT id, hpath, box FROM blocks WHERE type = 'd' AND content = ${sqlString(title)} ORDER BY hpath, id LIMIT ${TITLE_CANDIDATES_MAX + 1}`,
+  );
+  return readableRows(ctx.permissions, raw).rows.map((r) => ({
+    id: String(r["id"]),
+    hpath: String(r["hpath"]),
+    notebook: String(r["box"]),
+  }));
+}
+
 /**
  * The one document the caller may read whose title is exactly `title` (`document.get` by title),
  * from the SQL index after a flush; `not_found` when none, `ambiguous_path` with the candidates
- * (ID, path, notebook) when several. Documents of notebooks the caller may not read do not count.
+ * (ID, path, notebook) when several.
  */
 export async function docByTitle(
   ctx: ToolContext,
   title: string,
 ): Promise<{ id: string; notebook: string }> {
   await ctx.kernel.flush();
-  const raw = await ctx.kernel.sql(
-    `SELECT DISTINCT id, hpath, box FROM blocks WHERE type = 'd' AND content = ${sqlString(title)} ORDER BY hpath, id LIMIT ${TITLE_CANDIDATES_MAX + 1}`,
-  );
-  const { rows } = readableRows(ctx.permissions, raw);
+  const rows = await titled(ctx, title);
   const first = rows[0];
   if (first === undefined) {
     throw new ToolError("not_found", `no document is titled ${JSON.stringify(title)}`, {
@@ -102,14 +122,31 @@ export async function docByTitle(
     throw new ToolError(
       "ambiguous_path",
       `${rows.length > TITLE_CANDIDATES_MAX ? "more than " + TITLE_CANDIDATES_MAX : rows.length} documents are titled ${JSON.stringify(title)}: get one by its id`,
-      {
-        candidates: rows.slice(0, TITLE_CANDIDATES_MAX).map((r) => ({
-          id: String(r["id"]),
-          hpath: String(r["hpath"]),
-          notebook: String(r["box"]),
-        })),
-      },
+      { candidates: rows.slice(0, TITLE_CANDIDATES_MAX) },
     );
   }
-  return { id: String(first["id"]), notebook: String(first["box"]) };
+  return { id: first.id, notebook: first.notebook };
+}
+
+/**
+ * What several exact titles name (`document.get(titles)`), after one flush: the one document of
+ * each title that names one, the titles naming none, and the titles naming several with their
+ * candidates (up to {@link TITLE_CANDIDATES_MAX}); one SQL query per distinct title, in parallel.
+ */
+export async function docsByTitles(ctx: ToolContext, titles: readonly string[]) {
+  await ctx.kernel.flush();
+  const distinct = [...new Set(titles)];
+  const found = await Promise.all(distinct.map((t) => titled(ctx, t)));
+  const docs: Array<{ id: string; notebook: string }> = [];
+  const missing: string[] = [];
+  const ambiguous: Array<{ title: string; candidates: TitleCandidate[] }> = [];
+  distinct.forEach((title, i) => {
+    const rows = found[i] ?? [];
+    const first = rows[0];
+    if (first === undefined) missing.push(title);
+    else if (rows.length > 1)
+      ambiguous.push({ title, candidates: rows.slice(0, TITLE_CANDIDATES_MAX) });
+    else docs.push({ id: first.id, notebook: first.notebook });
+  });
+  return { docs, missing, ambiguous };
 }
