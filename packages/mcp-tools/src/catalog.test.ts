@@ -261,9 +261,11 @@ describe("the advertised surface", () => {
     expect(d("document")).toContain(
       "create(notebook,hpath=/Title top level or /parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",
     );
-    expect(d("block")).toContain("update(id,data|items[{id,data}]) keeps ID+attributes");
+    expect(d("block")).toContain(
+      "update(id,data|items[{id,data}]=several blocks in one write) keeps ID+attributes",
+    );
     expect(d("block")).toContain("set_attrs(id,attrs{custom-x:value}) merges; null removes");
-    expect(d("block")).toContain('list item: parentID=list, data="- text"');
+    expect(d("block")).toContain('list item: parentID=list, data="- text" (task: "- [ ] text")');
     expect(d("av")).toContain("id = avID (not the block's ID)");
     expect(d("av")).toMatch(
       /create\(.*\) answers avID and its block's id; no columns: Primary Key\+Select/,

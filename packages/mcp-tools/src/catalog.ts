@@ -356,7 +356,7 @@ export const CATALOG = {
       policy: additive,
       args: z.strictObject({ parentID: nodeId, data: z.string(), dataType }),
       signature:
-        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text", a new last item (id = the item)',
+        'append(parentID,data): last child, answers its id; list item: parentID=list, data="- text" (task: "- [ ] text"), a new last item (id = the item)',
     },
     update: {
       policy: state,
@@ -372,7 +372,7 @@ export const CATALOG = {
           "give either id+data or items[{id,data}]",
         ),
       signature:
-        "update(id,data|items[{id,data}]) keeps ID+attributes; data: Markdown as read, without the {: } line",
+        "update(id,data|items[{id,data}]=several blocks in one write) keeps ID+attributes; data: Markdown as read, without the {: } line",
     },
     replace: {
       policy: state,

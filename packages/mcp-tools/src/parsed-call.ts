@@ -199,3 +199,23 @@ export function parseCall(tool: string, args: Readonly<Record<string, unknown>>)
       pagedBy === undefined || pageSize === undefined ? call : pagedBy(pageSize),
   };
 }
+
+/**
+ * The commit a preflight leads to, without parsing anything again: the same business arguments
+ * (and so the same bound call), its safety fields without `validateOnly` and with `credentials`,
+ * the preflight answer's own `requestId` and credential field (issued by this server, so not
+ * checked again here; the commit's checks resolve them against the leases).
+ */
+export function commitOf(
+  preflight: ValidCall,
+  credentials: Readonly<{ requestId: string } & Record<string, string>>,
+): ValidCall {
+  const { validateOnly: _v, ...args } = preflight.args;
+  const { validateOnly: _s, ...safety } = preflight.safety;
+  return {
+    ...preflight,
+    validateOnly: false,
+    args: { ...args, ...credentials },
+    safety: { ...safety, ...credentials },
+  };
+}

@@ -453,8 +453,8 @@ describe("the preflight answer says whether and how the commit is confirmed", ()
 
   // A person asked to confirm sees what would be lost: the block's kind and first line (cut, no
   // markup), how many blocks go with it, its document's title, path and size; an agent told to ask
-  // gets the same line as `error.subject`, whether the authority is asked directly or through a
-  // delegating process.
+  // gets the same line as the preflight's `subject` and as `error.subject`, whether the authority
+  // is asked directly or through a delegating process.
   const subjectCases: Array<[string, Elicitation | undefined, boolean]> = [
     ["a modern form client", { form: {} }, false],
     ["a modern client without form elicitation", { url: {} }, false],
@@ -474,10 +474,16 @@ describe("the preflight answer says whether and how the commit is confirmed", ()
       const first = `Decided <b>to</b> use sql.js ${"and more words ".repeat(6)}`;
       const d = await freshDoc(client, `> ${first}\n>\n> second paragraph\n\nkeep me`);
       const title = `Confirm guide ${seq}`;
-      const { commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
+      const { p, commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
       const subject =
         `blockquote "Decided to use sql.js and more words and more words and mor…" ` +
         `(3 blocks) in document "${title}" (/${title}, 5 blocks)`;
+      // An agent told to ask the user gets the line with the preflight, to ask before its commit.
+      if (elicitation?.form !== undefined) expect(p["subject"]).toBeUndefined();
+      else {
+        expect(p["subject"]).toBe(subject);
+        expect(String(p["nextCall"])).toContain(`naming what it acts on (subject: ${subject})`);
+      }
       const asked = await client.callTool({ name: "block", arguments: commitArgs });
       if (elicitation?.form !== undefined) {
         expect(asked.isError, JSON.stringify(sc(asked))).not.toBe(true);

@@ -123,14 +123,22 @@ export function withConfirmationMode(
   result: CallToolResult,
   ctx: ServerContext,
   conn: GatewayConnection,
+  subject?: string,
 ): CallToolResult {
   const sc = result.structuredContent as Record<string, unknown> | undefined;
   if (result.isError === true || sc?.["confirmationRequired"] !== true) return result;
   const form = declaresForm(clientDeclaration(ctx, conn).declaration);
+  // An authority's answer to a delegating process may carry its subject: kept for an agent who
+  // asks the user, dropped when the server asks (the question names it).
+  const { subject: authoritySubject, ...rest } = sc;
+  const said = form
+    ? undefined
+    : (subject ?? (typeof authoritySubject === "string" ? authoritySubject : undefined));
   const structuredContent = {
-    ...sc,
+    ...rest,
     confirmation: form ? "elicitation" : "confirm_true",
-    nextCall: nextCallOf(sc, form),
+    ...(said === undefined ? {} : { subject: said }),
+    nextCall: nextCallOf(sc, form, said),
   };
   return {
     ...result,
@@ -144,14 +152,14 @@ export function withConfirmationMode(
  * with the answer's requestId and credential, and `confirm: true` after asking the user when the
  * client cannot be asked by the server.
  */
-function nextCallOf(sc: Record<string, unknown>, form: boolean): string {
+function nextCallOf(sc: Record<string, unknown>, form: boolean, subject?: string): string {
   const field = sc["preconditionField"];
   const credential =
     typeof field === "string" ? ` and ${field}:${JSON.stringify(sc[field] ?? "")}` : "";
   const commit = `send this call again without validateOnly, with requestId:${JSON.stringify(sc["requestId"] ?? "")}${credential}`;
   return form
     ? `${commit[0]!.toUpperCase()}${commit.slice(1)}; the server asks the user to confirm during it.`
-    : `Ask the user to confirm this action (a request from them for exactly this change is their yes); if they agree, ${commit} and confirm:true. If they do not, make no call.`;
+    : `Ask the user to confirm this action${subject === undefined ? "" : `, naming what it acts on (subject: ${subject})`} (a request from them for exactly this change is their yes); if they agree, ${commit} and confirm:true. If they do not, make no call.`;
 }
 
 /** The verdict of a form elicitation's answer (`accept` with `confirm: true` confirms). */

@@ -13,7 +13,7 @@
  */
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import { WriteCancellation } from "@sisyphus/write-safety";
-import { type CallClass, type ParsedCall, parseCall } from "../parsed-call.js";
+import { type CallClass, commitOf, type ParsedCall, parseCall } from "../parsed-call.js";
 import type { PermissionMap } from "../permissions.js";
 import type { SettingsVerdict } from "../runtime.js";
 import type { CallOptions, SisyphusSettings } from "../settings.js";
@@ -23,6 +23,7 @@ import { admissionRefusalResult, shellError, unusableSettingsRefusal } from "../
 import type { DrainGate } from "./admission.js";
 import { type Admission, isAdmissionRefusal } from "./admission.js";
 import {
+  type CommitPrecheck,
   type ConfirmationRequest,
   createConfirmation,
   type GatewayConnection,
@@ -292,12 +293,53 @@ export function createGateway(options: GatewayOptions) {
     return expected !== undefined && expected !== role.epoch;
   }
 
-  /** A dangerous call's confirmation, after the commit's checks where the ledger and leases live. */
-  const confirm = createConfirmation(confirmations, (parsed, signal, permissions, withSubject) =>
+  /** A commit's checks where the ledger and leases live and, when they pass and it is wanted, its subject. */
+  const precheckWhereLeasesLive: CommitPrecheck = (parsed, signal, permissions, withSubject) =>
     role.kind === "local"
       ? localPrecheck(parsed, permissions, withSubject)
-      : role.link.precheck(parsed.tool, parsed.args, signal, withSubject),
-  );
+      : role.link.precheck(parsed.tool, parsed.args, signal, withSubject);
+
+  /** A dangerous call's confirmation, after the commit's checks where the ledger and leases live. */
+  const confirm = createConfirmation(confirmations, precheckWhereLeasesLive);
+
+  /**
+   * A preflight's answer with how its commit is confirmed; when the agent must ask the user
+   * (`confirm_true`), also what the commit would remove or move (`subject`), read as the commit's
+   * own checks would (the answer's requestId and credential, prechecked where the leases live), so
+   * the agent can ask the user without looking it up. No subject when that check refuses or reads
+   * nothing; the answer is otherwise unchanged.
+   */
+  async function preflightAnswer(
+    result: CallToolResult,
+    call: GatewayCall,
+    permissions: PermissionMap | undefined,
+  ): Promise<CallToolResult> {
+    const { parsed, ctx, conn, signal } = call;
+    const answered = withConfirmationMode(result, ctx, conn);
+    const sc = answered.structuredContent as Record<string, unknown> | undefined;
+    // Not asked by the agent, or said already (by the authority this process delegates to).
+    if (sc?.["confirmation"] !== "confirm_true" || typeof sc["subject"] === "string") {
+      return answered;
+    }
+    const field = sc["preconditionField"];
+    const requestId = sc["requestId"];
+    const credential = typeof field === "string" ? sc[field] : undefined;
+    if (parsed.kind === "invalid" || typeof requestId !== "string") return answered;
+    const commit = commitOf(parsed, {
+      requestId,
+      ...(typeof field === "string" && typeof credential === "string"
+        ? { [field]: credential }
+        : {}),
+    });
+    const checked: PrecheckVerdict = await precheckWhereLeasesLive(
+      commit,
+      signal,
+      permissions,
+      true,
+    ).catch(() => ({}));
+    if (checked.refused !== undefined || checked.subject === undefined) return answered;
+    return withConfirmationMode(result, ctx, conn, checked.subject);
+  }
 
   /** This process's checks of a commit and, when they pass and it is wanted, its subject. */
   async function localPrecheck(
@@ -435,7 +477,7 @@ export function createGateway(options: GatewayOptions) {
 
   /** An admitted call (or its refusal by the admission gate): settings, confirmation, the run. */
   async function admitted(call: GatewayCall): Promise<CallToolResult> {
-    const { parsed, writeClass, ctx, conn, signal, barrier } = call;
+    const { parsed, writeClass, ctx, signal, barrier } = call;
     const outcome = await admission.admit<
       {
         confirmed: boolean;
@@ -483,7 +525,7 @@ export function createGateway(options: GatewayOptions) {
           });
         };
         const result = await run(confirmed, applied, beside?.gate);
-        if (parsed.validateOnly) return withConfirmationMode(result, ctx, conn);
+        if (parsed.validateOnly) return preflightAnswer(result, call, applied?.permissions);
         // An action whose danger depends on the state (block.move to another document): its
         // commit answered `confirmation_required` from the probe, before any write and with its
         // lease kept. Confirm as for any dangerous action, then run it again, confirmed.

@@ -64,6 +64,8 @@ export const searchHandlers = {
           { reason: "escape_clause" },
         );
       }
+      // Every write that finished before this call is in the index it reads (D-354).
+      await ctx.kernel.flush();
       const { rows, withheld } = readableRows(ctx.permissions, await ctx.kernel.sql(a.stmt));
       return {
         rows,
@@ -74,12 +76,12 @@ export const searchHandlers = {
               withheldReason: "rows of notebooks you may not read, or without a box column",
             }
           : {}),
-        note: "The SQL index can lag recent writes by a moment.",
       };
     },
   }),
   fulltext: readAction({
     run: async (ctx, a) => {
+      await ctx.kernel.flush();
       const result = (await ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize)) as {
         blocks?: Array<Record<string, unknown>> | null;
         matchedBlockCount?: number;
