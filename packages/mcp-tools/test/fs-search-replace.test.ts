@@ -59,7 +59,7 @@ describe("fs.search and fs.replace", () => {
         ["/FSX Parent", "kiwiquux alpha"],
         ["/FSX Parent/Child", "kiwiquux beta"],
       ]);
-      expect(hits.map((x) => x["type"]).sort()).toEqual(["NodeHeading", "NodeParagraph"]);
+      expect(hits.map((x) => x["type"]).sort()).toEqual(["h", "p"]);
       for (const x of hits)
         expect(Object.keys(x).sort()).toEqual(["hpath", "id", "snippet", "type"]);
       expect(c).toMatchObject({ total: 2, page: 1, pageCount: 1 });

@@ -145,7 +145,7 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
       expect(s["hits"]).toEqual([
         {
           id: expect.any(String),
-          type: "NodeParagraph",
+          type: "p",
           docID: fx.doc,
           notebook: h.notebook,
           snippet: "second",

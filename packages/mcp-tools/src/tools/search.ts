@@ -7,9 +7,11 @@
  * of the content without the kernel's `<mark>` markup); `full: true` returns the kernel's rows as
  * they are. Rows of notebooks the caller may not read are withheld either way.
  */
+
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
+import { sqlBlockType } from "./block-types.js";
 import { pageOf, readableItems } from "./listing.js";
 import { checkReadOnlySql, kernelMisreads } from "./read-only-sql.js";
 import { searchMoreReads } from "./search-more.js";
@@ -36,7 +38,7 @@ export interface CompactHit {
 function compactHit(b: Record<string, unknown>): CompactHit {
   return {
     id: String(b["id"] ?? ""),
-    type: String(b["type"] ?? ""),
+    type: sqlBlockType(b["type"]),
     docID: String(b["rootID"] ?? ""),
     notebook: String(b["box"] ?? ""),
     snippet: snippetOf(b["content"]),

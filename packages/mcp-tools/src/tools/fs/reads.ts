@@ -5,9 +5,11 @@
  * hits under the path are paged here (as search.invalid_refs pages), with `capped` when the kernel
  * matched more blocks than that page held.
  */
+
 import { notFound } from "../../errors.js";
 import { readAction, type ToolHandlers } from "../../handler.js";
 import { type DocParent, listChildren } from "../../state/doc-state.js";
+import { sqlBlockType } from "../block-types.js";
 import { listTree } from "../document/tree.js";
 import { pageOf, readableItems } from "../listing.js";
 import { snippetOf } from "../snippet.js";
@@ -52,7 +54,8 @@ export const fsReads = {
   }),
   search: readAction({
     run: async (ctx, a) => {
-      const parent = await parentAt(ctx, a.path);
+      // Every write that finished before this call is in the index it searches (D-354).
+      const [parent] = await Promise.all([parentAt(ctx, a.path), ctx.kernel.flush()]);
       const result = (await ctx.kernel.fullTextSearch(a.query, 1, FS_SEARCH_FETCH_MAX)) as {
         blocks?: Array<Record<string, unknown>> | null;
         matchedBlockCount?: number;
@@ -68,7 +71,7 @@ export const fsReads = {
         path: a.path,
         hits: items.map((b) => ({
           id: String(b["id"] ?? ""),
-          type: String(b["type"] ?? ""),
+          type: sqlBlockType(b["type"]),
           hpath: String(b["hPath"] ?? ""),
           snippet: snippetOf(b["content"]),
         })),
