@@ -23,6 +23,7 @@ function doubledIndex(inner: Transport): Transport {
   return {
     name: "doubled-index",
     send(req: TransportRequest) {
+      if (req.endpoint === "/api/search/fullTextSearchBlock") return doubledHits(inner.send(req));
       if (req.endpoint !== "/api/query/sql" || req.body.kind !== "json") return inner.send(req);
       const body = JSON.parse(req.body.text) as { stmt: string };
       const stmt = body.stmt.replace(
@@ -33,6 +34,18 @@ function doubledIndex(inner: Transport): Transport {
     },
     close: () => inner.close(),
   };
+}
+
+/** A full-text answer listing each block twice, as 3.7.3 does for a block indexed twice. */
+async function doubledHits(response: ReturnType<Transport["send"]>): ReturnType<Transport["send"]> {
+  const res = await response;
+  if (res.type !== "text") return res;
+  const envelope = JSON.parse(res.text) as { data?: { blocks?: unknown[] } };
+  const blocks = envelope.data?.blocks;
+  if (!Array.isArray(blocks)) return res;
+  envelope.data = { ...envelope.data, blocks: blocks.flatMap((b) => [b, b]) };
+  const text = JSON.stringify(envelope);
+  return { ...res, text, byteLength: Buffer.byteLength(text) };
 }
 
 beforeAll(async () => {
@@ -59,6 +72,19 @@ describe("an index holding rows twice", () => {
     const docs = r.structuredContent["docs"] as Array<{ id: string }>;
     expect(docs.map((d) => d.id).sort()).toEqual([one, two].sort());
     expect(r.structuredContent["truncated"]).toBe(false);
+  });
+
+  it("search.fulltext and fs.search list each block once", async () => {
+    const doc = sandbox.control.external.createDoc(notebook, "/Hits", "okapi one\n\nokapi two");
+    await sandbox.control.flush();
+    const ft = await runtime.callTool("search", { action: "fulltext", query: "okapi" });
+    const ids = (ft.structuredContent["hits"] as Array<{ id: string }>).map((x) => x.id);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    const fs = await runtime.callTool("fs", { action: "search", path: "/Work", query: "okapi" });
+    const fsIds = (fs.structuredContent["hits"] as Array<{ id: string }>).map((x) => x.id);
+    expect(fsIds.sort()).toEqual([...ids].sort());
+    expect(doc).toMatch(/^\d{14}-/);
   });
 
   it("tag.list counts each tagged block once", async () => {

@@ -33,3 +33,12 @@ export function sqlBlockType(nodeType: unknown): string {
   const name = String(nodeType ?? "");
   return SQL_TYPE_OF_NODE[name] ?? name;
 }
+
+/**
+ * `blocks` with each ID once (the first): SiYuan 3.7.3's full-text search lists a block twice
+ * when its index holds it twice (kernel-probes `sql.notebook-index`).
+ */
+export function eachBlockOnce<B extends Record<string, unknown>>(blocks: readonly B[]): B[] {
+  const seen = new Set<unknown>();
+  return blocks.filter((b) => !seen.has(b["id"]) && seen.add(b["id"]) !== undefined);
+}

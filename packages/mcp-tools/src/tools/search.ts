@@ -11,7 +11,7 @@
 import { ToolError } from "../errors.js";
 import { readAction, type ToolHandlers } from "../handler.js";
 import { readableRows } from "../permissions.js";
-import { sqlBlockType } from "./block-types.js";
+import { eachBlockOnce, sqlBlockType } from "./block-types.js";
 import { pageOf, readableItems } from "./listing.js";
 import { checkReadOnlySql, kernelMisreads } from "./read-only-sql.js";
 import { searchMoreReads } from "./search-more.js";
@@ -90,7 +90,7 @@ export const searchHandlers = {
         matchedRootCount?: number;
         pageCount?: number;
       };
-      const { rows, withheld } = readableRows(ctx.permissions, result.blocks ?? []);
+      const { rows, withheld } = readableRows(ctx.permissions, eachBlockOnce(result.blocks ?? []));
       const more = withheld > 0 ? { withheld } : {};
       if (a.full) return { ...result, blocks: rows, ...more };
       return {

@@ -9,7 +9,7 @@
 import { notFound } from "../../errors.js";
 import { readAction, type ToolHandlers } from "../../handler.js";
 import { type DocParent, listChildren } from "../../state/doc-state.js";
-import { sqlBlockType } from "../block-types.js";
+import { eachBlockOnce, sqlBlockType } from "../block-types.js";
 import { listTree } from "../document/tree.js";
 import { pageOf, readableItems } from "../listing.js";
 import { snippetOf } from "../snippet.js";
@@ -60,7 +60,7 @@ export const fsReads = {
         blocks?: Array<Record<string, unknown>> | null;
         matchedBlockCount?: number;
       };
-      const rows = result.blocks ?? [];
+      const rows = eachBlockOnce(result.blocks ?? []);
       const { kept, withheld } = readableItems(
         ctx.permissions,
         rows.filter((b) => under(parent, b)),
