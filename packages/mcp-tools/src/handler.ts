@@ -150,6 +150,11 @@ export interface ReadbackResult {
   readonly receipt?: Record<string, unknown>;
   /** Why a mismatch was declared. */
   readonly reason?: string;
+  /**
+   * The written blocks as read back (block ID → Kramdown), for this call's answer only (`current`,
+   * when small): never hashed, never stored in the ledger, so a replay answers without it.
+   */
+  readonly shown?: Readonly<Record<string, string>>;
 }
 
 /**

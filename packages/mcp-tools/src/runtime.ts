@@ -268,6 +268,22 @@ async function withCurrent<T>(
   }
 }
 
+/** At most this many characters of written blocks' Kramdown in a commit's answer (`current`). */
+export const COMMIT_CURRENT_MAX_CHARS = 4_000;
+
+/**
+ * A commit that wrote now answers the written blocks as its readback read them (`current`: block
+ * ID → Kramdown, D-357), when small enough, so the agent sees the result without another read. A
+ * replay (this call wrote nothing) and every other answer pass through unchanged.
+ */
+function withShown<T>(answer: T, shown: Readonly<Record<string, string>> | undefined): T {
+  if (shown === undefined || typeof answer !== "object" || answer === null) return answer;
+  if ((answer as Record<string, unknown>)["executedNow"] !== true) return answer;
+  const size = Object.values(shown).reduce((n, k) => n + k.length, 0);
+  if (size > COMMIT_CURRENT_MAX_CHARS) return answer;
+  return { ...answer, current: shown };
+}
+
 function fromError(e: unknown): ToolResult {
   if (isWriteSafetyError(e)) {
     const j = (e as WriteSafetyError).toJSON();
@@ -511,13 +527,14 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
       return Object.keys(extra).length === 0 ? answer : { ...extra, ...answer };
     }
     let executed: { readonly value: E; readonly before: Probed<S> } | undefined;
+    let shown: Readonly<Record<string, string>> | undefined;
     // A strict commit probes before its `executing` record and its writes. Strict mode off runs no
     // probe first, and a resumed creation answers a failed probe with outcome_unknown: both meet
     // their own settings before the coordinator starts.
     if (gate !== undefined && (!c.strict || m.resumable === true)) {
       ctx = (await gate.meet())?.ctx ?? ctx;
     }
-    return withCurrent(
+    const answer = await withCurrent(
       () =>
         c.commit(call, {
           resumable: m.resumable,
@@ -538,6 +555,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
           readback: async ({ before }) => {
             if (executed === undefined) throw new Error("readback before execute");
             const r = await m.readback(ctx, executed.before, executed.value);
+            shown = r.verdict === "mismatch" ? undefined : r.shown;
             const digest = stateHash(r.state);
             if (r.verdict === "mismatch")
               return { outcome: "mismatch", reason: r.reason ?? "readback mismatch", digest };
@@ -561,6 +579,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         }),
       () => probed?.current,
     );
+    return withShown(answer, shown);
   }
 
   /**

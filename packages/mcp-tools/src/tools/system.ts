@@ -38,6 +38,8 @@ export const CREDENTIAL_NOTE =
 export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
     "committed = written and read back as asked (no need to read it again); no_change = the target already held what was asked; nothing in SiYuan changed.",
+  current:
+    "On a block write: the written blocks as read back (ID → Kramdown), when small; absent on a replay.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
   resultHash:

@@ -64,7 +64,12 @@ export async function createdBlockReadback(
   if (mismatch !== undefined) {
     return { state: after.state, verdict: "mismatch", reason: mismatch, receipt: { id: newId } };
   }
-  return { state: after.state, verdict: "applied", receipt: { id: newId } };
+  return {
+    state: after.state,
+    verdict: "applied",
+    receipt: { id: newId },
+    shown: { [newId]: after.kramdown },
+  };
 }
 
 /** block.insert: before `nextID`, after `previousID`, or as the last child of `parentID`. */

@@ -224,6 +224,7 @@ export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly Update
       state,
       verdict: requestedChange ? "applied" : "unchanged",
       receipt: { targetCount: plans.length },
+      shown: currentOf(afters),
     };
   },
 };

@@ -1,0 +1,85 @@
+/**
+ * A commit that wrote answers the written blocks as its readback read them (`current`, D-357):
+ * what `block.get_kramdown` answers right after, so the agent needs no read to see the result.
+ * Small answers only; a replay, which wrote nothing, answers without it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMIT_CURRENT_MAX_CHARS } from "../src/runtime.js";
+import { type Harness, startHarness } from "./harness.js";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+async function kramdownOf(id: string): Promise<string> {
+  const r = await h.call("block", { action: "get_kramdown", id });
+  return String(r.structuredContent["kramdown"]);
+}
+
+describe("a commit's answer shows what it wrote", () => {
+  it("block.append into a list: the new item as read back", async () => {
+    const d = await h.doc("Current list", "- [ ] one\n- [ ] two");
+    const list = d.blocks[0] as string;
+    const { commit } = await h.write("block", {
+      action: "append",
+      parentID: list,
+      data: "- [ ] Write the tests",
+    });
+    const id = String(commit.structuredContent["id"]);
+    const current = commit.structuredContent["current"] as Record<string, string>;
+    expect(Object.keys(current)).toEqual([id]);
+    expect(current[id]).toContain("[ ] Write the tests");
+    expect(current[id]).toBe(await kramdownOf(id));
+  });
+
+  it("block.update of several blocks: each as read back; a replay answers without them", async () => {
+    const d = await h.doc("Current update", "alpha\n\nbeta");
+    const [a, b] = d.blocks as [string, string];
+    const args = {
+      action: "update",
+      items: [
+        { id: a, data: "alpha two" },
+        { id: b, data: "beta two" },
+      ],
+    };
+    const { preflight, commit } = await h.write("block", args);
+    const current = commit.structuredContent["current"] as Record<string, string>;
+    expect(Object.keys(current).sort()).toEqual([a, b].sort());
+    expect(current[a]).toBe(await kramdownOf(a));
+    expect(current[b]).toContain("beta two");
+    const replay = await h.call("block", h.commitArgs(args, preflight));
+    expect(replay.structuredContent["replayed"]).toBe(true);
+    expect(replay.structuredContent).not.toHaveProperty("current");
+  });
+
+  it("block.replace: the block after the replacement", async () => {
+    const d = await h.doc("Current replace", "Status: draft, owned by Ana.");
+    const id = d.blocks[0] as string;
+    const { commit } = await h.write("block", {
+      action: "replace",
+      id,
+      find: "draft",
+      replacement: "in review",
+    });
+    const current = commit.structuredContent["current"] as Record<string, string>;
+    expect(current[id]).toContain("Status: in review, owned by Ana.");
+    expect(current[id]).toBe(await kramdownOf(id));
+  });
+
+  it("leaves out a write larger than the limit", async () => {
+    const d = await h.doc("Current large", "small");
+    const id = d.blocks[0] as string;
+    const { commit } = await h.write("block", {
+      action: "update",
+      id,
+      data: "word ".repeat(COMMIT_CURRENT_MAX_CHARS / 4),
+    });
+    expect(commit.structuredContent["status"]).toBe("committed");
+    expect(commit.structuredContent).not.toHaveProperty("current");
+  });
+});
