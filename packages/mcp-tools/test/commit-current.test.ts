@@ -71,6 +71,21 @@ describe("a commit's answer shows what it wrote", () => {
     expect(current[id]).toBe(await kramdownOf(id));
   });
 
+  it("block.set_attrs: the block with its merged attributes", async () => {
+    const d = await h.doc("Current attrs", "decided");
+    const id = d.blocks[0] as string;
+    await h.write("block", { action: "set_attrs", id, attrs: { "custom-priority": "high" } });
+    const { commit } = await h.write("block", {
+      action: "set_attrs",
+      id,
+      attrs: { "custom-reviewed": "yes" },
+    });
+    const current = commit.structuredContent["current"] as Record<string, string>;
+    expect(current[id]).toContain('custom-priority="high"');
+    expect(current[id]).toContain('custom-reviewed="yes"');
+    expect(current[id]).toBe(await kramdownOf(id));
+  });
+
   it("leaves out a write larger than the limit", async () => {
     const d = await h.doc("Current large", "small");
     const id = d.blocks[0] as string;

@@ -486,9 +486,14 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     // ledger: a replay answers without them (D-357).
     const { current, ...stored } = commit.structuredContent;
     if (
-      ["block.update", "block.append", "block.prepend", "block.insert", "block.replace"].includes(
-        `${tool}.${action}`,
-      )
+      [
+        "block.update",
+        "block.append",
+        "block.prepend",
+        "block.insert",
+        "block.replace",
+        "block.set_attrs",
+      ].includes(`${tool}.${action}`)
     ) {
       expect(Object.keys(current as Record<string, string>).length).toBeGreaterThan(0);
     } else expect(current).toBeUndefined();

@@ -41,6 +41,10 @@ export const setAttrs: MutationHandler<ArgsOf<"block", "set_attrs">, BlockSnapsh
       };
     }
     const requestedNoOp = attrsMatch(before.snapshot.attrs, a.attrs);
-    return { state: after.state, verdict: requestedNoOp ? "unchanged" : "applied" };
+    return {
+      state: after.state,
+      verdict: requestedNoOp ? "unchanged" : "applied",
+      shown: currentOf([after]),
+    };
   },
 };
