@@ -256,7 +256,7 @@ describe("the advertised surface", () => {
   it("says what an agent would otherwise guess (issue 33)", () => {
     const d = (tool: ToolName) => describeTool(tool, true).description;
     expect(d("document")).toContain(
-      "get(id|title=exact title, any notebook|ids|titles=up to 8 in one call) Kramdown: every block's ID+attributes",
+      "get(id|title=exact title, any notebook|ids|titles=up to 8 in one call: {documents,missing?,ambiguous?}) Kramdown: every block's ID+attributes",
     );
     expect(d("document")).toContain(
       "create(notebook,hpath=/Title top level or /parent/Title: last segment is the title,markdown?=body only: any blocks, no title)",

@@ -463,7 +463,7 @@ export const CATALOG = {
           "give one of id, title, ids, titles",
         ),
       signature:
-        "get(id|title=exact title, any notebook|ids|titles=up to 8 in one call) Kramdown: every block's ID+attributes",
+        "get(id|title=exact title, any notebook|ids|titles=up to 8 in one call: {documents,missing?,ambiguous?}) Kramdown: every block's ID+attributes",
     },
     list_tree: {
       policy: read,

@@ -39,9 +39,9 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
     "committed = written and read back as asked (no need to read it again); no_change = the target already held what was asked; nothing in SiYuan changed.",
   current:
-    "On a block write: the written blocks as read back (ID → Kramdown), when small; absent on a replay.",
+    "After block update/replace/append/prepend/insert/set_attrs: the written blocks as read back (ID → Kramdown) when small; not on a replay.",
   previousHash:
-    "Alias of the state this action checked before writing (for an addition, the place it adds to), as it hashes it; absent when it checked none.",
+    "Alias of the state this action checked before writing (for an addition: the place it adds to); absent when it checked none.",
   resultHash:
     "Alias of that state after the write, as read back; never send it as an expected hash: each write takes its own preflight's hash (another action may hash other state).",
   writeSafetyGuaranteed:
