@@ -1103,7 +1103,7 @@ export const CATALOG = {
         msg: z.string().min(1).max(2048),
         timeout: z.number().int().min(0).optional(),
       }),
-      signature: "notify(msg)",
+      signature: "notify(msg,timeout?=ms shown, 7000)",
     },
     sync: {
       policy: external,
