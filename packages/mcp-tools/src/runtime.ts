@@ -242,6 +242,11 @@ function creationLog(exec: ExecuteContext): CreationLog {
 /** The most characters of Kramdown a `state_changed` answer carries as `details.current`. */
 const STATE_CHANGED_CURRENT_MAX_CHARS = 16_000;
 
+/** How many characters of Kramdown a block ID → Kramdown map holds. */
+function charsOf(kramdowns: Readonly<Record<string, string>>): number {
+  return Object.values(kramdowns).reduce((n, k) => n + k.length, 0);
+}
+
 /**
  * A commit refused with `state_changed` carries what its re-probe read of the targets
  * (`Probed.current`) as `details.current`, when it is small enough: the agent decides on the target
@@ -256,8 +261,7 @@ async function withCurrent<T>(
   } catch (e) {
     const now = current();
     if (!isWriteSafetyError(e) || e.code !== "state_changed" || now === undefined) throw e;
-    const size = Object.values(now).reduce((n, k) => n + k.length, 0);
-    if (size > STATE_CHANGED_CURRENT_MAX_CHARS) throw e;
+    if (charsOf(now) > STATE_CHANGED_CURRENT_MAX_CHARS) throw e;
     throw new WriteSafetyError("state_changed", {
       message: e.message,
       details: { ...e.details, current: now },
@@ -279,8 +283,7 @@ export const COMMIT_CURRENT_MAX_CHARS = 4_000;
 function withShown<T>(answer: T, shown: Readonly<Record<string, string>> | undefined): T {
   if (shown === undefined || typeof answer !== "object" || answer === null) return answer;
   if ((answer as Record<string, unknown>)["executedNow"] !== true) return answer;
-  const size = Object.values(shown).reduce((n, k) => n + k.length, 0);
-  if (size > COMMIT_CURRENT_MAX_CHARS) return answer;
+  if (charsOf(shown) > COMMIT_CURRENT_MAX_CHARS) return answer;
   return { ...answer, current: shown };
 }
 
