@@ -423,7 +423,7 @@ export const CATALOG = {
           "position goes with parentID alone, not with previousID",
         ),
       signature:
-        "move(id,previousID=after it|parentID=doc or container,position?=first(default)|last child)",
+        "move(id,previousID=after it|parentID=doc or container,position?=first(default)|last child); answers documentID, previousID (null: first)",
     },
     set_fold_state: {
       policy: state,
@@ -545,7 +545,7 @@ export const CATALOG = {
     rename: {
       policy: state,
       args: z.strictObject({ id: nodeId, title: z.string().min(1).max(512) }),
-      signature: "rename(id,title)",
+      signature: "rename(id,title) its hpath and fs path follow",
     },
     set_attrs: {
       policy: state,

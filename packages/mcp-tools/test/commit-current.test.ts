@@ -86,6 +86,28 @@ describe("a commit's answer shows what it wrote", () => {
     expect(current[id]).toBe(await kramdownOf(id));
   });
 
+  it("document.create: the new document's blocks as read back; fs.write answers paths, not Kramdown", async () => {
+    const args = {
+      action: "create",
+      notebook: h.notebook,
+      hpath: "/Current created",
+      markdown: "What went well: the sandbox.",
+    };
+    const { commit } = await h.write("document", args);
+    const id = String(commit.structuredContent["id"]);
+    const current = commit.structuredContent["current"] as Record<string, string>;
+    expect(Object.keys(current)).toEqual([id]);
+    expect(current[id]).toMatch(/^What went well: the sandbox\.\n\{: id="[^"]+"/);
+    expect(await kramdownOf(id)).toContain(current[id]);
+    const viaFs = await h.write("fs", {
+      action: "write",
+      path: `/${h.notebookName}/Current fs created`,
+      markdown: "by path",
+    });
+    expect(viaFs.commit.structuredContent["status"]).toBe("committed");
+    expect(viaFs.commit.structuredContent).not.toHaveProperty("current");
+  });
+
   it("leaves out a write larger than the limit", async () => {
     const d = await h.doc("Current large", "small");
     const id = d.blocks[0] as string;

@@ -38,6 +38,19 @@ describe('block.move position: "last"', () => {
     expect(commit.structuredContent["status"]).toBe("committed");
     expect(await order(to.id)).toEqual([...to.blocks, from.blocks[0]]);
     expect(await order(from.id)).toEqual([from.blocks[1]]);
+    // Where it landed, as read back: its document and the block right before it.
+    expect(commit.structuredContent["documentID"]).toBe(to.id);
+    expect(commit.structuredContent["previousID"]).toBe(to.blocks[2]);
+    const replay = await h.call(
+      "block",
+      h.commitArgs(
+        { action: "move", id: from.blocks[0], parentID: to.id, position: "last" },
+        preflight,
+      ),
+      true,
+    );
+    expect(replay.structuredContent["replayed"]).toBe(true);
+    expect(replay.structuredContent["previousID"]).toBe(to.blocks[2]);
   });
 
   it("first is the default, as before", async () => {
@@ -50,6 +63,8 @@ describe('block.move position: "last"', () => {
     });
     expect(commit.structuredContent["status"]).toBe("committed");
     expect(await order(d.id)).toEqual([d.blocks[2], d.blocks[0], d.blocks[1]]);
+    expect(commit.structuredContent["documentID"]).toBe(d.id);
+    expect(commit.structuredContent["previousID"]).toBeNull();
   });
 
   it("a block already last answers no_change", async () => {

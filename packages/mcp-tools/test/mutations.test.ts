@@ -483,7 +483,7 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     ].includes(String(preflight["preconditionField"]));
     if (!compared) expect(targetNow).toBeUndefined();
     // The written blocks as read back come with the commit that wrote them, never from the
-    // ledger: a replay answers without them (D-357).
+    // ledger: a replay answers without them (D-357, D-359).
     const { current, ...stored } = commit.structuredContent;
     if (
       [
@@ -493,6 +493,7 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
         "block.insert",
         "block.replace",
         "block.set_attrs",
+        "document.create",
       ].includes(`${tool}.${action}`)
     ) {
       expect(Object.keys(current as Record<string, string>).length).toBeGreaterThan(0);

@@ -150,7 +150,7 @@ export const WIRE_ERRORS = {
     writeAttempted: "never",
   },
   read_budget_exceeded: {
-    hint: "The read needed more kernel calls or data than one read may use: narrow it (a smaller page or pageSize, a more specific query or path) and read again.",
+    hint: "The read needed more kernel calls or data than allowed: narrow it (a smaller page or pageSize, a more specific query or path) and read again.",
     exit: "error",
     writeAttempted: "never",
   },

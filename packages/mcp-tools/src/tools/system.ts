@@ -39,7 +39,7 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
     "committed = written and read back as asked (no need to read it again); no_change = the target already held what was asked; nothing in SiYuan changed.",
   current:
-    "The written blocks as read back (ID → Kramdown) after block update/replace/append/prepend/insert/set_attrs, when small; not on a replay.",
+    "Written blocks as read back (ID → Kramdown) after block update/replace/append/prepend/insert/set_attrs, document.create, when small; not on a replay.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition: the place it adds to); absent when it checked none.",
   resultHash:

@@ -9,7 +9,7 @@
 import { notFound, ToolError } from "../../errors.js";
 import type { ArgsOf, MutationHandler, ToolContext } from "../../handler.js";
 import { normalizeKramdown, splitOwnIal } from "../../state/attributes.js";
-import { childrenOf, formOfMarkdown } from "../../state/content-form.js";
+import { childrenOf, formOfMarkdown, placementOf } from "../../state/content-form.js";
 import { type MoveRequest, placedAsRequested } from "../../state/readback.js";
 import { checkMove } from "./checks.js";
 
@@ -39,6 +39,19 @@ function placement(a: MoveArgs, docs: Docs): Placement {
     }
   }
   return { parentID: a.parentID };
+}
+
+/**
+ * Where the moved block is, as read back: its document and the sibling right before it (`null`:
+ * it is the first among its siblings), so the answer shows the place without another read.
+ */
+function landed(docs: Docs, id: string): { receipt: Record<string, unknown> } | undefined {
+  for (const doc of docs) {
+    const at = placementOf(formOfMarkdown(splitOwnIal(doc.kramdown).body), id);
+    if (at)
+      return { receipt: { documentID: doc.id, previousID: at.siblings[at.index - 1]?.id ?? null } };
+  }
+  return undefined;
 }
 
 const docsOf = (state: unknown): Docs =>
@@ -114,6 +127,10 @@ export const move: MutationHandler<MoveArgs, MoveSnapshot, null> = {
     }
     // A move to where the block already was asks for nothing: decided from the before-state.
     const noOp = placedAsRequested(docsOf(before.state), request);
-    return { state: s.state, verdict: noOp ? "unchanged" : "applied" };
+    return {
+      state: s.state,
+      verdict: noOp ? "unchanged" : "applied",
+      ...(landed(docsOf(s.state), a.id) ?? {}),
+    };
   },
 };

@@ -20,7 +20,7 @@ export async function probeNotebookOpen(ctx: ToolContext, notebook: string) {
 /**
  * Readback of a created document: it exists live, at the requested hpath, and shows the requested
  * Markdown (an empty request is not compared: the kernel gives a new empty document one empty
- * paragraph).
+ * paragraph). What it read is `shown` (the answer's `current`: the new blocks' IDs).
  */
 export async function createdDocReadback(
   ctx: ToolContext,
@@ -46,6 +46,7 @@ export async function createdDocReadback(
       receipt: { id },
     };
   }
+  let shown: Record<string, string> | undefined;
   if (markdown.trim() !== "") {
     const body = splitOwnIal((await ctx.kernel.getBlockKramdown(id)) ?? "").body;
     if (!documentShows(body, markdown)) {
@@ -56,8 +57,9 @@ export async function createdDocReadback(
         receipt: { id },
       };
     }
+    shown = { [id]: body };
   }
-  return { state, verdict: "applied", receipt: { id, hpath: actual } };
+  return { state, verdict: "applied", receipt: { id, hpath: actual }, ...(shown && { shown }) };
 }
 
 /** document.create: a new document at `hpath`; the readback requires it there. */

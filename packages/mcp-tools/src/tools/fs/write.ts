@@ -53,8 +53,16 @@ export const write: MutationHandler<ArgsOf<"fs", "write">, WriteSnapshot, string
     return s.existing;
   },
   async readback(ctx, a, before, id) {
-    if (before.snapshot.existing === null)
-      return createdDocReadback(ctx, id, before.snapshot.hpath, a.markdown);
+    if (before.snapshot.existing === null) {
+      // fs answers paths and Markdown: the created document's Kramdown (`current`) is document.create's.
+      const { shown: _kramdown, ...created } = await createdDocReadback(
+        ctx,
+        id,
+        before.snapshot.hpath,
+        a.markdown,
+      );
+      return created;
+    }
     await ctx.kernel.flush();
     // The document's whole Kramdown, live by ID (the kernel answers none once it is gone): the
     // same state the probe read, so an unchanged document hashes as before.
