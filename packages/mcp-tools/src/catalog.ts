@@ -545,7 +545,7 @@ export const CATALOG = {
     rename: {
       policy: state,
       args: z.strictObject({ id: nodeId, title: z.string().min(1).max(512) }),
-      signature: "rename(id,title) its hpath and fs path follow",
+      signature: "rename(id,title) its hpath and fs path follow; answers title",
     },
     set_attrs: {
       policy: state,
@@ -814,7 +814,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words (document titles too; in a list or quote, the paragraph, not the container), any case; compact unless full=SiYuan's whole answer",
+        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words, all open notebooks (document titles too; in a list or quote, the paragraph, not the container), any case; compact unless full=SiYuan's whole answer",
     },
     invalid_refs: {
       policy: read,

@@ -108,6 +108,18 @@ describe("a commit's answer shows what it wrote", () => {
     expect(viaFs.commit.structuredContent).not.toHaveProperty("current");
   });
 
+  it("document.rename: the title as read back, on the commit and its replay", async () => {
+    const d = await h.doc("Reading List", "a book");
+    const args = { action: "rename", id: d.id, title: "Reading Queue" };
+    const { preflight, commit } = await h.write("document", args);
+    expect(commit.structuredContent["status"]).toBe("committed");
+    expect(commit.structuredContent["title"]).toBe("Reading Queue");
+    expect(await h.client.filetree.getHPathByID({ id: d.id })).toBe("/Reading Queue");
+    const replay = await h.call("document", h.commitArgs(args, preflight));
+    expect(replay.structuredContent["replayed"]).toBe(true);
+    expect(replay.structuredContent["title"]).toBe("Reading Queue");
+  });
+
   it("leaves out a write larger than the limit", async () => {
     const d = await h.doc("Current large", "small");
     const id = d.blocks[0] as string;

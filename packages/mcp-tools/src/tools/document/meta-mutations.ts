@@ -39,6 +39,8 @@ export const rename: MutationHandler<ArgsOf<"document", "rename">, Meta, null> =
     return {
       state: after.state,
       verdict: before.snapshot.attrs["title"] === normalizeTitle(a.title) ? "unchanged" : "applied",
+      // The title as read back (what the hpath and fs path now end in), so the answer shows it.
+      receipt: { title: after.attrs["title"] },
     };
   },
 };
