@@ -63,6 +63,8 @@ export interface AppliedMutation<S, E> {
   readonly resumable: boolean;
   /** A replay may compare its probe with the stored result (see `MutationHandler.probeUnlikeResult`). */
   readonly replayComparable: boolean;
+  /** A replay that finds the result in place shows it (see `MutationHandler.showsWritten`). */
+  readonly showsWritten: boolean;
 }
 
 /** A read call, its handler applied to its arguments. */
@@ -134,6 +136,7 @@ function applyHandler<A>(handler: ActionHandler<A>, args: A): BoundCall["handler
               readback: (ctx, before, executed) => h.readback(ctx, args, before, executed),
               resumable: h.resumable === true,
               replayComparable: h.probeUnlikeResult !== true,
+              showsWritten: h.showsWritten === true,
             }),
           ),
       };

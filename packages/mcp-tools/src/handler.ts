@@ -188,6 +188,12 @@ export interface MutationHandler<A, S = unknown, E = unknown> {
    * every other mutation.
    */
   readonly probeUnlikeResult?: true;
+  /**
+   * Its commit answers the written blocks (`current`, D-357) and its probe reads those same
+   * blocks: a replay whose probe finds the stored result in place (`targetNow: holds_result`)
+   * answers them as read now (D-360).
+   */
+  readonly showsWritten?: true;
 }
 
 /** A handler table entry for a read action (made by {@link readAction}). */

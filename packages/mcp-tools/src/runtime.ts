@@ -278,13 +278,25 @@ export const COMMIT_CURRENT_MAX_CHARS = 4_000;
 /**
  * A commit that wrote now answers the written blocks as its readback read them (`current`: block
  * ID → Kramdown, D-357), when small enough, so the agent sees the result without another read. A
- * replay (this call wrote nothing) and every other answer pass through unchanged.
+ * replay (this call wrote nothing; the ledger holds no note content) answers the target as its
+ * probe read it just now, only when that read found the stored result (`targetNow: holds_result`,
+ * D-360). Every other answer passes through unchanged.
  */
-function withShown<T>(answer: T, shown: Readonly<Record<string, string>> | undefined): T {
-  if (shown === undefined || typeof answer !== "object" || answer === null) return answer;
-  if ((answer as Record<string, unknown>)["executedNow"] !== true) return answer;
-  if (charsOf(shown) > COMMIT_CURRENT_MAX_CHARS) return answer;
-  return { ...answer, current: shown };
+function withShown<T>(
+  answer: T,
+  shown: Readonly<Record<string, string>> | undefined,
+  readNow: Readonly<Record<string, string>> | undefined,
+): T {
+  if (typeof answer !== "object" || answer === null) return answer;
+  const a = answer as Record<string, unknown>;
+  const current =
+    a["executedNow"] === true
+      ? shown
+      : a["replayed"] === true && a["targetNow"] === "holds_result"
+        ? readNow
+        : undefined;
+  if (current === undefined || charsOf(current) > COMMIT_CURRENT_MAX_CHARS) return answer;
+  return { ...answer, current };
 }
 
 function fromError(e: unknown): ToolResult {
@@ -582,7 +594,7 @@ export function createToolRuntime(options: ToolRuntimeOptions): ToolRuntime {
         }),
       () => probed?.current,
     );
-    return withShown(answer, shown);
+    return withShown(answer, shown, m.showsWritten ? probed?.current : undefined);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * A commit that wrote answers the written blocks as its readback read them (`current`, D-357):
  * what `block.get_kramdown` answers right after, so the agent needs no read to see the result.
- * Small answers only; a replay, which wrote nothing, answers without it.
+ * Small answers only; a replay, which wrote nothing, shows the target only as it reads it now.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMIT_CURRENT_MAX_CHARS } from "../src/runtime.js";
@@ -37,7 +37,7 @@ describe("a commit's answer shows what it wrote", () => {
     expect(current[id]).toBe(await kramdownOf(id));
   });
 
-  it("block.update of several blocks: each as read back; a replay answers without them", async () => {
+  it("block.update of several blocks: each as read back; a replay shows them only as it finds them now", async () => {
     const d = await h.doc("Current update", "alpha\n\nbeta");
     const [a, b] = d.blocks as [string, string];
     const args = {
@@ -52,9 +52,18 @@ describe("a commit's answer shows what it wrote", () => {
     expect(Object.keys(current).sort()).toEqual([a, b].sort());
     expect(current[a]).toBe(await kramdownOf(a));
     expect(current[b]).toContain("beta two");
+    // The ledger holds no note content: a replay shows the blocks as its probe read them just
+    // now, and only when they still hold the result (D-360).
     const replay = await h.call("block", h.commitArgs(args, preflight));
     expect(replay.structuredContent["replayed"]).toBe(true);
-    expect(replay.structuredContent).not.toHaveProperty("current");
+    expect(replay.structuredContent["targetNow"]).toBe("holds_result");
+    expect(replay.structuredContent["current"]).toEqual(current);
+    h.sandbox.control.external.updateBlock(b, "beta edited elsewhere");
+    await h.client.flush();
+    const later = await h.call("block", h.commitArgs(args, preflight));
+    expect(later.structuredContent["replayed"]).toBe(true);
+    expect(later.structuredContent["targetNow"]).toBe("changed_since");
+    expect(later.structuredContent).not.toHaveProperty("current");
   });
 
   it("block.replace: the block after the replacement", async () => {

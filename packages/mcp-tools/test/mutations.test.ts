@@ -483,7 +483,8 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     ].includes(String(preflight["preconditionField"]));
     if (!compared) expect(targetNow).toBeUndefined();
     // The written blocks as read back come with the commit that wrote them, never from the
-    // ledger: a replay answers without them (D-357, D-359).
+    // ledger: a replay shows them only where it read them now and found the result (D-357,
+    // D-359, D-360).
     const { current, ...stored } = commit.structuredContent;
     if (
       [
@@ -498,8 +499,12 @@ describe.each(CASES.map((c) => [`${c.tool}.${c.action}`, c] as const))("%s", (_n
     ) {
       expect(Object.keys(current as Record<string, string>).length).toBeGreaterThan(0);
     } else expect(current).toBeUndefined();
+    const readNow = ["block.update", "block.replace", "block.set_attrs"].includes(
+      `${tool}.${action}`,
+    );
     expect(replay.structuredContent).toEqual({
       ...stored,
+      ...(readNow ? { current } : {}),
       replayed: true,
       executedNow: false,
       ...(targetNow === undefined ? {} : { targetNow: "holds_result" }),

@@ -39,11 +39,11 @@ export const ANSWER_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   status:
     "committed = written and read back as asked (no need to read it again); no_change = the target already held what was asked; nothing in SiYuan changed.",
   current:
-    "Written blocks as read back (ID → Kramdown) after block update/replace/append/prepend/insert/set_attrs, document.create, when small; not on a replay.",
+    "Written blocks as read back (ID → Kramdown) after block update/replace/append/prepend/insert/set_attrs, document.create, when small; a replay shows them as read now if targetNow is holds_result.",
   previousHash:
     "Alias of the state this action checked before writing (for an addition: the place it adds to); absent when it checked none.",
   resultHash:
-    "Alias of that state after the write, as read back; never send it as an expected hash: each write takes its own preflight's hash (another action may hash other state).",
+    "Alias of that state after the write, as read back; never send it as an expected hash: each write takes its own preflight's.",
   writeSafetyGuaranteed:
     "true: Strict Safe Writes (lease checked, recorded, read back; a requestId never writes twice). false: an external action or strict mode off: it ran once, unverified.",
   executedNow:

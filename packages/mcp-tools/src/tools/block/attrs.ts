@@ -15,6 +15,7 @@ import {
 /** block.set_attrs: attribute names are checked by the argument schema (`attrMap`). */
 export const setAttrs: MutationHandler<ArgsOf<"block", "set_attrs">, BlockSnapshot, null> = {
   targets: (a) => [a.id],
+  showsWritten: true,
   async probe(ctx, a) {
     const snap = await requireBlock(ctx, a.id);
     return {

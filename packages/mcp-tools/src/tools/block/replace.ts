@@ -205,6 +205,7 @@ export const replace: MutationHandler<
 > = {
   targets: (a) => [a.id],
   summary: () => ({ targetCount: 1 }),
+  showsWritten: true,
   async probe(ctx, a) {
     const snap = await readBlockState(ctx.kernel, a.id);
     if (!snap.exists) throw notFound("block", a.id);

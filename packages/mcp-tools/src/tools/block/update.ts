@@ -149,6 +149,7 @@ function severalBlocks(id: string): ToolError {
 export const update: MutationHandler<UpdateArgs, UpdateSnapshot, readonly UpdatePlan[]> = {
   targets: (a) => itemsOf(a).map((i) => i.id),
   summary: (a) => ({ targetCount: distinctItems(a).length }),
+  showsWritten: true,
   async probe(ctx, a) {
     // Data naming kernel-managed identity is refused before any read (Markdown IAL id/updated) or
     // once the target's descendants are known (foreign DOM data-node-id).
