@@ -135,3 +135,42 @@ describe("search.assets", () => {
     h.permissions = { default: "delete" };
   });
 });
+
+describe("search.fulltext and closed notebooks", () => {
+  it("names the closed notebooks it could not search, and only those the caller may read", async () => {
+    h.permissions = { default: "delete" };
+    const x = h.sandbox.control.external;
+    const shut = x.createNotebook("Shut away");
+    const hidden = x.createNotebook("Shut and private");
+    x.createDoc(shut, "/Locked note", "zqxclosedword in a closed notebook");
+    x.createDoc(h.notebook, "/Open note", "zqxclosedword in an open one");
+    await h.client.flush();
+    const open = await h.call("search", { action: "fulltext", query: "zqxclosedword" });
+    expect(open.structuredContent).not.toHaveProperty("closedNotebooks");
+    expect((open.structuredContent["hits"] as unknown[]).length).toBe(2);
+
+    await h.client.notebook.closeNotebook({ notebook: shut });
+    await h.client.notebook.closeNotebook({ notebook: hidden });
+    await h.client.flush();
+    const r = await h.call("search", { action: "fulltext", query: "zqxclosedword" });
+    const hits = r.structuredContent["hits"] as Array<{ notebook: string }>;
+    expect(hits.map((b) => b.notebook)).toEqual([h.notebook]);
+    const closed = r.structuredContent["closedNotebooks"] as Array<{ id: string; name: string }>;
+    expect(closed).toEqual(
+      expect.arrayContaining([
+        { id: shut, name: "Shut away" },
+        { id: hidden, name: "Shut and private" },
+      ]),
+    );
+    h.permissions = { default: "delete", notebooks: { [hidden]: "none" } };
+    const limited = await h.call("search", { action: "fulltext", query: "zqxclosedword" });
+    const names = (limited.structuredContent["closedNotebooks"] as Array<{ id: string }>).map(
+      (n) => n.id,
+    );
+    expect(names).toContain(shut);
+    expect(names).not.toContain(hidden);
+    await h.client.notebook.openNotebook({ notebook: shut });
+    await h.client.notebook.openNotebook({ notebook: hidden });
+    await h.client.flush();
+  });
+});

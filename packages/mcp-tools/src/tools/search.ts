@@ -84,14 +84,28 @@ export const searchHandlers = {
   fulltext: readAction({
     run: async (ctx, a) => {
       await ctx.kernel.flush();
-      const result = (await ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize)) as {
+      // SiYuan indexes open notebooks only: the answer names the closed ones the caller may read
+      // (not searched), so "every notebook" needs no check of its own (D-361).
+      const [found, notebooks] = await Promise.all([
+        ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize),
+        ctx.kernel.lsNotebooks(),
+      ]);
+      const result = found as {
         blocks?: Array<Record<string, unknown>> | null;
         matchedBlockCount?: number;
         matchedRootCount?: number;
         pageCount?: number;
       };
       const { rows, withheld } = readableRows(ctx.permissions, eachBlockOnce(result.blocks ?? []));
-      const more = withheld > 0 ? { withheld } : {};
+      const closed = readableItems(
+        ctx.permissions,
+        notebooks.filter((n) => n.closed),
+        (n) => n.id,
+      ).kept.map((n) => ({ id: n.id, name: n.name }));
+      const more = {
+        ...(withheld > 0 ? { withheld } : {}),
+        ...(closed.length > 0 ? { closedNotebooks: closed } : {}),
+      };
       if (a.full) return { ...result, blocks: rows, ...more };
       return {
         hits: rows.map(compactHit),
