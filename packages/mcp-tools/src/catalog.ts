@@ -814,7 +814,7 @@ export const CATALOG = {
         full: z.boolean().default(false),
       }),
       signature:
-        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words, in every notebook (closed ones are unindexed: answered as closedNotebooks; document titles too; in a list or quote, the paragraph, not the container), any case; compact unless full=SiYuan's whole answer",
+        "fulltext(query,page?,pageSize?<=64,full?) every block whose own text has the words, in every notebook (closed ones are unindexed: listed in closedNotebooks, absent when none; a document title too, as a d hit; in a list or quote, the paragraph, not the container), any case; compact unless full=SiYuan's whole answer",
     },
     invalid_refs: {
       policy: read,
