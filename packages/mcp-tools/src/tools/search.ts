@@ -85,7 +85,9 @@ export const searchHandlers = {
     run: async (ctx, a) => {
       await ctx.kernel.flush();
       // SiYuan indexes open notebooks only: the answer names the closed ones the caller may read
-      // (not searched), so "every notebook" needs no check of its own (D-361).
+      // (not searched), so "every notebook" needs no check of its own (D-361). Closing unindexes
+      // in a task of its own, which a flush does not wait for: a hit of a notebook closed just
+      // now is dropped, as the index is about to drop it (a real 3.7.3 still listed one).
       const [found, notebooks] = await Promise.all([
         ctx.kernel.fullTextSearch(a.query, a.page, a.pageSize),
         ctx.kernel.lsNotebooks(),
@@ -96,12 +98,16 @@ export const searchHandlers = {
         matchedRootCount?: number;
         pageCount?: number;
       };
-      const { rows, withheld } = readableRows(ctx.permissions, eachBlockOnce(result.blocks ?? []));
-      const closed = readableItems(
-        ctx.permissions,
-        notebooks.filter((n) => n.closed),
-        (n) => n.id,
-      ).kept.map((n) => ({ id: n.id, name: n.name }));
+      const shut = notebooks.filter((n) => n.closed);
+      const shutIds = new Set(shut.map((n) => n.id));
+      const indexed = eachBlockOnce(result.blocks ?? []).filter(
+        (b) => !shutIds.has(String(b["box"])),
+      );
+      const { rows, withheld } = readableRows(ctx.permissions, indexed);
+      const closed = readableItems(ctx.permissions, shut, (n) => n.id).kept.map((n) => ({
+        id: n.id,
+        name: n.name,
+      }));
       const more = {
         ...(withheld > 0 ? { withheld } : {}),
         ...(closed.length > 0 ? { closedNotebooks: closed } : {}),
