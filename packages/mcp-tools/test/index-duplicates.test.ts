@@ -4,15 +4,15 @@
  * (kernel-probes `sql.notebook-index`). The sandbox never does, so here every statement the tools
  * send reads a `blocks` table holding each row twice, and the answers must not change.
  */
+import type { Sandbox } from "@sisyphus/siyuan-sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolRuntime } from "../src/index.js";
 import {
-  createSiyuanClient,
+  editedAnswer,
+  startWrappedRuntime,
   type Transport,
   type TransportRequest,
-  undiciTransport,
-} from "@sisyphus/siyuan-api";
-import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolRuntime, type ToolRuntime } from "../src/index.js";
+} from "./wrapped-kernel.js";
 
 let sandbox: Sandbox;
 let runtime: ToolRuntime;
@@ -37,25 +37,13 @@ function doubledIndex(inner: Transport): Transport {
 }
 
 /** A full-text answer listing each block twice, as 3.7.3 does for a block indexed twice. */
-async function doubledHits(response: ReturnType<Transport["send"]>): ReturnType<Transport["send"]> {
-  const res = await response;
-  if (res.type !== "text") return res;
-  const envelope = JSON.parse(res.text) as { data?: { blocks?: unknown[] } };
-  const blocks = envelope.data?.blocks;
-  if (!Array.isArray(blocks)) return res;
-  envelope.data = { ...envelope.data, blocks: blocks.flatMap((b) => [b, b]) };
-  const text = JSON.stringify(envelope);
-  return { ...res, text, byteLength: Buffer.byteLength(text) };
-}
+const doubledHits = (response: ReturnType<Transport["send"]>) =>
+  editedAnswer(response, (data) => {
+    if (Array.isArray(data["blocks"])) data["blocks"] = data["blocks"].flatMap((b) => [b, b]);
+  });
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "empty", flushIntervalMs: 5 });
-  const client = createSiyuanClient({
-    transport: doubledIndex(
-      undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
-    ),
-  });
-  runtime = createToolRuntime({ client });
+  ({ sandbox, runtime } = await startWrappedRuntime(doubledIndex));
   notebook = sandbox.control.external.createNotebook("Work");
   await sandbox.control.flush();
 });

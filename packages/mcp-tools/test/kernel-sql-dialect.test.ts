@@ -7,15 +7,10 @@
  * the statements are read off the wire here; `search.sql` refuses an agent's own `ESCAPE` instead of
  * answering "no rows".
  */
-import {
-  createSiyuanClient,
-  type Transport,
-  type TransportRequest,
-  undiciTransport,
-} from "@sisyphus/siyuan-api";
-import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolRuntime, type ToolRuntime } from "../src/index.js";
+import type { ToolRuntime } from "../src/index.js";
+import { startWrappedRuntime, type Transport, type TransportRequest } from "./wrapped-kernel.js";
 
 let sandbox: Sandbox;
 let runtime: ToolRuntime;
@@ -37,13 +32,7 @@ function recording(inner: Transport): Transport {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "empty", flushIntervalMs: 5 });
-  const client = createSiyuanClient({
-    transport: recording(
-      undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
-    ),
-  });
-  runtime = createToolRuntime({ client });
+  ({ sandbox, runtime } = await startWrappedRuntime(recording));
   notebook = sandbox.control.external.createNotebook("Work");
   await sandbox.control.flush();
 });

@@ -5,15 +5,10 @@
  * notebook closed while its blocks stay indexed: the answer must drop its hits and name it in
  * `closedNotebooks` (D-361).
  */
-import {
-  createSiyuanClient,
-  type Transport,
-  type TransportRequest,
-  undiciTransport,
-} from "@sisyphus/siyuan-api";
-import { type Sandbox, startSandbox } from "@sisyphus/siyuan-sandbox";
+import type { Sandbox } from "@sisyphus/siyuan-sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolRuntime, type ToolRuntime } from "../src/index.js";
+import type { ToolRuntime } from "../src/index.js";
+import { editedAnswer, startWrappedRuntime, type Transport } from "./wrapped-kernel.js";
 
 let sandbox: Sandbox;
 let runtime: ToolRuntime;
@@ -24,29 +19,21 @@ let closing: string;
 function closedButIndexed(inner: Transport, box: () => string): Transport {
   return {
     name: "closed-but-indexed",
-    async send(req: TransportRequest) {
-      const res = await inner.send(req);
-      if (req.endpoint !== "/api/notebook/lsNotebooks" || res.type !== "text") return res;
-      const envelope = JSON.parse(res.text) as {
-        data: { notebooks: Array<{ id: string; closed: boolean }> };
-      };
-      for (const n of envelope.data.notebooks) if (n.id === box()) n.closed = true;
-      const text = JSON.stringify(envelope);
-      return { ...res, text, byteLength: Buffer.byteLength(text) };
+    send(req) {
+      if (req.endpoint !== "/api/notebook/lsNotebooks") return inner.send(req);
+      return editedAnswer(inner.send(req), (data) => {
+        for (const n of data["notebooks"] as Array<{ id: string; closed: boolean }>)
+          if (n.id === box()) n.closed = true;
+      });
     },
     close: () => inner.close(),
   };
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: "empty", flushIntervalMs: 5 });
-  const client = createSiyuanClient({
-    transport: closedButIndexed(
-      undiciTransport({ baseUrl: sandbox.url, token: sandbox.token, timeoutMs: 5000 }),
-      () => closing,
-    ),
-  });
-  runtime = createToolRuntime({ client });
+  ({ sandbox, runtime } = await startWrappedRuntime((inner) =>
+    closedButIndexed(inner, () => closing),
+  ));
   open = sandbox.control.external.createNotebook("Open one");
   closing = sandbox.control.external.createNotebook("Closing one");
   sandbox.control.external.createDoc(open, "/Here", "zqxlag in the open notebook");
