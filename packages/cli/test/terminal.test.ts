@@ -61,7 +61,7 @@ describe("in a terminal", () => {
     const read = stripVTControlCharacters(declined.screen).replace(/[\s│◆◇]+/g, " ");
     expect(read).toContain(
       `Run the destructive action block delete on "${id}": blockquote "Faithful beats fast, but ` +
-        `both are nice." (2 blocks) in document "Meeting Notes" (/Meeting Notes, 4 blocks)?`,
+        `both are nice." (2 blocks) in document "Meeting Notes" (/Meeting Notes, 3 blocks)?`,
     );
     expect(sb.control.kramdown(id)).not.toBeNull();
   });

@@ -39,7 +39,7 @@ const EXAMPLES: readonly SkillExample[] = [
     kind: "state",
     tool: "block",
     args: { action: "update", id: A, data: "New paragraph text" },
-    note: "Edit one block's content (also set_attrs, rename, delete, rm, fs.write or file.create_template with overwrite, file.update_template).",
+    note: "Edit one block's content (also set_attrs, rename, delete, rm, an overwrite).",
     credential: "3f9a",
     requestId: "c41e",
   },

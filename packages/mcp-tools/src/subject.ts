@@ -57,8 +57,9 @@ const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" 
 
 /**
  * The subject of a dangerous call on `targetIds`, e.g. `paragraph "We chose SQLite…" (3 blocks) in
- * document "Decisions" (/Projects/Decisions, 42 blocks)`; `undefined` when none of its targets is
- * a block or document the caller may read, or a read fails (the question then names the IDs only).
+ * document "Decisions" (/Projects/Decisions, 42 blocks)`: a block counts itself and the blocks
+ * inside it, a document only the blocks inside it. `undefined` when none of its targets is a block
+ * or document the caller may read, or a read fails (the question then names the IDs only).
  */
 export async function describeTargets(
   kernel: KernelReads,
@@ -84,7 +85,7 @@ export async function describeTargets(
     if (found.length === 0) return undefined;
     const roots = [...new Set(found.map((r) => String(r["root_id"])))];
     const counts = await kernel.sql(
-      `SELECT root_id, count(*) AS n FROM blocks WHERE root_id IN (${roots.map(sqlString).join(", ")}) GROUP BY root_id`,
+      `SELECT root_id, count(*) AS n FROM blocks WHERE root_id IN (${roots.map(sqlString).join(", ")}) AND id != root_id GROUP BY root_id`,
     );
     const sizeOf = new Map(counts.map((c) => [String(c["root_id"]), Number(c["n"])]));
     const parts = found.map((row) => {

@@ -151,7 +151,7 @@ export function describeTool(
       }
     }
     parts.push(
-      `Writes: call with validateOnly:true; once it answers (never in the same batch), resend the same arguments plus its requestId and the hash field its preconditionField names (copied, never guessed), by action: ${rules.join("; ")}. A resent commit never writes twice.`,
+      `Writes: call with validateOnly:true; once it answers (never batched with it), resend the same arguments plus its requestId and the hash field its preconditionField names (copied, never guessed), by action: ${rules.join("; ")}. A resent commit never writes twice.`,
     );
   } else if (kinds.size > 0) {
     parts.push("Strict Safe Writes off: writes are unguarded.");

@@ -107,7 +107,10 @@ describe("a commit's answer shows what it wrote", () => {
     const current = commit.structuredContent["current"] as Record<string, string>;
     expect(Object.keys(current)).toEqual([id]);
     expect(current[id]).toMatch(/^What went well: the sandbox\.\n\{: id="[^"]+"/);
-    expect(await kramdownOf(id)).toContain(current[id]);
+    const ownIal = String(current[id]).trimEnd().split("\n").at(-1);
+    expect(ownIal).toContain(`id="${id}"`);
+    expect(ownIal).toContain('title="Current created"');
+    expect(current[id]).toBe(await kramdownOf(id));
     const viaFs = await h.write("fs", {
       action: "write",
       path: `/${h.notebookName}/Current fs created`,

@@ -477,7 +477,7 @@ describe("the preflight answer says whether and how the commit is confirmed", ()
       const { p, commitArgs } = await blockPreflight(client, { action: "delete", id: d.blocks[0] });
       const subject =
         `blockquote "Decided to use sql.js and more words and more words and mor…" ` +
-        `(3 blocks) in document "${title}" (/${title}, 5 blocks)`;
+        `(3 blocks) in document "${title}" (/${title}, 4 blocks)`;
       // An agent told to ask the user gets the line with the preflight, to ask before its commit.
       if (elicitation?.form !== undefined) expect(p["subject"]).toBeUndefined();
       else {

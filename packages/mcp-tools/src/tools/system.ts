@@ -29,7 +29,7 @@ export { SISYPHUS_VERSION };
  * few hex digits must not suspect a truncation.
  */
 export const CREDENTIAL_NOTE =
-  "The credential is a short alias (hashPrefixLength hex digits, 4 or more) of a full SHA-256 held by the server.";
+  "The credential is a short alias (hashPrefixLength hex digits, 4 or more) of the target state's SHA-256 (held by the server); it stays while the target does.";
 
 /**
  * The answer fields an agent must read right, defined once here (and in the skill) instead of in
@@ -72,7 +72,7 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
       ? [
           "Reads run directly. Every write action needs two calls.",
           "1. Preflight: send the action with its business arguments and validateOnly:true. Nothing is written.",
-          "2. Commit, after the preflight answers (never in the same batch): resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
+          "2. Commit, after its preflight answers (never batched with it): resend the same action and arguments without validateOnly, adding requestId and, when the answer's preconditionField names a field (null: requestId only), that field with the returned value (e.g. expectedStateHash).",
           `Copy requestId and the credential (the value under preconditionField) exactly; never invent, shorten or extend them. A preflight lease lasts ${LEASE_TTL_MS / 60_000} minutes; each write needs its own (a later preflight leaves earlier ones valid), and a commit whose target changed since its preflight writes nothing (state_changed).`,
           CREDENTIAL_NOTE,
           `Retrying a commit with the same requestId (its answer lost, or unsure) never writes twice: resend it unchanged (confirm:true included if it had it) and you get the stored receipt (replayed:true, executedNow:false; kept ${LEDGER_RETENTION_MS / 86_400_000} days); an interrupted av.create finishes only its missing steps (resumed:true).`,

@@ -20,7 +20,9 @@ export async function probeNotebookOpen(ctx: ToolContext, notebook: string) {
 /**
  * Readback of a created document: it exists live, at the requested hpath, and shows the requested
  * Markdown (an empty request is not compared: the kernel gives a new empty document one empty
- * paragraph). What it read is `shown` (the answer's `current`: the new blocks' IDs).
+ * paragraph). What it read is `shown` (the answer's `current`): the document's Kramdown as
+ * `get_kramdown` answers it, its body's blocks and then its own IAL line (its ID and title), so the
+ * key's block is plain to see.
  */
 export async function createdDocReadback(
   ctx: ToolContext,
@@ -48,8 +50,8 @@ export async function createdDocReadback(
   }
   let shown: Record<string, string> | undefined;
   if (markdown.trim() !== "") {
-    const body = splitOwnIal((await ctx.kernel.getBlockKramdown(id)) ?? "").body;
-    if (!documentShows(body, markdown)) {
+    const kramdown = (await ctx.kernel.getBlockKramdown(id)) ?? "";
+    if (!documentShows(splitOwnIal(kramdown).body, markdown)) {
       return {
         state,
         verdict: "mismatch",
@@ -57,7 +59,7 @@ export async function createdDocReadback(
         receipt: { id },
       };
     }
-    shown = { [id]: body };
+    shown = { [id]: kramdown };
   }
   return { state, verdict: "applied", receipt: { id, hpath: actual }, ...(shown && { shown }) };
 }
