@@ -383,7 +383,7 @@ export const CATALOG = {
         all: z.boolean().default(false),
       }),
       signature:
-        "replace(id,find,replacement,all?=false: find must occur once) literal, in its Kramdown but not its {: …} line; keeps ID+attributes; answers replacedCount",
+        "replace(id,find,replacement,all?=false: find must occur once) literal, in its Kramdown (marks included) but not its {: …} line; keeps ID+attributes; answers replacedCount",
     },
     find_replace: {
       policy: manifest,
