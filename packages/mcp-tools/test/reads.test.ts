@@ -170,10 +170,9 @@ const HAPPY: Array<[string, () => Record<string, unknown>, Check]> = [
       expect(JSON.stringify(s["writeProtocol"])).toContain("validateOnly");
       // The bootstrap quotes the coordinator's limits, not copies of them.
       expect(s["limits"]).toEqual({
-        leaseTtlMs: LEASE_TTL_MS,
-        requestIdFirstExecutionMs: REQUEST_ID_FIRST_EXECUTION_TTL_MS,
-        ledgerRetentionMs: LEDGER_RETENTION_MS,
-        writeQueueMax: h.coordinator.admissionCap,
+        commitWithinMs: Math.min(LEASE_TTL_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS),
+        replayWithinMs: LEDGER_RETENTION_MS,
+        writesInFlightMax: h.coordinator.admissionCap,
       });
     },
   ],

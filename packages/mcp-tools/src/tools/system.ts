@@ -88,10 +88,12 @@ export function bootstrapText(strict: boolean): Record<string, unknown> {
     sql: SQL_GUIDE,
     uploads: UPLOAD_GUIDE,
     limits: {
-      leaseTtlMs: LEASE_TTL_MS,
-      requestIdFirstExecutionMs: REQUEST_ID_FIRST_EXECUTION_TTL_MS,
-      ledgerRetentionMs: LEDGER_RETENTION_MS,
-      writeQueueMax: WRITE_ADMISSION_MAX_IN_FLIGHT,
+      // Named for what an agent does with them: a commit must follow its preflight within
+      // commitWithinMs (the lease and the requestId's first execution, whichever ends first); a
+      // committed requestId answers its receipt when resent for replayWithinMs.
+      commitWithinMs: Math.min(LEASE_TTL_MS, REQUEST_ID_FIRST_EXECUTION_TTL_MS),
+      replayWithinMs: LEDGER_RETENTION_MS,
+      writesInFlightMax: WRITE_ADMISSION_MAX_IN_FLIGHT,
     },
   };
 }
