@@ -26,7 +26,7 @@ export async function startWrappedRuntime(
   return { sandbox, runtime: createToolRuntime({ client }) };
 }
 
-/** The kernel's JSON answer to `endpoint`, changed by `edit` (its `data`, in place) on the way back. */
+/** A kernel answer, its JSON `data` changed in place by `edit` on the way back (other answers pass). */
 export async function editedAnswer(
   response: ReturnType<Transport["send"]>,
   edit: (data: Record<string, unknown>) => void,
